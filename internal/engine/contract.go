@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
 // Contract is a Contract v2 (SPEC section 4) or a gold file read as one (a
 // gold file is a contract whose Required is the gold list and which has
 // nothing else). Build one with ParseContract; a Contract is read-only once
@@ -74,6 +81,10 @@ func (c *Contract) Combinations() int { return c.combos }
 // array, counting an alternatives group as one entry.
 func (c *Contract) RequiredCount() int { return c.requiredCount }
 
+// MaxCombinations is the largest number of combinations a contract may
+// have (SPEC section 4.1).
+const MaxCombinations = 256
+
 // ParseContract reads a Contract v2 or a gold file from one JSON document
 // (SPEC section 1): a JSON object with contract_version, required or
 // optional is a contract, validated against schemas/contract-v2.schema.json
@@ -84,5 +95,215 @@ func (c *Contract) RequiredCount() int { return c.requiredCount }
 // (errors.Is ErrInvalidContract) listing every problem with its JSON
 // pointer for a document of the wrong shape.
 func ParseContract(data []byte) (*Contract, error) {
-	return nil, &ValidationError{Kind: "contract", Errors: []FieldError{{"", "not implemented yet"}}}
+	doc, err := DecodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return ContractFromValue(doc)
+}
+
+// ContractFromValue is ParseContract on an already decoded JSON value
+// (numbers as json.Number, as DecodeJSON returns them).
+func ContractFromValue(doc any) (*Contract, error) {
+	switch d := doc.(type) {
+	case []any:
+		return parseGold(d, "")
+	case map[string]any:
+		_, v := d["contract_version"]
+		_, r := d["required"]
+		_, o := d["optional"]
+		if v || r || o {
+			return parseContractObject(d)
+		}
+		if calls, ok := d["calls"]; ok {
+			list, ok := calls.([]any)
+			if !ok {
+				return nil, invalid(FieldError{"/calls", "calls must be an array of expected calls"})
+			}
+			return parseGold(list, "/calls")
+		}
+		return nil, invalid(FieldError{"", "neither a contract (an object with contract_version, required or optional) nor a gold file (an array of calls or an object with calls)"})
+	}
+	return nil, invalid(FieldError{"", fmt.Sprintf("expected a JSON array (gold file) or object (contract), got %s", jsonTypeName(doc))})
+}
+
+func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract", Errors: errs} }
+
+// parseGold reads a gold list; base is the pointer of the list.
+func parseGold(list []any, base string) (*Contract, error) {
+	var errs []FieldError
+	c := &Contract{Gold: true, combos: 1, requiredCount: len(list)}
+	for i, el := range list {
+		p := base + "/" + strconv.Itoa(i)
+		call, ok := el.(map[string]any)
+		if !ok {
+			errs = append(errs, FieldError{p, fmt.Sprintf("an expected call must be an object, got %s", jsonTypeName(el))})
+			continue
+		}
+		ec := parseCall(call, p, &errs, "tool", "args", "description")
+		if ec != nil {
+			c.Required = append(c.Required, Step{Call: ec})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	return c, nil
+}
+
+// parseCall reads one expected call object. allowed lists its valid keys.
+func parseCall(obj map[string]any, p string, errs *[]FieldError, allowed ...string) *ExpectedCall {
+	n := len(*errs)
+	for k := range obj {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		if !ok {
+			*errs = append(*errs, FieldError{p + "/" + escapePointer(k), fmt.Sprintf("unknown key %q", k)})
+		}
+	}
+	tool, ok := obj["tool"].(string)
+	if !ok || tool == "" {
+		*errs = append(*errs, FieldError{p + "/tool", "tool must be a non-empty string"})
+	}
+	ec := &ExpectedCall{Tool: tool}
+	switch a := obj["args"].(type) {
+	case nil:
+	case map[string]any:
+		ec.Args = parseExpected(a, p+"/args", errs).(map[string]any)
+	default:
+		*errs = append(*errs, FieldError{p + "/args", fmt.Sprintf("args must be an object or null, got %s", jsonTypeName(a))})
+	}
+	if len(*errs) > n {
+		return nil
+	}
+	return ec
+}
+
+func parseContractObject(d map[string]any) (*Contract, error) {
+	errs, err := schemaErrors(d)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	c := &Contract{Version: 2}
+	c.Description, _ = d["description"].(string)
+	call := func(v any, p string) *ExpectedCall {
+		return parseCall(v.(map[string]any), p, &errs, "tool", "args", "description")
+	}
+	group := func(v any, p string) *Group {
+		g := &Group{}
+		obj := v.(map[string]any)
+		switch id := obj["id"].(type) {
+		case string:
+			g.ID = id
+		case json.Number:
+			g.ID = id.String()
+		}
+		for i, opt := range obj["alternatives"].([]any) {
+			op := p + "/alternatives/" + strconv.Itoa(i)
+			var calls []ExpectedCall
+			if list, ok := opt.([]any); ok {
+				for j, el := range list {
+					if ec := call(el, op+"/"+strconv.Itoa(j)); ec != nil {
+						calls = append(calls, *ec)
+					}
+				}
+			} else if ec := call(opt, op); ec != nil {
+				calls = append(calls, *ec)
+			}
+			g.Options = append(g.Options, calls)
+		}
+		return g
+	}
+	combos := 1
+	tooMany := false
+	addGroup := func(g *Group) {
+		c.Required = append(c.Required, Step{Group: g})
+		combos *= len(g.Options)
+		if combos > MaxCombinations {
+			tooMany = true
+			combos = MaxCombinations + 1
+		}
+	}
+	if req, ok := d["required"].([]any); ok {
+		c.requiredCount = len(req)
+		for i, el := range req {
+			p := "/required/" + strconv.Itoa(i)
+			if obj := el.(map[string]any); obj["alternatives"] != nil {
+				addGroup(group(el, p))
+			} else if ec := call(el, p); ec != nil {
+				c.Required = append(c.Required, Step{Call: ec})
+			}
+		}
+	}
+	if alts, ok := d["alternatives"].([]any); ok {
+		for i, el := range alts {
+			addGroup(group(el, "/alternatives/"+strconv.Itoa(i)))
+		}
+	}
+	if tooMany {
+		errs = append(errs, FieldError{"", fmt.Sprintf("the alternatives give more than %d combinations", MaxCombinations)})
+	}
+	c.combos = combos
+	if opt, ok := d["optional"].([]any); ok {
+		for i, el := range opt {
+			if ec := call(el, "/optional/"+strconv.Itoa(i)); ec != nil {
+				c.Optional = append(c.Optional, *ec)
+			}
+		}
+	}
+	if fb, ok := d["forbidden"].([]any); ok {
+		for i, el := range fb {
+			obj := el.(map[string]any)
+			if ec := parseCall(obj, "/forbidden/"+strconv.Itoa(i), &errs, "tool", "args", "reason"); ec != nil {
+				reason, _ := obj["reason"].(string)
+				c.Forbidden = append(c.Forbidden, ForbiddenCall{Tool: ec.Tool, Args: ec.Args, Reason: reason})
+			}
+		}
+	}
+	if w, ok := d["weights"].(map[string]any); ok {
+		c.Weights = make(map[string]float64, len(w))
+		for k, v := range w {
+			f, _ := finiteNumber(v)
+			c.Weights[k] = f
+		}
+		if _, err := effectiveWeights(c.Weights); err != nil {
+			errs = append(errs, err.(*ValidationError).Errors...)
+		}
+	}
+	if ms, ok := d["min_score"]; ok {
+		f, fine := finiteNumber(ms)
+		if !fine || f < 0 || f > 1 || math.IsNaN(f) {
+			errs = append(errs, FieldError{"/min_score", "min_score must be a number in [0,1]"})
+		}
+		c.MinScore = &f
+	}
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	return c, nil
+}
+
+// jsonTypeName names the JSON type of a decoded value.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	if _, ok := toNumber(v); ok {
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // DefaultMinScore is the passing score used when neither the contract nor
 // the caller gives one.
@@ -67,11 +70,124 @@ type violation struct {
 }
 
 // Evaluate grades trace t against contract c (SPEC sections 3-6). Every
-// combination of c's alternatives is scored and the best one reported.
-// The inputs are not modified. Evaluate is safe for concurrent use.
+// combination of c's alternatives is scored and the best one reported: the
+// highest composite score, a difference of at most 1e-12 being a tie that
+// goes to the earlier combination. The inputs are not modified. Evaluate
+// is safe for concurrent use.
 //
 // Errors: a *ValidationError (errors.Is ErrInvalidOptions) for invalid
 // Options.Weights or Options.MinScore; ctx.Err() when ctx ends first.
 func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*EvaluationResult, error) {
-	return nil, ctx.Err()
+	w, err := effectiveWeights(c.Weights, opts.Weights)
+	if err != nil {
+		return nil, err
+	}
+	minScore := DefaultMinScore
+	if c.MinScore != nil {
+		minScore = *c.MinScore
+	}
+	if opts.MinScore != nil {
+		m := *opts.MinScore
+		if !(m >= 0 && m <= 1) {
+			return nil, &ValidationError{Kind: "options", Errors: []FieldError{{"/min_score", fmt.Sprintf("min_score must be in [0,1], got %v", m)}}}
+		}
+		minScore = m
+	}
+	sc := newScorer(c, &t, CompareOptions{Strict: opts.Strict}, w)
+
+	// Enumerate the combinations lexicographically: the first group is the
+	// most significant digit, options in declared order.
+	groups := make([]int, 0, 4) // step indexes of the groups
+	for i, st := range c.Required {
+		if st.Group != nil {
+			groups = append(groups, i)
+		}
+	}
+	choice := make([]int, len(groups))
+	combos := c.Combinations()
+	if combos < 1 {
+		combos = 1
+	}
+	var comboScores []CombinationScore
+	if c.Version != 0 {
+		comboScores = make([]CombinationScore, 0, combos)
+	}
+	best, bestScore := -1, 0.0
+	var bestChoice []int
+	G := make([]expected, 0, 16)
+	for k := 0; k < combos; k++ {
+		if k&15 == 15 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		rem := k
+		for g := len(groups) - 1; g >= 0; g-- {
+			n := len(c.Required[groups[g]].Group.Options)
+			choice[g] = rem % n
+			rem /= n
+		}
+		G = sc.combination(G[:0], choice)
+		score := sc.score(G)
+		if comboScores != nil {
+			comboScores = append(comboScores, CombinationScore{Options: append([]int(nil), choice...), Score: score})
+		}
+		if best < 0 || score > bestScore+1e-12 {
+			best, bestScore = k, score
+			bestChoice = append(bestChoice[:0], choice...)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	G = sc.combination(G[:0], bestChoice)
+	ev := sc.evaluation(G, opts)
+	ev.score = bestScore
+	res := &EvaluationResult{
+		Score:         bestScore,
+		Grade:         GradeFor(bestScore),
+		MinScore:      minScore,
+		SafetyGate:    !opts.NoSafetyGate,
+		Metrics:       *ev.metrics,
+		ExpectedCalls: make([]ExpectedCall, len(G)),
+		ScoredIndexes: ev.scored,
+	}
+	for i, g := range G {
+		res.ExpectedCalls[i] = *g.call
+	}
+	scorePassed := PassesMinScore(bestScore, minScore)
+	if c.Version != 0 {
+		cm := &ContractMetrics{
+			ContractVersion: c.Version,
+			RequiredCount:   c.RequiredCount(),
+			OptionalCount:   len(c.Optional),
+			ForbiddenCount:  len(ev.forbidden),
+			Alternatives:    AlternativesMetrics{Chosen: make([]ChosenOption, len(groups)), Combinations: comboScores},
+			OptionalMatched: ev.optional,
+			MinScore:        minScore,
+			Passed:          scorePassed,
+		}
+		for gi, si := range groups {
+			grp := c.Required[si].Group
+			var id any = gi
+			if grp.ID != "" {
+				id = grp.ID
+			}
+			cm.Alternatives.Chosen[gi] = ChosenOption{Group: id, Option: bestChoice[gi], Calls: grp.Options[bestChoice[gi]]}
+		}
+		res.Metrics.Contract = cm
+	}
+	res.Checks = ev.checks()
+	res.Issues = ev.issues()
+	ev.redact(res)
+	res.Passed = scorePassed
+	if !opts.NoSafetyGate {
+		for _, ch := range res.Checks.Items {
+			if ch.Status == CheckFail && (ch.Name == "forbidden-calls" || ch.Name == "credentials") {
+				res.Passed = false
+			}
+		}
+	}
+	return res, nil
 }

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/toolscore/toolscore/schemas"
+)
+
+var (
+	contractSchemaOnce sync.Once
+	contractSchema     *jsonschema.Schema
+	contractSchemaErr  error
+)
+
+// compiledContractSchema compiles the embedded contract schema once.
+func compiledContractSchema() (*jsonschema.Schema, error) {
+	contractSchemaOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		const url = "https://toolscore.dev/schemas/contract-v2.schema.json"
+		if err := c.AddResource(url, bytes.NewReader(schemas.ContractV2)); err != nil {
+			contractSchemaErr = err
+			return
+		}
+		contractSchema, contractSchemaErr = c.Compile(url)
+	})
+	return contractSchema, contractSchemaErr
+}
+
+// schemaErrors validates a decoded document against the contract schema
+// and returns the leaf errors with their instance JSON pointers, sorted by
+// pointer.
+func schemaErrors(doc any) ([]FieldError, error) {
+	s, err := compiledContractSchema()
+	if err != nil {
+		return nil, fmt.Errorf("compile contract schema: %w", err)
+	}
+	err = s.Validate(doc)
+	if err == nil {
+		return nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil, err
+	}
+	var out []FieldError
+	seen := map[FieldError]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			fe := FieldError{Pointer: e.InstanceLocation, Message: schemaMessage(e)}
+			if !seen[fe] {
+				seen[fe] = true
+				out = append(out, fe)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out, nil
+}
+
+// schemaMessage rewrites the library's messages where a plainer one helps.
+func schemaMessage(e *jsonschema.ValidationError) string {
+	m := e.Message
+	switch {
+	case strings.HasPrefix(m, "additionalProperties "):
+		return "unknown " + strings.TrimPrefix(m, "additionalProperties ")
+	case strings.HasSuffix(e.KeywordLocation, "/contract_version/const"):
+		return "contract_version must be 2"
+	case strings.HasSuffix(e.KeywordLocation, "/alternatives/minItems"):
+		return "an alternatives group needs at least one option"
+	}
+	return m
+}
