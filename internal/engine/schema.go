@@ -76,11 +76,13 @@ func schemaMessage(e *jsonschema.ValidationError) string {
 	m := e.Message
 	switch {
 	case strings.HasPrefix(m, "additionalProperties "):
-		return "unknown " + strings.TrimPrefix(m, "additionalProperties ")
+		return "unknown key " + strings.TrimSuffix(strings.TrimPrefix(m, "additionalProperties "), " not allowed")
 	case strings.HasSuffix(e.KeywordLocation, "/contract_version/const"):
 		return "contract_version must be 2"
 	case strings.HasSuffix(e.KeywordLocation, "/alternatives/minItems"):
 		return "an alternatives group needs at least one option"
+	case strings.HasSuffix(e.KeywordLocation, "/then/minItems"):
+		return "an option needs at least one call"
 	}
 	return m
 }
