@@ -6,6 +6,7 @@ import "sort"
 type expected struct {
 	call *ExpectedCall
 	tool int
+	idx  int // index among all the contract's expected calls, for memos
 }
 
 // emptyArgs stands for a trace call without arguments; never written to.
@@ -59,8 +60,16 @@ type scorer struct {
 	// stepTool[s][o][k] is the tool id of step s, option o (0 for a plain
 	// call), call k.
 	stepTool [][][]int
+	// stepIdx[s][o][k] is the memo index of step s, option o, call k.
+	stepIdx [][][]int
+	nExp    int
 	// optional[i] reports whether trace call i matches an optional entry.
 	optional []bool
+	// memo caches, per (expected call, trace call) pair, how many expected
+	// keys compare equal (memo[2p]) and whether the call satisfies the
+	// expected call (memo[2p+1]); -1 when not yet computed. Combinations
+	// share expected calls, so each pair is compared at most once.
+	memo []int32
 
 	// Scratch, sized by tool count or call counts.
 	cursor, countG, countS []int
@@ -76,19 +85,31 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 		sc.callTool[i] = sc.intern(t.Calls[i].Tool)
 	}
 	sc.stepTool = make([][][]int, len(c.Required))
+	sc.stepIdx = make([][][]int, len(c.Required))
 	for s, st := range c.Required {
 		if st.Call != nil {
 			sc.stepTool[s] = [][]int{{sc.intern(st.Call.Tool)}}
+			sc.stepIdx[s] = [][]int{{sc.nExp}}
+			sc.nExp++
 			continue
 		}
 		opts := make([][]int, len(st.Group.Options))
+		idxs := make([][]int, len(st.Group.Options))
 		for o, calls := range st.Group.Options {
 			opts[o] = make([]int, len(calls))
+			idxs[o] = make([]int, len(calls))
 			for k := range calls {
 				opts[o][k] = sc.intern(calls[k].Tool)
+				idxs[o][k] = sc.nExp
+				sc.nExp++
 			}
 		}
 		sc.stepTool[s] = opts
+		sc.stepIdx[s] = idxs
+	}
+	sc.memo = make([]int32, 2*sc.nExp*len(t.Calls))
+	for i := range sc.memo {
+		sc.memo[i] = -1
 	}
 	if len(c.Optional) > 0 {
 		sc.optional = make([]bool, len(t.Calls))
@@ -126,14 +147,14 @@ func (sc *scorer) combination(G []expected, choice []int) []expected {
 	g := 0
 	for s, st := range sc.c.Required {
 		if st.Call != nil {
-			G = append(G, expected{st.Call, sc.stepTool[s][0][0]})
+			G = append(G, expected{st.Call, sc.stepTool[s][0][0], sc.stepIdx[s][0][0]})
 			continue
 		}
 		o := choice[g]
 		g++
 		calls := st.Group.Options[o]
 		for k := range calls {
-			G = append(G, expected{&calls[k], sc.stepTool[s][o][k]})
+			G = append(G, expected{&calls[k], sc.stepTool[s][o][k], sc.stepIdx[s][o][k]})
 		}
 	}
 	return G
@@ -305,11 +326,7 @@ func (sc *scorer) figures(G []expected) figures {
 			if len(g.call.Args) == 0 && len(args) == 0 {
 				vacuous = true
 			}
-			for k, ev := range g.call.Args {
-				if av, ok := args[k]; ok && Compare(ev, av, sc.cmp) {
-					correct++
-				}
-			}
+			correct += sc.correct(g, sc.scored[j])
 		}
 		if expectedN == 0 && provided == 0 && vacuous {
 			f.precision, f.recall, f.f1 = 1, 1, 1
@@ -358,7 +375,7 @@ func (sc *scorer) satisfy(G []expected, by []int) int {
 			if used[k] || t != g.tool {
 				continue
 			}
-			if argsSatisfy(g.call.Args, &sc.t.Calls[sc.scored[k]], sc.cmp) {
+			if sc.satisfies(g, sc.scored[k]) {
 				used[k] = true
 				n++
 				if by != nil {
@@ -369,6 +386,38 @@ func (sc *scorer) satisfy(G []expected, by []int) int {
 		}
 	}
 	return n
+}
+
+// correct returns how many of g's expected arguments compare equal in
+// trace call i (memoised).
+func (sc *scorer) correct(g expected, i int) int {
+	m := &sc.memo[2*(g.idx*len(sc.t.Calls)+i)]
+	if *m < 0 {
+		n := 0
+		if args, ok := argsOf(&sc.t.Calls[i]); ok {
+			for k, ev := range g.call.Args {
+				if av, ok := args[k]; ok && Compare(ev, av, sc.cmp) {
+					n++
+				}
+			}
+		}
+		*m = int32(n)
+	}
+	return int(*m)
+}
+
+// satisfies reports whether trace call i fully satisfies g (memoised).
+func (sc *scorer) satisfies(g expected, i int) bool {
+	m := &sc.memo[2*(g.idx*len(sc.t.Calls)+i)+1]
+	if *m < 0 {
+		*m = 0
+		if g.call.Args == nil {
+			*m = 1
+		} else if _, ok := argsOf(&sc.t.Calls[i]); ok && sc.correct(g, i) == len(g.call.Args) {
+			*m = 1
+		}
+	}
+	return *m == 1
 }
 
 // levenshtein is the edit distance between the tool sequences of G and S.

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/workload"
+)
+
+var benchSizes = []workload.Size{workload.Small, workload.Medium, workload.Large, workload.WorstCase}
+
+// BenchmarkEvaluate measures Evaluate on already decoded input.
+func BenchmarkEvaluate(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(s.Name, func(b *testing.B) {
+			c := mustContract(b, string(workload.Contract(s)))
+			tr := mustTrace(b, string(workload.PlainTrace(s)))
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Evaluate(ctx, c, tr, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeAndEvaluate includes decoding the contract and the (plain)
+// trace JSON documents.
+func BenchmarkDecodeAndEvaluate(b *testing.B) {
+	for _, s := range benchSizes {
+		b.Run(s.Name, func(b *testing.B) {
+			cdoc, tdoc := workload.Contract(s), string(workload.PlainTrace(s))
+			ctx := context.Background()
+			b.SetBytes(int64(len(cdoc) + len(tdoc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := ParseContract(cdoc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Evaluate(ctx, c, mustTrace(b, tdoc), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
