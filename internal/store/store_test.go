@@ -1,0 +1,483 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/store/storetest"
+)
+
+// mustOpen opens a store on url and closes it when the test ends.
+func mustOpen(tb testing.TB, url string) *DB {
+	tb.Helper()
+	db, err := Open(context.Background(), Config{URL: url, Logger: zaptest.NewLogger(tb)})
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(db.Close)
+	return db
+}
+
+// mustMigrated returns a store on a fresh, migrated database.
+func mustMigrated(tb testing.TB) (*DB, string) {
+	tb.Helper()
+	url := storetest.NewDatabase(tb)
+	db := mustOpen(tb, url)
+	if _, err := db.Migrate(context.Background()); err != nil {
+		tb.Fatalf("Migrate: %v", err)
+	}
+	return db, url
+}
+
+var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// newResult builds a stored result; i varies its identity and time.
+func newResult(tb testing.TB, i int, mod func(*record.Result)) record.Result {
+	tb.Helper()
+	id, err := uuid.NewV7()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	answer := fmt.Sprintf("answer %d", i)
+	r := record.Result{
+		ResultSummary: record.ResultSummary{
+			ID: id, ProjectID: record.DefaultProject, CreatedAt: t0.Add(time.Duration(i) * time.Minute),
+			Contract: record.ContractRef{SHA256: fmt.Sprintf("%064x", i), Kind: record.KindGold},
+			TaskID:   fmt.Sprintf("task-%d", i%3), Agent: "agent-a", Format: "plain",
+			Score: float64(i%10) / 10, Grade: string(engine.GradeFor(float64(i%10) / 10)), Passed: i%10 == 9,
+			MinScore: 0.9, SafetyGate: true,
+		},
+		Options:       json.RawMessage(`{"safety_gate": true, "strict": false}`),
+		ExpectedCalls: json.RawMessage(`[{"args": {"q": {"$regex": "^a"}}, "tool": "search"}]`),
+		TraceCalls:    json.RawMessage(`[{"args": {"q": "abc"}, "tool": "search"}]`),
+		ScoredCalls:   json.RawMessage(`[{"args": {"q": "abc"}, "tool": "search"}]`),
+		ScoredIndexes: json.RawMessage(`[0]`),
+		Metrics:       json.RawMessage(`{"selection_accuracy": 1}`),
+		Checks:        json.RawMessage(`{"fail": 0, "pass": 0, "items": [], "unknown": 0}`),
+		Issues:        json.RawMessage(`[]`),
+		FinalAnswer:   &answer,
+	}
+	if mod != nil {
+		mod(&r)
+	}
+	return r
+}
+
+func TestMigrate(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	if v, err := db.SchemaVersion(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("SchemaVersion() = %d, %v, want %d", v, err, LatestVersion())
+	}
+	if err := db.Ready(ctx); err != nil {
+		t.Fatalf("Ready() = %v", err)
+	}
+	// A second run is a no-op.
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("second Migrate() = %d, %v", v, err)
+	}
+	// A newer binary migrated this database: refuse it.
+	if _, err := db.pool.Exec(ctx, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, true)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); !errors.Is(err, ErrSchemaTooNew) {
+		t.Errorf("Migrate() on a newer schema = %v, want ErrSchemaTooNew", err)
+	}
+	if err := db.Ready(ctx); !errors.Is(err, ErrSchemaTooNew) {
+		t.Errorf("Ready() on a newer schema = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestMigrateDown(t *testing.T) {
+	// The down migration removes everything the up migration made.
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	var tables int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'goose_db_version'`).Scan(&tables); err != nil || tables != 4 {
+		t.Fatalf("tables after up = %d, %v, want 4", tables, err)
+	}
+	if _, err := db.pool.Exec(ctx, `DROP TABLE idempotency_keys; DROP TABLE results; DROP TABLE contracts; DROP TABLE projects`); err != nil {
+		t.Fatalf("down statements: %v", err)
+	}
+}
+
+func TestContracts(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	mk := func(name, body string) record.ContractVersion {
+		canon, sum, err := record.Canonical([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return record.ContractVersion{ProjectID: record.DefaultProject, Name: name, SHA256: sum, Kind: record.KindContract,
+			Description: "d", Combinations: 2, Body: canon}
+	}
+	v1, created, err := db.CreateContractVersion(ctx, mk("flights", `{"contract_version": 2, "required": []}`))
+	if err != nil || !created || v1.Version != 1 {
+		t.Fatalf("create v1 = %+v, %v, %v", v1, created, err)
+	}
+	again, created, err := db.CreateContractVersion(ctx, mk("flights", `{"required":[],"contract_version":2}`))
+	if err != nil || created {
+		t.Fatalf("create identical = created %v, %v; want the existing version", created, err)
+	}
+	if diff := cmp.Diff(v1, again); diff != "" {
+		t.Errorf("identical body returned another version (-v1 +got):\n%s", diff)
+	}
+	v2, created, err := db.CreateContractVersion(ctx, mk("flights", `{"contract_version": 2, "required": [{"tool": "x"}]}`))
+	if err != nil || !created || v2.Version != 2 {
+		t.Fatalf("create v2 = %+v, %v, %v", v2, created, err)
+	}
+	if _, _, err := db.CreateContractVersion(ctx, mk("hotels", `{"contract_version": 2, "required": []}`)); err != nil {
+		t.Fatal(err)
+	}
+
+	latest, err := db.GetContractVersion(ctx, record.DefaultProject, "flights", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(v2, latest); diff != "" {
+		t.Errorf("GetContractVersion(latest) (-want +got):\n%s", diff)
+	}
+	got1, err := db.GetContractVersion(ctx, record.DefaultProject, "flights", 1)
+	if err != nil || string(got1.Body) != `{"contract_version":2,"required":[]}` {
+		t.Errorf("GetContractVersion(1) body = %s, %v", got1.Body, err)
+	}
+	for _, tc := range []struct {
+		name    string
+		version int
+	}{{"flights", 3}, {"nope", 0}} {
+		if _, err := db.GetContractVersion(ctx, record.DefaultProject, tc.name, tc.version); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("GetContractVersion(%s, %d) = %v, want ErrNotFound", tc.name, tc.version, err)
+		}
+	}
+	vs, err := db.ListContractVersions(ctx, record.DefaultProject, "flights", 1, 10)
+	if err != nil || len(vs) != 1 || vs[0].Version != 2 || vs[0].Body != nil {
+		t.Errorf("ListContractVersions(after 1) = %+v, %v", vs, err)
+	}
+	if _, err := db.ListContractVersions(ctx, record.DefaultProject, "nope", 0, 10); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("ListContractVersions(nope) = %v, want ErrNotFound", err)
+	}
+	names, err := db.ListContracts(ctx, record.DefaultProject, "", 1)
+	if err != nil || len(names) != 1 || names[0].Name != "flights" || names[0].LatestVersion != 2 {
+		t.Errorf("ListContracts(first page) = %+v, %v", names, err)
+	}
+	names, err = db.ListContracts(ctx, record.DefaultProject, "flights", 10)
+	if err != nil || len(names) != 1 || names[0].Name != "hotels" {
+		t.Errorf("ListContracts(after flights) = %+v, %v", names, err)
+	}
+}
+
+func TestContractVersionsConcurrent(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	const n = 8
+	var wg sync.WaitGroup
+	versions := make([]int, n)
+	for i := range n {
+		wg.Go(func() {
+			canon, sum, _ := record.Canonical(fmt.Appendf(nil, `{"contract_version":2,"required":[{"tool":"t%d"}]}`, i))
+			cv, _, err := db.CreateContractVersion(ctx, record.ContractVersion{ProjectID: 1, Name: "c", SHA256: sum,
+				Kind: record.KindContract, Combinations: 1, Body: canon})
+			if err != nil {
+				t.Error(err)
+			}
+			versions[i] = cv.Version
+		})
+	}
+	wg.Wait()
+	seen := map[int]bool{}
+	for _, v := range versions {
+		seen[v] = true
+	}
+	for v := 1; v <= n; v++ {
+		if !seen[v] {
+			t.Errorf("versions %v: missing %d (want 1..%d without gaps)", versions, v, n)
+		}
+	}
+}
+
+func TestResults(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	canon, sum, _ := record.Canonical([]byte(`{"contract_version":2,"required":[]}`))
+	if _, _, err := db.CreateContractVersion(ctx, record.ContractVersion{ProjectID: 1, Name: "flights", SHA256: sum,
+		Kind: record.KindContract, Combinations: 1, Body: canon}); err != nil {
+		t.Fatal(err)
+	}
+	var all []record.Result
+	for i := range 30 {
+		all = append(all, newResult(t, i, func(r *record.Result) {
+			if i%2 == 0 {
+				r.Contract = record.ContractRef{Name: "flights", Version: 1, SHA256: sum, Kind: record.KindContract}
+			}
+			if i%5 == 0 {
+				r.Labels = map[string]string{"env": "prod", "team": "x"}
+				r.FinalAnswer = nil
+				r.RunID = "run-1"
+			}
+		}))
+	}
+	// Several concurrent writers share group commits.
+	var wg sync.WaitGroup
+	for i := 0; i < len(all); i += 3 {
+		wg.Go(func() {
+			if err := db.InsertResults(ctx, record.ResultBatch{Results: all[i : i+3]}); err != nil {
+				t.Errorf("InsertResults: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+
+	got, err := db.GetResult(ctx, 1, all[5].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// jsonb normalises white space and key order; compare as values.
+	if diff := cmp.Diff(all[5], got, cmp.Comparer(jsonEqual)); diff != "" {
+		t.Errorf("GetResult (-want +got):\n%s", diff)
+	}
+	if _, err := db.GetResult(ctx, 1, uuid.Must(uuid.NewV7())); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("GetResult(unknown) = %v, want ErrNotFound", err)
+	}
+	if _, err := db.GetResult(ctx, 2, all[5].ID); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("GetResult(other project) = %v, want ErrNotFound", err)
+	}
+	many, err := db.GetResults(ctx, 1, []uuid.UUID{all[3].ID, all[1].ID})
+	if err != nil || len(many) != 2 || many[0].ID != all[3].ID || many[1].ID != all[1].ID {
+		t.Errorf("GetResults = %d results, %v; want ids 3, 1 in order", len(many), err)
+	}
+
+	ids := func(rs []record.ResultSummary) []uuid.UUID {
+		var out []uuid.UUID
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	want := func(idx ...int) []uuid.UUID {
+		var out []uuid.UUID
+		for _, i := range idx {
+			out = append(out, all[i].ID)
+		}
+		return out
+	}
+	yes := true
+	tests := []struct {
+		name string
+		f    record.ResultFilter
+		want []uuid.UUID
+	}{
+		{"label with value", record.ResultFilter{Labels: []record.LabelFilter{{Key: "env", Value: "prod", HasValue: true}}}, want(25, 20, 15, 10, 5, 0)},
+		{"label key only", record.ResultFilter{Labels: []record.LabelFilter{{Key: "team"}}}, want(25, 20, 15, 10, 5, 0)},
+		{"label other value", record.ResultFilter{Labels: []record.LabelFilter{{Key: "env", Value: "dev", HasValue: true}}}, nil},
+		{"contract and version", record.ResultFilter{ContractName: "flights", ContractVersion: 1, RunID: "run-1"}, want(20, 10, 0)},
+		{"passed", record.ResultFilter{Passed: &yes}, want(29, 19, 9)},
+		{"grades", record.ResultFilter{Grades: []string{"A", "B"}, TaskID: "task-0"}, want(18, 9)},
+		{"time range", record.ResultFilter{Since: t0.Add(3 * time.Minute), Until: t0.Add(6 * time.Minute), Agent: "agent-a"}, want(5, 4, 3)},
+		{"agent unknown", record.ResultFilter{Agent: "b"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := db.ListResults(ctx, 1, tc.f, nil, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
+				t.Errorf("ListResults(%+v) (-want +got):\n%s", tc.f, diff)
+			}
+		})
+	}
+
+	// Keyset pagination visits every row once, newest first.
+	var pages []uuid.UUID
+	var after *record.Cursor
+	for {
+		page, err := db.ListResults(ctx, 1, record.ResultFilter{}, after, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, ids(page)...)
+		if len(page) < 7 {
+			break
+		}
+		last := page[len(page)-1]
+		after = &record.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	var wantAll []uuid.UUID
+	for i := len(all) - 1; i >= 0; i-- {
+		wantAll = append(wantAll, all[i].ID)
+	}
+	if diff := cmp.Diff(wantAll, pages); diff != "" {
+		t.Errorf("paginated ListResults (-want +got):\n%s", diff)
+	}
+
+	stats, err := db.Stats(ctx, 1, record.ResultFilter{TaskID: "task-0"}, record.GroupByContractVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// task-0 holds i = 0, 3, ..., 27: even i use flights@1.
+	wantStats := []record.StatsGroup{
+		{Key: "", Count: 5, Passed: 1, MeanScore: (0.3 + 0.9 + 0.5 + 0.1 + 0.7) / 5, Grades: map[string]int64{"A": 1, "B": 0, "C": 1, "D": 0, "F": 3}},
+		{Key: "flights@1", Count: 5, Passed: 0, MeanScore: (0 + 0.6 + 0.2 + 0.8 + 0.4) / 5, Grades: map[string]int64{"A": 0, "B": 1, "C": 0, "D": 1, "F": 3}},
+	}
+	if diff := cmp.Diff(wantStats, stats, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 })); diff != "" {
+		t.Errorf("Stats(contract_version) (-want +got):\n%s", diff)
+	}
+	days, err := db.Stats(ctx, 1, record.ResultFilter{}, record.GroupByDay)
+	if err != nil || len(days) != 1 || days[0].Key != "2026-11-20" || days[0].Count != 30 {
+		t.Errorf("Stats(day) = %+v, %v", days, err)
+	}
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	return cmp.Equal(x, y)
+}
+
+func TestIdempotency(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	r1, r2 := newResult(t, 1, nil), newResult(t, 2, nil)
+	key := &record.Idempotency{ProjectID: 1, Key: "k-1", RequestSHA256: "aa", ResultIDs: []uuid.UUID{r1.ID}}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r1}, Idempotency: key}); err != nil {
+		t.Fatal(err)
+	}
+	// The same key again: conflict, and nothing of the second batch is written.
+	key2 := &record.Idempotency{ProjectID: 1, Key: "k-1", RequestSHA256: "bb", ResultIDs: []uuid.UUID{r2.ID}}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r2}, Idempotency: key2}); !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("InsertResults(same key) = %v, want ErrConflict", err)
+	}
+	if _, err := db.GetResult(ctx, 1, r2.ID); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("the conflicting batch's result was written: %v", err)
+	}
+	got, err := db.GetIdempotency(ctx, 1, "k-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*key, got); diff != "" {
+		t.Errorf("GetIdempotency (-want +got):\n%s", diff)
+	}
+	if _, err := db.GetIdempotency(ctx, 1, "nope"); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("GetIdempotency(nope) = %v, want ErrNotFound", err)
+	}
+	// A batch with a failed item (uuid.Nil) and its problems.
+	batchKey := &record.Idempotency{ProjectID: 1, Key: "k-2", RequestSHA256: "cc", ResultIDs: []uuid.UUID{r2.ID, uuid.Nil},
+		ItemErrors: json.RawMessage(`[null, {"status": 422}]`)}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r2}, Idempotency: batchKey}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = db.GetIdempotency(ctx, 1, "k-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*batchKey, got, cmp.Comparer(jsonEqual)); diff != "" {
+		t.Errorf("GetIdempotency(batch) (-want +got):\n%s", diff)
+	}
+}
+
+func TestInsertAtomic(t *testing.T) {
+	// A batch Postgres refuses (a NUL character in text) writes nothing,
+	// not even its good rows or its idempotency key, and does not fail the
+	// batches that shared its group commit.
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	good := newResult(t, 1, nil)
+	bad := newResult(t, 2, func(r *record.Result) { s := "nul \x00 here"; r.FinalAnswer = &s })
+	other := newResult(t, 3, nil)
+	key := &record.Idempotency{ProjectID: 1, Key: "atomic", RequestSHA256: "aa", ResultIDs: []uuid.UUID{good.ID, bad.ID}}
+	var wg sync.WaitGroup
+	var badErr, otherErr error
+	wg.Go(func() {
+		badErr = db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{good, bad}, Idempotency: key})
+	})
+	wg.Go(func() { otherErr = db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{other}}) })
+	wg.Wait()
+	if badErr == nil || errors.Is(badErr, engine.ErrUnavailable) {
+		t.Errorf("InsertResults(bad batch) = %v, want a data error", badErr)
+	}
+	if otherErr != nil {
+		t.Errorf("InsertResults(other batch) = %v", otherErr)
+	}
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM results WHERE id = ANY($1)) + (SELECT count(*) FROM idempotency_keys)`,
+		[]uuid.UUID{good.ID, bad.ID}).Scan(&n); err != nil || n != 0 {
+		t.Errorf("rows left by the failed batch = %d, %v; want 0", n, err)
+	}
+	if _, err := db.GetResult(ctx, 1, other.ID); err != nil {
+		t.Errorf("GetResult(other) = %v", err)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	// A port where nothing listens.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	db := mustOpen(t, "postgres://postgres@"+addr+"/test?sslmode=disable&connect_timeout=2")
+	ctx := context.Background()
+	if err := db.Ping(ctx); !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("Ping() = %v, want ErrUnavailable", err)
+	}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{newResult(t, 1, nil)}}); !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("InsertResults() = %v, want ErrUnavailable", err)
+	}
+	if _, err := db.Migrate(ctx); !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("Migrate() = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestRecovery(t *testing.T) {
+	// Postgres goes away while the store runs (a proxy in front of it is
+	// stopped): writes fail with ErrUnavailable and write nothing; when it
+	// comes back, the same store works again without being reopened.
+	url := storetest.NewDatabase(t)
+	p := storetest.NewProxy(t, url)
+	db := mustOpen(t, p.URL())
+	ctx := context.Background()
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{newResult(t, 1, nil)}}); err != nil {
+		t.Fatal(err)
+	}
+	p.Down()
+	lost := newResult(t, 2, nil)
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{lost}}); !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("InsertResults(down) = %v, want ErrUnavailable", err)
+	}
+	if err := db.Ready(ctx); !errors.Is(err, engine.ErrUnavailable) {
+		t.Errorf("Ready(down) = %v, want ErrUnavailable", err)
+	}
+	p.Up()
+	if err := db.Ready(ctx); err != nil {
+		t.Errorf("Ready(up again) = %v", err)
+	}
+	back := newResult(t, 3, nil)
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{back}}); err != nil {
+		t.Errorf("InsertResults(up again) = %v", err)
+	}
+	direct := mustOpen(t, url)
+	var n int
+	if err := direct.pool.QueryRow(ctx, `SELECT count(*) FROM results`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("results = %d, %v; want 2 (the one written while down must not exist)", n, err)
+	}
+}
+
