@@ -480,4 +480,3 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("results = %d, %v; want 2 (the one written while down must not exist)", n, err)
 	}
 }
-
