@@ -149,3 +149,15 @@ func TestMatcherJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestIsIntegralLiteral(t *testing.T) {
+	for s, want := range map[string]bool{
+		"1": true, "1.0": true, "1.5": false, "15e-1": false, "150e-2": false, "100e-2": true, "1e2": true,
+		"1.25e2": true, "1.255e2": false, "0.0": true, "-0.0e-5": true, "1e999999999": true, "1e-999999999": false,
+		"1e99999999999999999999": true, "1e-99999999999999999999": false, "0e-99999999999999999999": true, "1.0000000000000000001": false,
+	} {
+		if got := isIntegralLiteral(s); got != want {
+			t.Errorf("isIntegralLiteral(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -148,12 +148,39 @@ func jsonTypeIs(v any, name string) bool {
 		}
 		if n.text != "" {
 			// Decide on the exact decimal, not the rounded double.
-			r, ok := new(big.Rat).SetString(n.text)
-			return ok && r.IsInt()
+			return isIntegralLiteral(n.text)
 		}
 		return !math.IsInf(n.f, 0) && n.f == math.Trunc(n.f)
 	}
 	return false
+}
+
+// isIntegralLiteral reports whether a JSON number literal has no
+// fractional part, exactly, in time linear in its length (big.Rat would
+// expand an exponent such as 1e999999999).
+func isIntegralLiteral(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil {
+			// An exponent beyond int range: huge means integral, tiny
+			// means a fraction unless the mantissa is zero.
+			e = math.MaxInt32
+			if strings.HasPrefix(s[i+1:], "-") {
+				e = math.MinInt32
+			}
+		}
+		exp = max(min(e, math.MaxInt32), math.MinInt32)
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimRight(intPart+frac, "0")
+	if strings.Trim(digits, "0") == "" {
+		return true // zero
+	}
+	zeros := len(intPart) + len(frac) - len(digits)
+	return exp-len(frac)+zeros >= 0
 }
 
 // MarshalJSON writes {"$type": name} or {"$type": [names]}.
