@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0 // PASS, or the command succeeded
+	exitFail  = 1 // the verdict is FAIL
+	exitError = 2 // bad usage or bad input
+)
+
+// stdio is what a command reads and writes. Tests build one over buffers.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+	// color enables ANSI colours on out; set only when out is a terminal
+	// and NO_COLOR is unset or empty (https://no-color.org).
+	color bool
+}
+
+// newStdio wraps the process's streams; noColor is the NO_COLOR variable.
+func newStdio(in *os.File, out, errw *os.File, noColor string) stdio {
+	return stdio{
+		in:    in,
+		out:   out,
+		err:   errw,
+		color: colorEnabled(term.IsTerminal(int(out.Fd())), noColor),
+	}
+}
+
+// colorEnabled decides whether to colour the output: only on a terminal,
+// and never when NO_COLOR is set to a non-empty value.
+func colorEnabled(terminal bool, noColor string) bool {
+	return terminal && noColor == ""
+}
+
+// errFailed is returned by a command whose verdict is FAIL: exit status 1,
+// nothing printed on stderr.
+var errFailed = errors.New("verdict FAIL")
+
+// runError is an error raised while a command ran (bad input, bad flag
+// values), as opposed to a usage error found by cobra before it ran (wrong
+// number of arguments, unknown flag or command), which also prints the
+// usage. Each line is printed on stderr prefixed with "toolscore: ".
+type runError struct {
+	lines []string
+}
+
+func (e *runError) Error() string { return strings.Join(e.lines, "\n") }
+
+// failf returns a one-line runError.
+func failf(format string, args ...any) error {
+	return &runError{lines: []string{fmt.Sprintf(format, args...)}}
+}
+
+// run executes the toolscore command line args (without the program name)
+// and returns the exit status. It never panics on bad input and never
+// calls os.Exit, so tests run it in-process.
+func run(ctx context.Context, args []string, s stdio) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errFailed) {
+		return exitFail
+	}
+	var re *runError
+	if errors.As(err, &re) {
+		for _, l := range re.lines {
+			fmt.Fprintf(s.err, "toolscore: %s\n", l)
+		}
+		return exitError
+	}
+	// A usage error: say what is wrong, then how to call the command.
+	fmt.Fprintf(s.err, "toolscore: %v\n\n%s", err, cmd.UsageString())
+	return exitError
+}
+
+// newRootCmd builds the command tree writing to s.
+func newRootCmd(s stdio) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "toolscore",
+		Short: "Grade an LLM agent's tool calls against a gold file or a Contract v2",
+		Long: `toolscore grades the tool calls of an LLM agent (a trace, in any common
+format) against a gold file or a Contract v2 and gives a score, a grade,
+a PASS/FAIL verdict, evidence checks and the top issues to fix.
+
+Exit status: 0 PASS (or success), 1 FAIL, 2 error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// No shell-completion command: nothing in toolscore needs it yet.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.AddCommand(newEvalCmd(s), newDoctorCmd(s), newInspectCmd(s), newVersionCmd(s))
+	return root
+}
+
+// runE adapts a command body to cobra: every error it returns, except
+// errFailed, is a runError (printed without the usage).
+func runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var re *runError
+		if err == nil || errors.Is(err, errFailed) || errors.As(err, &re) {
+			return err
+		}
+		return &runError{lines: []string{err.Error()}}
+	}
+}
+
+// exactArgs is a cobra.PositionalArgs that wants exactly the named
+// arguments and says which ones are missing.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == len(names) {
+			return nil
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("%s takes no arguments, got %d (%s)", cmd.Name(), len(args), strings.Join(args, " "))
+		}
+		return fmt.Errorf("%s takes %d argument%s (%s), got %d",
+			cmd.Name(), len(names), plural(len(names)), strings.Join(names, " "), len(args))
+	}
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
