@@ -1,0 +1,90 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// benchTasks is the number of tasks per run in BenchmarkRun.
+const benchTasks = 256
+
+// benchContract is the seed's flight contract (SPEC section 4).
+const benchContract = `{"contract_version":2,
+ "required":[{"tool":"search_flights","args":{"destination":"LIS","date":{"$regex":"^2026-12-"}}},
+  {"id":"book","alternatives":[[{"tool":"book_flight","args":{"flight_id":{"$regex":"^FL-\\d+$"}}}],
+   [{"tool":"reserve_seat","args":{"flight_id":{"$regex":"^FL-\\d+$"}}}]]}],
+ "optional":[{"tool":"get_weather"}],
+ "forbidden":[{"tool":"cancel_booking","reason":"never cancel an existing booking"}],
+ "weights":{"required_call_recall":0.3},"min_score":0.9}`
+
+// benchAnswer is an instant agent's answer: an OpenAI message list with
+// three tool calls, their results and a final answer.
+const benchAnswer = `{"trace":[
+ {"role":"user","content":"Book me a flight to Lisbon on 18 December."},
+ {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"search_flights","arguments":"{\"destination\":\"LIS\",\"date\":\"2026-12-18\"}"}}]},
+ {"role":"tool","tool_call_id":"c1","content":"{\"flights\":[{\"flight_id\":\"FL-204\"}]}"},
+ {"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Lisbon\"}"}}]},
+ {"role":"tool","tool_call_id":"c2","content":"{\"forecast\":\"sunny\"}"},
+ {"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"reserve_seat","arguments":"{\"flight_id\":\"FL-204\",\"seat\":\"14A\"}"}}]},
+ {"role":"tool","tool_call_id":"c3","content":"{\"booking_id\":\"BK-9120\"}"},
+ {"role":"assistant","content":"Reserved seat 14A on FL-204 (booking BK-9120)."}],
+ "final_answer":"Reserved seat 14A on FL-204 (booking BK-9120)."}`
+
+func benchSuite(b *testing.B) *Suite {
+	b.Helper()
+	tasks := make([]string, benchTasks)
+	for i := range tasks {
+		tasks[i] = fmt.Sprintf(`{"id":"t%d","input":"Book me a flight to Lisbon.","contract":%s}`, i, benchContract)
+	}
+	s, err := ParseSuite([]byte(`{"name":"bench","tasks":[`+strings.Join(tasks, ",")+`]}`), ".json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkRun measures the harness's overhead per task against an
+// instant agent at concurrency 16: asking, reading the trace (OpenAI
+// format, auto-detected), grading with the engine and summarising. One op
+// is a run of benchTasks tasks; tasks/s is the throughput.
+//
+//	go test ./internal/harness -run '^$' -bench BenchmarkRun -benchtime 20x
+func BenchmarkRun(b *testing.B) {
+	answer := []byte(benchAnswer)
+	b.Run("in-process", func(b *testing.B) {
+		runner := RunnerFunc(func(context.Context, *Request) ([]byte, error) { return answer, nil })
+		benchRun(b, runner)
+	})
+	b.Run("http", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(answer)
+		}))
+		defer srv.Close()
+		runner, err := NewHTTPRunner(srv.URL, 16)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchRun(b, runner)
+	})
+}
+
+func benchRun(b *testing.B, runner Runner) {
+	s := benchSuite(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := Run(context.Background(), s, runner, Options{Concurrency: 16})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Summary.Passed != benchTasks {
+			b.Fatalf("passed %d of %d: %+v", rep.Summary.Passed, benchTasks, rep.Summary.Failing)
+		}
+	}
+	b.ReportMetric(float64(b.N*benchTasks)/b.Elapsed().Seconds(), "tasks/s")
+	b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(b.N*benchTasks), "µs/task")
+}

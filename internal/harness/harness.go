@@ -1,0 +1,291 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/format"
+)
+
+// Defaults of Options.
+const (
+	DefaultConcurrency = 4
+	DefaultTimeout     = 60 * time.Second
+	DefaultAttempts    = 3
+	DefaultBackoff     = 250 * time.Millisecond
+	// MaxBackoff caps the wait between two attempts.
+	MaxBackoff = 10 * time.Second
+)
+
+// Options tune a run. The zero value is usable: every field has a default.
+type Options struct {
+	// Concurrency is the number of tasks in flight at once; 0 means
+	// DefaultConcurrency (4).
+	Concurrency int
+	// Timeout bounds each attempt at the agent (and each call to the
+	// Service); 0 means DefaultTimeout (60s). An attempt that runs out of
+	// time is a transient failure.
+	Timeout time.Duration
+	// Attempts is the most times one task's agent is asked when it fails
+	// transiently (see Transient), the first attempt included; 0 means
+	// DefaultAttempts (3). An agent that answered is never asked again,
+	// whatever the grade.
+	Attempts int
+	// Backoff is the wait after the first failed attempt; it doubles after
+	// each further one, up to MaxBackoff. 0 means DefaultBackoff (250ms).
+	Backoff time.Duration
+	// Service, when set, grades and stores every task's trace in a
+	// toolscore service under RunID; its results are the ones reported.
+	// Nil means grading locally with the engine (contract_ref tasks then
+	// cannot be graded).
+	Service Service
+	// RunID names the run; "" means a new random UUID.
+	RunID string
+	// OnResult, when set, is called once per task as it finishes (in
+	// finishing order, never concurrently), for progress display.
+	OnResult func(*TaskResult)
+}
+
+func (o *Options) withDefaults() Options {
+	x := *o
+	if x.Concurrency <= 0 {
+		x.Concurrency = DefaultConcurrency
+	}
+	if x.Timeout <= 0 {
+		x.Timeout = DefaultTimeout
+	}
+	if x.Attempts <= 0 {
+		x.Attempts = DefaultAttempts
+	}
+	if x.Backoff <= 0 {
+		x.Backoff = DefaultBackoff
+	}
+	if x.RunID == "" {
+		x.RunID = newRunID()
+	}
+	return x
+}
+
+// Run asks runner to perform every task of s, at most opts.Concurrency at
+// once, and grades each answer with the task's contract (SPEC sections
+// 3-6). A task whose agent failed (unreachable, timeout, 5xx after the
+// retries, an unreadable trace) gets OutcomeError with the reason and the
+// run goes on. The report lists the tasks in suite order whatever the
+// finishing order.
+//
+// Errors: a *SuiteError (before any agent is asked) when a task has a
+// contract_ref and opts.Service is nil; ctx.Err() when ctx ends first, in
+// which case the report is still returned, unfinished tasks having
+// OutcomeError "run cancelled".
+func Run(ctx context.Context, s *Suite, runner Runner, opts Options) (*Report, error) {
+	o := opts.withDefaults()
+	if o.Service == nil {
+		var errs []engine.FieldError
+		for _, t := range s.Tasks {
+			if t.ContractRef != "" {
+				errs = append(errs, engine.FieldError{
+					Pointer: t.Pointer() + "/contract_ref",
+					Message: fmt.Sprintf("contract %q is in a registry: it needs a toolscore service (--server URL)", t.ContractRef),
+				})
+			}
+		}
+		if len(errs) > 0 {
+			return nil, &SuiteError{Errors: errs}
+		}
+	}
+	start := time.Now()
+	rep := &Report{Suite: s.Name, RunID: o.RunID, StartedAt: start.UTC(), Tasks: make([]TaskResult, len(s.Tasks))}
+	var mu sync.Mutex // serialises OnResult
+	done := func(i int) {
+		if o.OnResult != nil {
+			mu.Lock()
+			o.OnResult(&rep.Tasks[i])
+			mu.Unlock()
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(o.Concurrency)
+	for i, t := range s.Tasks {
+		if ctx.Err() != nil {
+			rep.Tasks[i] = cancelled(t)
+			done(i)
+			continue
+		}
+		g.Go(func() error {
+			if ctx.Err() != nil { // cancelled while waiting for a slot
+				rep.Tasks[i] = cancelled(t)
+			} else {
+				rep.Tasks[i] = runTask(ctx, t, runner, &o)
+			}
+			done(i)
+			return nil
+		})
+	}
+	_ = g.Wait() // tasks report failures as outcomes, never as errors
+	rep.Duration = time.Since(start)
+	rep.Summary = Summarize(rep.Tasks)
+	return rep, ctx.Err()
+}
+
+// cancelled is the result of a task never started because the run ended.
+func cancelled(t *Task) TaskResult {
+	return TaskResult{ID: t.ID, Outcome: OutcomeError, Reason: "run cancelled", Labels: t.Labels}
+}
+
+// runTask asks the agent for one task and grades its answer.
+func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult {
+	start := time.Now()
+	tr := TaskResult{ID: t.ID, Labels: t.Labels}
+	fail := func(reason string) TaskResult {
+		tr.Outcome, tr.Reason, tr.Duration = OutcomeError, reason, time.Since(start)
+		return tr
+	}
+	req := &Request{TaskID: t.ID, Input: t.Input, Tools: t.Tools}
+	answer, attempts, err := retry(ctx, o, func(ctx context.Context) ([]byte, error) { return runner.Run(ctx, req) })
+	tr.Attempts = attempts
+	if err != nil {
+		return fail(err.Error())
+	}
+	parsed, err := ParseAnswer(answer)
+	if err != nil {
+		return fail("unreadable trace: " + err.Error())
+	}
+	tr.Format = parsed.Format
+	if o.Service != nil {
+		ereq := &EvaluationRequest{
+			RunID: o.RunID, TaskID: t.ID, ContractRef: t.ContractRef,
+			Trace: parsed.Trace, MinScore: t.MinScore, Labels: t.Labels,
+		}
+		if t.Contract != nil && t.Contract.Gold {
+			ereq.Gold = t.ContractJSON
+		} else {
+			ereq.Contract = t.ContractJSON
+		}
+		var stored *StoredResult
+		_, _, err = retry(ctx, o, func(ctx context.Context) ([]byte, error) {
+			var err error
+			stored, err = o.Service.Evaluate(ctx, ereq)
+			return nil, err
+		})
+		if err != nil {
+			return fail("grading: " + err.Error())
+		}
+		tr.EvaluationID, tr.Result = stored.ID, stored.Result
+	} else {
+		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore})
+		if err != nil {
+			return fail("grading: " + err.Error())
+		}
+		tr.Result = res
+	}
+	tr.Outcome = OutcomeFail
+	if tr.Result.Passed {
+		tr.Outcome = OutcomePass
+	}
+	tr.Duration = time.Since(start)
+	return tr
+}
+
+// retry calls fn with a per-attempt timeout until it succeeds, fails with
+// an error that is not transient, or o.Attempts attempts have failed,
+// waiting o.Backoff, then twice as long each time, between attempts. An
+// attempt whose own deadline passed counts as a transient timeout. It
+// returns fn's value, the number of attempts made and the last error.
+func retry(ctx context.Context, o *Options, fn func(context.Context) ([]byte, error)) ([]byte, int, error) {
+	wait := o.Backoff
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, o.Timeout)
+		v, err := fn(actx)
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
+		cancel()
+		if err == nil {
+			return v, attempt, nil
+		}
+		if ctx.Err() != nil {
+			return nil, attempt, errors.New("run cancelled")
+		}
+		if timedOut {
+			err = Transient(fmt.Errorf("no answer within %s", o.Timeout))
+		}
+		if !IsTransient(err) {
+			return nil, attempt, err
+		}
+		if attempt >= o.Attempts {
+			if attempt > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, attempt)
+			}
+			return nil, attempt, err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, attempt, errors.New("run cancelled")
+		case <-timer.C:
+		}
+		wait = min(2*wait, MaxBackoff)
+	}
+}
+
+// ParseAnswer reads an agent's answer: a trace document in any format the
+// engine reads (format.Parse with auto-detection). An answer that is a
+// JSON object with a "trace" member is an envelope {"trace": DOC,
+// "final_answer"?: string, "format"?: name}: DOC is read, as the named
+// format when one is given. A string "final_answer" member, in the
+// envelope or at the top of the document, is the trace's final answer and
+// takes precedence over one the format carries.
+//
+// Errors wrap engine.ErrInvalidTrace.
+func ParseAnswer(answer []byte) (*format.Parsed, error) {
+	doc, name := answer, "auto"
+	var finalAnswer *string
+	if t := bytes.TrimSpace(answer); len(t) > 0 && t[0] == '{' {
+		var top struct {
+			Trace       json.RawMessage `json:"trace"`
+			Format      *string         `json:"format"`
+			FinalAnswer json.RawMessage `json:"final_answer"`
+		}
+		// A failure here is left for format.Parse to report with its
+		// location.
+		if json.Unmarshal(t, &top) == nil {
+			if top.Trace != nil {
+				doc = top.Trace
+				if top.Format != nil && *top.Format != "" {
+					name = *top.Format
+				}
+			}
+			if len(top.FinalAnswer) > 0 && top.FinalAnswer[0] == '"' {
+				var s string
+				if json.Unmarshal(top.FinalAnswer, &s) == nil {
+					finalAnswer = &s
+				}
+			}
+		}
+	}
+	p, err := format.Parse(doc, name)
+	if err != nil {
+		return nil, err
+	}
+	if finalAnswer != nil {
+		p.Trace.FinalAnswer = finalAnswer
+	}
+	return p, nil
+}
+
+// newRunID returns a random (version 4) UUID.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
