@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -632,6 +633,59 @@ func TestMainExitStatus(t *testing.T) {
 		}
 		if code != tc.code {
 			t.Errorf("toolscore %s: exit %d, want %d", strings.Join(tc.args, " "), code, tc.code)
+		}
+	}
+}
+
+// TestExamplesREADME checks that every "$ toolscore ..." block of
+// examples/contracts/README.md shows the output and exit status the CLI
+// really gives, so the README cannot drift from the code.
+func TestExamplesREADME(t *testing.T) {
+	readme, err := os.ReadFile(example("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join("..", "..", "examples", "contracts"))
+	blocks := 0
+	for _, block := range strings.Split(string(readme), "```\n") {
+		cmdLine, rest, ok := strings.Cut(block, "\n")
+		if !strings.HasPrefix(cmdLine, "$ toolscore ") || strings.Contains(cmdLine, "|") || !ok {
+			continue
+		}
+		output, status, ok := strings.Cut(rest, "$ echo $?\n")
+		if !ok {
+			continue
+		}
+		blocks++
+		args := strings.Fields(strings.TrimPrefix(cmdLine, "$ toolscore "))
+		r := runCLI(t, "", args...)
+		want := result{stdout: output}
+		if _, err := fmt.Sscanf(status, "%d", &want.code); err != nil {
+			t.Fatalf("%s: bad exit status line %q", cmdLine, status)
+		}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("examples/contracts/README.md is out of date for %q (-README +real output):\n%s", cmdLine, diff)
+		}
+	}
+	if blocks < 4 {
+		t.Errorf("found %d command blocks in examples/contracts/README.md, want at least 4", blocks)
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("é", maxValueRunes+25)
+	tests := []struct {
+		in, want string
+	}{
+		{"", ""},
+		{"a\nb\r\nc", "a⏎b⏎c"},
+		// Cutting fewer characters than the note takes is not worth it.
+		{strings.Repeat("x", maxValueRunes+24), strings.Repeat("x", maxValueRunes+24)},
+		{long, strings.Repeat("é", maxValueRunes) + "… (25 more characters)"},
+	}
+	for _, tc := range tests {
+		if got := clip(tc.in); got != tc.want {
+			t.Errorf("clip(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
