@@ -61,6 +61,9 @@ type evaluation struct {
 	metrics *Metrics
 	// score is the composite score.
 	score float64
+	// memo is the state the evidence checks share with the issue list and
+	// redaction (the credential scan, ...); see checks.go.
+	memo checkMemo
 }
 
 // violation is one trace call that matched a forbidden rule.

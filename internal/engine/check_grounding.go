@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// This file holds the deterministic rules of the grounding check (SPEC
+// section 5; docs/checks.md "grounding"): which parts of a final answer
+// are identifiers, and where in the trace they are looked for.
+
+// maxGroundingIDs bounds how many distinct identifiers of one answer are
+// looked up, so a huge answer costs at most maxGroundingIDs passes over the
+// calls' text.
+const maxGroundingIDs = 500
+
+// identifier is one identifier quoted in a final answer.
+type identifier struct {
+	// text is the identifier as written.
+	text string
+	// kind is "url", "email", "code" or "number".
+	kind string
+}
+
+// idKeywords are words after which a number of at least 4 digits, or an
+// upper-case code of at least 5 letters, is an identifier ("order 12345",
+// "confirmation number: 884512", "PNR XKCDQZ").
+var idKeywords = map[string]bool{
+	"order": true, "ticket": true, "booking": true, "reservation": true,
+	"confirmation": true, "invoice": true, "case": true, "reference": true,
+	"ref": true, "id": true, "tracking": true, "transaction": true,
+	"account": true, "pnr": true, "receipt": true, "record": true,
+	"incident": true, "claim": true, "locator": true, "code": true,
+}
+
+// idFillers may stand between an id keyword and the identifier.
+var idFillers = map[string]bool{"number": true, "no": true, "id": true, "is": true, "code": true, "num": true, "nr": true}
+
+// unitSuffixes are letter suffixes that make a number-with-letters token a
+// quantity, an ordinal or a time rather than a code ("22nd", "10am",
+// "500kg").
+var unitSuffixes = map[string]bool{
+	"st": true, "nd": true, "rd": true, "th": true, "am": true, "pm": true,
+	"h": true, "hr": true, "hrs": true, "min": true,
+	"mins": true, "s": true, "sec": true, "secs": true, "ms": true, "d": true,
+	"w": true, "m": true, "y": true, "yr": true, "yrs": true, "k": true,
+	"kb": true, "mb": true, "gb": true, "tb": true, "kg": true, "g": true,
+	"lb": true, "lbs": true, "oz": true, "km": true, "mi": true, "cm": true,
+	"mm": true, "px": true, "x": true, "l": true, "ml": true, "kw": true,
+	"kwh": true, "mph": true, "kmh": true, "usd": true, "eur": true,
+	"gbp": true, "pct": true, "c": true, "f": true,
+}
+
+// extractIdentifiers returns the distinct identifiers quoted in text, in
+// order of first appearance (compared case-insensitively), at most max of
+// them, and whether more were left out (docs/checks.md "grounding"): URLs
+// (http:// or https://), e-mail addresses, codes (a token of letters and
+// digits, possibly joined by '-' or '_', with at least one letter and two
+// digits, such as FL-204, 12A, INC0012345, a UUID; not a quantity such as
+// 10am or 22nd), and numbers of at least 3 digits after '#' or of at
+// least 4 digits (or upper-case codes of at least 5 letters) after an id
+// keyword ("order 12345"). Time is linear in len(text).
+func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
+	seen := map[string]bool{}
+	add := func(s, kind string) {
+		k := strings.ToLower(s)
+		if seen[k] {
+			return
+		}
+		if len(ids) == max {
+			more = true
+			return
+		}
+		seen[k] = true
+		ids = append(ids, identifier{text: s, kind: kind})
+	}
+	var prev [3]string // the last words, most recent first
+	push := func(w string) { prev[2], prev[1], prev[0] = prev[1], prev[0], w }
+	afterKeyword := func() bool {
+		for _, w := range prev {
+			if idKeywords[w] {
+				return true
+			}
+			if !idFillers[w] {
+				return false
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		// URLs.
+		if (c == 'h' || c == 'H') && hasPrefixFold(text[i:], "http") {
+			if n := urlLen(text[i:]); n > 0 {
+				add(text[i:i+n], "url")
+				i += n
+				push("")
+				continue
+			}
+		}
+		if !isAlnum(c) {
+			i++
+			continue
+		}
+		// A token: letters and digits, single '-' or '_' between them,
+		// or a '.' between letters and digits inside an e-mail address.
+		j := i
+		for j < len(text) {
+			if isAlnum(text[j]) {
+				j++
+				continue
+			}
+			if (text[j] == '-' || text[j] == '_' || text[j] == '.' || text[j] == '+' || text[j] == '%') && j+1 < len(text) && isAlnum(text[j+1]) {
+				j++
+				continue
+			}
+			break
+		}
+		if j < len(text) && text[j] == '@' {
+			if n := domainLen(text[j+1:]); n > 0 {
+				add(text[i:j+1+n], "email")
+				i = j + 1 + n
+				push("")
+				continue
+			}
+		}
+		// Outside e-mail addresses, '.', '+' and '%' end tokens.
+		if k := strings.IndexAny(text[i:j], ".+%"); k >= 0 {
+			j = i + k
+		}
+		tok := text[i:j]
+		hash := i > 0 && text[i-1] == '#'
+		switch letters, digits := countLettersDigits(tok); {
+		case letters > 0 && digits >= 2 && !isQuantity(tok):
+			add(tok, "code")
+		case letters == 0 && (hash && digits >= 3 || digits >= 4 && afterKeyword()) && !strings.ContainsAny(tok, "-_"):
+			add(tok, "number")
+		case digits == 0 && len(tok) >= 5 && isUpperWord(tok) && afterKeyword():
+			add(tok, "code")
+		}
+		push(strings.ToLower(tok))
+		i = j
+	}
+	return ids, more
+}
+
+func isAlnum(c byte) bool { return '0' <= c && c <= '9' || isASCIILetter(c) }
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// urlLen returns the length of the http(s) URL at the start of s, without
+// trailing punctuation, or 0.
+func urlLen(s string) int {
+	var n int
+	switch {
+	case hasPrefixFold(s, "https://"):
+		n = len("https://")
+	case hasPrefixFold(s, "http://"):
+		n = len("http://")
+	default:
+		return 0
+	}
+	start := n
+	for n < len(s) {
+		c := s[n]
+		if c <= ' ' || c == '"' || c == '<' || c == '>' || c == '`' || c == '\'' || c >= 0x7f {
+			break
+		}
+		n++
+	}
+	for n > start && strings.IndexByte(".,;:!?)]}*", s[n-1]) >= 0 {
+		n--
+	}
+	if n == start {
+		return 0
+	}
+	return n
+}
+
+// domainLen returns the length of the e-mail domain at the start of s
+// (labels of letters, digits and '-', a last label of at least two
+// letters), or 0.
+func domainLen(s string) int {
+	n, lastDot := 0, -1
+	for n < len(s) && (isAlnum(s[n]) || s[n] == '-' || s[n] == '.' && n+1 < len(s) && isAlnum(s[n+1])) {
+		if s[n] == '.' {
+			lastDot = n
+		}
+		n++
+	}
+	if lastDot <= 0 || n-lastDot-1 < 2 {
+		return 0
+	}
+	for _, c := range []byte(s[lastDot+1 : n]) {
+		if !isASCIILetter(c) {
+			return 0
+		}
+	}
+	return n
+}
+
+func countLettersDigits(s string) (letters, digits int) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case isASCIILetter(c):
+			letters++
+		}
+	}
+	return letters, digits
+}
+
+// isQuantity reports whether tok is digits followed by a unit, ordinal or
+// time suffix ("10am", "22nd", "500kg").
+func isQuantity(tok string) bool {
+	i := 0
+	for i < len(tok) && '0' <= tok[i] && tok[i] <= '9' {
+		i++
+	}
+	return i > 0 && unitSuffixes[strings.ToLower(tok[i:])]
+}
+
+func isUpperWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// groundingIndex holds, per trace call, the lower-cased text of its tool
+// name, argument values, raw arguments, result values and error, where
+// identifiers are looked for. A call's text is built the first time a
+// lookup reaches it, so an identifier found in the first call costs one
+// call's text.
+type groundingIndex struct {
+	t     *Trace
+	calls []string
+	built []bool
+	b     strings.Builder
+}
+
+// newGroundingIndex returns the (lazy) index of t's calls.
+func newGroundingIndex(t *Trace) *groundingIndex {
+	return &groundingIndex{t: t, calls: make([]string, len(t.Calls)), built: make([]bool, len(t.Calls))}
+}
+
+// text returns call i's lower-cased text.
+func (gi *groundingIndex) text(i int) string {
+	if gi.built[i] {
+		return gi.calls[i]
+	}
+	c := &gi.t.Calls[i]
+	b := &gi.b
+	b.Reset()
+	b.WriteString(c.Tool)
+	b.WriteByte('\n')
+	appendLeaves(b, c.Args)
+	b.WriteString(c.ArgsRaw)
+	b.WriteByte('\n')
+	appendLeaves(b, c.Result)
+	b.WriteString(string(c.Error))
+	gi.calls[i] = strings.ToLower(b.String())
+	gi.built[i] = true
+	return gi.calls[i]
+}
+
+// appendLeaves writes every string and number of v (object keys too), one
+// per line.
+func appendLeaves(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			b.WriteString(k)
+			b.WriteByte('\n')
+			appendLeaves(b, e)
+		}
+	case []any:
+		for _, e := range x {
+			appendLeaves(b, e)
+		}
+	case string:
+		b.WriteString(x)
+		b.WriteByte('\n')
+	case json.Number:
+		b.WriteString(string(x))
+		b.WriteByte('\n')
+	case nil:
+	default:
+		// Results built in Go may hold other scalar types.
+		b.WriteString(strings.TrimSpace(jsonScalar(x)))
+		b.WriteByte('\n')
+	}
+}
+
+// jsonScalar formats a Go scalar the way JSON would.
+func jsonScalar(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// find returns the index of the first call whose text holds id
+// (case-insensitively, not as part of a longer run of letters and digits),
+// or -1.
+func (gi *groundingIndex) find(id string) int {
+	id = strings.ToLower(id)
+	for i := range gi.calls {
+		if containsToken(gi.text(i), id) {
+			return i
+		}
+	}
+	return -1
+}
+
+// containsToken reports whether h contains id with no letter or digit
+// right before or after it (when id starts or ends with one).
+func containsToken(h, id string) bool {
+	for off := 0; ; {
+		k := strings.Index(h[off:], id)
+		if k < 0 {
+			return false
+		}
+		start, end := off+k, off+k+len(id)
+		okL := start == 0 || !isAlnum(h[start-1]) || !isAlnum(id[0])
+		okR := end == len(h) || !isAlnum(h[end]) || !isAlnum(id[len(id)-1])
+		if okL && okR {
+			return true
+		}
+		off = start + 1
+	}
+}

@@ -1,0 +1,640 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	mathbits "math/bits"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/rs/zerolog"
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// This file implements the secret scanner behind the credentials check
+// (SPEC section 5; docs/checks.md "credentials").
+//
+// Secrets are found with the default rule set of gitleaks v8, used as a
+// library, plus a rule of ours for argument keys that name a secret. The
+// rule set is loaded once, lazily, on first use.
+//
+// gitleaks' Detector runs every one of its ~220 rules' keyword checks on
+// each text it is given, which costs about 10 µs even for "LIS". We keep
+// its semantics and pay only for the rules that can fire: one
+// Aho-Corasick automaton over all rule keywords (gitleaks' own prefilter,
+// lower-cased the same way) tells which rules' keywords occur in a text,
+// the minimum match length of each rule's regular expression tells which
+// texts are too short to match at all, and each remaining rule runs in a
+// Detector of its own that holds that rule alone (with the global
+// allowlists). Findings are then filtered across rules as gitleaks does
+// (a generic rule yields to a specific one on the same secret). No rule is
+// dropped or changed.
+
+// RuleSecretNamedArgument is the Finding.Rule of an argument whose key
+// names a secret (password, api_key, token, ...) and whose value is a
+// literal rather than a reference such as "${API_KEY}".
+const RuleSecretNamedArgument = "secret-named-argument"
+
+// secretRules is the loaded rule set; read-only and safe for concurrent use
+// once built.
+type secretRules struct {
+	// rules are the content rules in rule-id order, each in a Detector of
+	// its own.
+	rules []secretRule
+	// keywords finds the rules' keywords in lower-cased text; its pattern
+	// ids index byKeyword.
+	keywords *ahocorasick.Trie
+	// byKeyword lists, per keyword pattern id, the indexes into rules of
+	// the rules that carry that keyword.
+	byKeyword [][]int
+	// always lists the rules without keywords, which gitleaks runs on
+	// every text.
+	always []int
+	// minLen is the smallest minLen over all rules: shorter texts cannot
+	// hold a secret.
+	minLen int
+}
+
+// secretRule is one gitleaks rule with its own Detector.
+type secretRule struct {
+	id      string
+	generic bool // gitleaks lets a non-generic rule's finding win
+	// minLen is the least number of bytes the rule's regex can match.
+	minLen int
+	det    *detect.Detector
+}
+
+// loadSecretRules returns the default gitleaks rule set, loading it on the
+// first call; later calls return the same value. It never panics: a broken
+// rule set (which would be a bug in the pinned gitleaks version) is an
+// error, and the credentials check then reports unknown.
+var loadSecretRules = sync.OnceValues(func() (*secretRules, error) {
+	// gitleaks logs through a package-level zerolog logger, at trace
+	// level with the secrets it skips; the engine never logs, so silence
+	// it before the first detection.
+	logging.Logger = zerolog.Nop()
+
+	// A private viper instance: the package-level one is shared state.
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return nil, fmt.Errorf("read gitleaks default config: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("decode gitleaks default config: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("translate gitleaks default config: %w", err)
+	}
+	return newSecretRules(cfg), nil
+})
+
+// newSecretRules splits cfg into one Detector per content rule and builds
+// the keyword index.
+func newSecretRules(cfg config.Config) *secretRules {
+	ids := make([]string, 0, len(cfg.Rules))
+	for id, r := range cfg.Rules {
+		// Path-only rules (no regex) never fire on text without a file
+		// path, and SkipReport rules only serve composite rules.
+		if r.Regex == nil || r.SkipReport {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+
+	sr := &secretRules{minLen: -1}
+	kwIndex := map[string]int{}
+	var kws []string
+	for i, id := range ids {
+		r := cfg.Rules[id]
+		sub := config.Config{
+			Rules:      map[string]config.Rule{id: r},
+			Keywords:   map[string]struct{}{},
+			Allowlists: cfg.Allowlists,
+		}
+		for _, req := range r.RequiredRules {
+			if rr, ok := cfg.Rules[req.RuleID]; ok {
+				sub.Rules[req.RuleID] = rr
+			}
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			sub.Keywords[k] = struct{}{}
+			j, ok := kwIndex[k]
+			if !ok {
+				j = len(kws)
+				kwIndex[k] = j
+				kws = append(kws, k)
+				sr.byKeyword = append(sr.byKeyword, nil)
+			}
+			sr.byKeyword[j] = append(sr.byKeyword[j], i)
+		}
+		if len(r.Keywords) == 0 {
+			sr.always = append(sr.always, i)
+		}
+		rule := secretRule{
+			id:      id,
+			generic: strings.Contains(strings.ToLower(id), "generic"),
+			minLen:  regexMinLen(r.Regex.String()),
+			det:     detect.NewDetector(sub),
+		}
+		sr.rules = append(sr.rules, rule)
+		if sr.minLen < 0 || rule.minLen < sr.minLen {
+			sr.minLen = rule.minLen
+		}
+	}
+	if sr.minLen < 0 {
+		sr.minLen = 0
+	}
+	sr.keywords = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	return sr
+}
+
+// regexMinLen returns a lower bound on the number of bytes any match of
+// the RE2 pattern has (0 when it cannot tell).
+func regexMinLen(pattern string) int {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	return syntaxMinLen(re.Simplify())
+}
+
+// syntaxMinLen is regexMinLen on a parsed expression. Every rune is at
+// least one byte, so counting runes gives a byte lower bound.
+func syntaxMinLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return syntaxMinLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * syntaxMinLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			n += syntaxMinLen(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, s := range re.Sub {
+			if m := syntaxMinLen(s); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	// Star, Quest, empty-width assertions, empty match, no match.
+	return 0
+}
+
+// secretHit is one secret found in one text.
+type secretHit struct {
+	rule   string
+	secret string
+}
+
+// scanner scans texts with a loaded rule set. It reuses buffers, so one
+// scanner serves one goroutine.
+type scanner struct {
+	rules *secretRules
+	lower []byte
+	seen  []uint64 // bitset over rules: the rules to run on the text
+	n     int      // the length of the text being scanned
+	onKW  ahocorasick.WalkFn
+	found []report.Finding
+	hits  []secretHit
+}
+
+func newScanner(sr *secretRules) *scanner {
+	sc := &scanner{rules: sr, seen: make([]uint64, (len(sr.rules)+63)/64)}
+	sc.onKW = sc.keyword
+	return sc
+}
+
+// mark schedules rule i unless the text is too short for it.
+func (sc *scanner) mark(i int) {
+	if sc.rules.rules[i].minLen <= sc.n {
+		sc.seen[i/64] |= 1 << (i % 64)
+	}
+}
+
+// keyword is the keyword automaton's callback: it schedules the rules
+// carrying the keyword found.
+func (sc *scanner) keyword(_, _, pattern int64) bool {
+	for _, i := range sc.rules.byKeyword[pattern] {
+		sc.mark(i)
+	}
+	return true
+}
+
+// scan returns the secrets gitleaks' default rules find in s, sorted by
+// rule then secret; the slice is reused by the next call.
+func (sc *scanner) scan(s string) []secretHit {
+	sc.hits = sc.hits[:0]
+	sr := sc.rules
+	if len(s) < sr.minLen {
+		return nil
+	}
+	clear(sc.seen)
+	sc.n = len(s)
+	for _, i := range sr.always {
+		sc.mark(i)
+	}
+	// gitleaks matches keywords against strings.ToLower(text).
+	sc.lower = appendLower(sc.lower[:0], s)
+	sr.keywords.Walk(sc.lower, sc.onKW)
+	sc.found = sc.found[:0]
+	for w, bits := range sc.seen {
+		for bits != 0 {
+			b := mathbits.TrailingZeros64(bits)
+			bits &^= 1 << b
+			sc.found = append(sc.found, sr.rules[w*64+b].det.DetectString(s)...)
+		}
+	}
+	if len(sc.found) == 0 {
+		return nil
+	}
+	for i, f := range sc.found {
+		if f.Secret == "" || shadowedGeneric(f, sc.found, i) {
+			continue
+		}
+		sc.hits = append(sc.hits, secretHit{rule: f.RuleID, secret: f.Secret})
+	}
+	slices.SortFunc(sc.hits, func(a, b secretHit) int {
+		if c := strings.Compare(a.rule, b.rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.secret, b.secret)
+	})
+	sc.hits = slices.Compact(sc.hits)
+	return sc.hits
+}
+
+// shadowedGeneric applies gitleaks' cross-rule filter (detect/utils.go
+// filter): a finding of a generic rule is dropped when a non-generic rule
+// found a secret containing it on the same line.
+func shadowedGeneric(f report.Finding, all []report.Finding, self int) bool {
+	if !strings.Contains(strings.ToLower(f.RuleID), "generic") {
+		return false
+	}
+	for j, g := range all {
+		if j != self && g.StartLine == f.StartLine && g.RuleID != f.RuleID &&
+			!strings.Contains(strings.ToLower(g.RuleID), "generic") &&
+			strings.Contains(g.Secret, f.Secret) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLower appends strings.ToLower(s) to dst, without allocating for
+// ASCII text.
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return append(dst[:0], strings.ToLower(s)...)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// secretKeyNames are normalised argument keys (lower case, letters and
+// digits only) that name a secret; secretKeySuffixes also match as the end
+// of a longer key (client_secret, db_password, x-api-key).
+var (
+	secretKeyNames    = []string{"pwd", "authorization", "credential", "credentials"}
+	secretKeySuffixes = []string{
+		"password", "passwd", "passphrase", "secret", "apikey", "apikeys",
+		"privatekey", "secretkey", "accesskey", "signingkey",
+		"encryptionkey", "masterkey", "clientsecret", "token",
+		"credentials", "passwords", "secrets",
+	}
+	// secretSuffixesByLast groups secretKeySuffixes by their last byte.
+	secretSuffixesByLast = func() (m [256][]string) {
+		for _, s := range secretKeySuffixes {
+			m[s[len(s)-1]] = append(m[s[len(s)-1]], s)
+		}
+		return m
+	}()
+	// tokenNotSecret are key prefixes before "token" that name a
+	// pagination or counting token, not a credential.
+	tokenNotSecret = []string{
+		"page", "nextpage", "prevpage", "previouspage", "pagination",
+		"continuation", "next", "sync", "resume", "cursor", "max", "num",
+		"total", "start", "end", "stop", "cancellation", "cancel", "idempotency",
+	}
+)
+
+// isSecretKey reports whether an argument key names a secret.
+func isSecretKey(key string) bool {
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			continue
+		}
+		if len(b) == cap(b) {
+			return false // far longer than any secret name we know
+		}
+		b = append(b, c)
+	}
+	for _, name := range secretKeyNames {
+		if string(b) == name {
+			return true
+		}
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, suf := range secretSuffixesByLast[b[len(b)-1]] {
+		if !bytes.HasSuffix(b, []byte(suf)) {
+			continue
+		}
+		if suf == "token" {
+			prefix := b[:len(b)-len(suf)]
+			for _, p := range tokenNotSecret {
+				if string(prefix) == p {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// literalSecret returns the text of v when v is a literal value that a
+// secret-named key must not hold: a string of at least 4 characters that
+// is not a placeholder or a reference (see docs/checks.md), or a number of
+// at least 4 digits. Booleans, null, objects and arrays are not literals
+// (objects and arrays are searched inside).
+func literalSecret(v any) (string, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		return s, len(s) >= 4
+	case string:
+		t := trimSpace(x)
+		if utf8.RuneCountInString(t) < 4 || isPlaceholder(t) {
+			return "", false
+		}
+		return x, true
+	}
+	return "", false
+}
+
+// isPlaceholder reports whether t (trimmed, non-empty) is a placeholder or
+// a reference to a secret kept elsewhere rather than a secret.
+func isPlaceholder(t string) bool {
+	lower := strings.ToLower(t)
+	if strings.Contains(lower, "redacted") {
+		return true
+	}
+	switch lower {
+	case "none", "null", "nil", "undefined", "true", "false", "empty", "unset", "n/a":
+		return true
+	}
+	// One repeated character: "****", "xxxx".
+	first, _ := utf8.DecodeRuneInString(t)
+	if strings.Trim(t, string(first)) == "" {
+		return true
+	}
+	switch {
+	case t[0] == '$' && isWordName(strings.Trim(t[1:], "{}")): // $VAR, ${VAR}
+		return true
+	case strings.HasPrefix(t, "{{") && strings.HasSuffix(t, "}}"): // {{ secrets.X }}
+		return true
+	case t[0] == '<' && t[len(t)-1] == '>': // <your api key>
+		return true
+	case len(t) > 2 && t[0] == '%' && t[len(t)-1] == '%' && isWordName(t[1:len(t)-1]): // %VAR%
+		return true
+	case isEnvName(t): // OPENAI_API_KEY
+		return true
+	}
+	if i := strings.Index(t, ":"); i > 0 {
+		switch strings.ToLower(t[:i]) {
+		case "env", "vault", "secret", "secrets", "op", "arn", "ssm", "kms",
+			"keyring", "keychain", "file", "secretref", "ref", "gcpsm", "azkv":
+			return true
+		}
+	}
+	return false
+}
+
+// isWordName reports whether s is a non-empty run of letters, digits and
+// underscores.
+func isWordName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEnvName reports whether s looks like an environment variable name: upper
+// case letters and digits in at least two parts joined by underscores.
+func isEnvName(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' || !strings.Contains(s, "_") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// maskSecret returns the redacted form of a secret for reports: "****",
+// preceded by its first four characters when the secret is at least 20
+// characters long (enough to show a token's type, such as "ghp_", and
+// nothing that helps guess it).
+func maskSecret(s string) string {
+	if utf8.RuneCountInString(s) < 20 {
+		return "****"
+	}
+	i := 0
+	for n := 0; n < 4; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "****"
+}
+
+// redactionMarker is what replaces a detected secret in returned calls and
+// the final answer.
+func redactionMarker(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// credentialFinding is one secret found in the trace.
+type credentialFinding struct {
+	Finding
+	// secret is the secret text (never shown).
+	secret string
+	// exact marks a finding whose whole value is the secret (a secret-named
+	// argument); it is redacted at its path whatever its length.
+	exact bool
+}
+
+// credentialScan is the outcome of scanning one trace.
+type credentialScan struct {
+	// err is set when the rule set could not be loaded.
+	err error
+	// findings are in call order (final answer last), then path, then
+	// rule.
+	findings []credentialFinding
+}
+
+// scanCredentials scans every string value of every call's arguments (with
+// its JSON pointer), the unreadable argument text of calls whose arguments
+// did not decode, and the final answer.
+func scanCredentials(t *Trace) *credentialScan {
+	sr, err := loadSecretRules()
+	if err != nil {
+		return &credentialScan{err: err}
+	}
+	cs := &credentialScan{}
+	sc := newScanner(sr)
+	w := argWalker{sc: sc}
+	for i := range t.Calls {
+		c := &t.Calls[i]
+		w.call = i
+		if c.Args != nil {
+			w.walk(c.Args, false)
+		}
+		if c.ArgsRaw != "" {
+			for _, h := range sc.scan(c.ArgsRaw) {
+				w.out = append(w.out, credentialFinding{
+					Finding: Finding{Call: i, Rule: h.rule, Value: maskSecret(h.secret)},
+					secret:  h.secret,
+				})
+			}
+		}
+	}
+	if t.FinalAnswer != nil {
+		for _, h := range sc.scan(*t.FinalAnswer) {
+			w.out = append(w.out, credentialFinding{
+				Finding: Finding{Call: -1, Rule: h.rule, Value: maskSecret(h.secret)},
+				secret:  h.secret,
+			})
+		}
+	}
+	slices.SortFunc(w.out, compareCredentialFindings)
+	cs.findings = w.out
+	return cs
+}
+
+// compareCredentialFindings orders findings by call (the final answer,
+// call -1, last), JSON pointer, rule and secret.
+func compareCredentialFindings(a, b credentialFinding) int {
+	ca, cb := a.Call, b.Call
+	if ca < 0 {
+		ca = int(^uint(0) >> 1)
+	}
+	if cb < 0 {
+		cb = int(^uint(0) >> 1)
+	}
+	if ca != cb {
+		return cmp.Compare(ca, cb)
+	}
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+		return c
+	}
+	return strings.Compare(a.secret, b.secret)
+}
+
+// argWalker walks one call's argument tree, keeping the JSON pointer
+// segments on a stack and building a pointer only for a finding, so deep
+// nesting costs linear time.
+type argWalker struct {
+	sc   *scanner
+	call int
+	segs []string
+	out  []credentialFinding
+}
+
+func (w *argWalker) pointer() string { return pointerOf(w.segs) }
+
+// walk visits v; secretKey says whether v sits under a key that names a
+// secret (array elements inherit it).
+func (w *argWalker) walk(v any, secretKey bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		// Map order is random; scanCredentials sorts the findings.
+		for k, e := range x {
+			w.segs = append(w.segs, k)
+			w.walk(e, isSecretKey(k))
+			w.segs = w.segs[:len(w.segs)-1]
+		}
+	case []any:
+		for i, e := range x {
+			w.segs = append(w.segs, strconv.Itoa(i))
+			w.walk(e, secretKey)
+			w.segs = w.segs[:len(w.segs)-1]
+		}
+	case string:
+		hits := w.sc.scan(x)
+		for _, h := range hits {
+			w.out = append(w.out, credentialFinding{
+				Finding: Finding{Call: w.call, Path: w.pointer(), Rule: h.rule, Value: maskSecret(h.secret)},
+				secret:  h.secret,
+			})
+		}
+		if secretKey && len(hits) == 0 {
+			w.literal(x)
+		}
+	case json.Number:
+		if secretKey {
+			w.literal(x)
+		}
+	}
+}
+
+// literal reports v when it is a literal secret under a secret-named key.
+func (w *argWalker) literal(v any) {
+	s, ok := literalSecret(v)
+	if !ok {
+		return
+	}
+	w.out = append(w.out, credentialFinding{
+		Finding: Finding{Call: w.call, Path: w.pointer(), Rule: RuleSecretNamedArgument, Value: maskSecret(s)},
+		secret:  s,
+		exact:   true,
+	})
+}
