@@ -18,6 +18,8 @@ type doctorFlags struct {
 	contract string
 }
 
+// newDoctorCmd builds `toolscore doctor --contract FILE`. A later
+// `--suite DIR` target fits beside --contract in doctorFlags.
 func newDoctorCmd(s stdio) *cobra.Command {
 	var f doctorFlags
 	cmd := &cobra.Command{

@@ -28,6 +28,7 @@ type evalFlags struct {
 	json         bool
 }
 
+// newEvalCmd builds `toolscore eval EXPECTATION TRACE`.
 func newEvalCmd(s stdio) *cobra.Command {
 	var (
 		f           evalFlags

@@ -18,11 +18,13 @@ import (
 // human output shows per call; --json shows everything.
 const maxValueRunes = 200
 
+// inspectFlags are the flags of `toolscore inspect`.
 type inspectFlags struct {
 	format string
 	json   bool
 }
 
+// newInspectCmd builds `toolscore inspect [--format F] [--json] TRACE`.
 func newInspectCmd(s stdio) *cobra.Command {
 	var f inspectFlags
 	cmd := &cobra.Command{

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// newVersionCmd builds `toolscore version`.
 func newVersionCmd(s stdio) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
