@@ -536,7 +536,7 @@ func TestUsageErrors(t *testing.T) {
 		{"inspect without a trace", []string{"inspect"},
 			"inspect takes 1 argument (TRACE), got 0", "Usage:\n  toolscore inspect TRACE [flags]\n"},
 		{"doctor with an argument", []string{"doctor", "c.json"},
-			"doctor takes no arguments, got 1 (c.json)", "Usage:\n  toolscore doctor --contract FILE [flags]\n"},
+			"doctor takes no arguments, got 1 (c.json)", "Usage:\n  toolscore doctor "},
 		{"version with an argument", []string{"version", "x"},
 			"version takes no arguments, got 1 (x)", "Usage:\n  toolscore version [flags]\n"},
 		{"unknown command", []string{"grade"},
