@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -187,6 +188,9 @@ func parseContractObject(d map[string]any) (*Contract, error) {
 		return nil, err
 	}
 	if len(errs) > 0 {
+		// Report the matcher problems too, so one run lists everything.
+		errs = append(errs, matcherErrors(d)...)
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Pointer < errs[j].Pointer })
 		return nil, invalid(errs...)
 	}
 	c := &Contract{Version: 2}
@@ -286,6 +290,51 @@ func parseContractObject(d map[string]any) (*Contract, error) {
 		return nil, invalid(errs...)
 	}
 	return c, nil
+}
+
+// matcherErrors checks the matchers of every args object it can find in a
+// contract document that may not match the schema.
+func matcherErrors(d map[string]any) []FieldError {
+	var errs []FieldError
+	checkCall := func(v any, p string) {
+		if obj, ok := v.(map[string]any); ok {
+			if args, ok := obj["args"].(map[string]any); ok {
+				parseExpected(args, p+"/args", &errs)
+			}
+		}
+	}
+	checkGroup := func(v any, p string) {
+		obj, _ := v.(map[string]any)
+		opts, _ := obj["alternatives"].([]any)
+		for i, opt := range opts {
+			op := p + "/alternatives/" + strconv.Itoa(i)
+			if list, ok := opt.([]any); ok {
+				for j, el := range list {
+					checkCall(el, op+"/"+strconv.Itoa(j))
+				}
+			} else {
+				checkCall(opt, op)
+			}
+		}
+	}
+	list := func(key string) []any { l, _ := d[key].([]any); return l }
+	for i, el := range list("required") {
+		p := "/required/" + strconv.Itoa(i)
+		if obj, ok := el.(map[string]any); ok && obj["alternatives"] != nil {
+			checkGroup(el, p)
+		} else {
+			checkCall(el, p)
+		}
+	}
+	for i, el := range list("alternatives") {
+		checkGroup(el, "/alternatives/"+strconv.Itoa(i))
+	}
+	for _, key := range []string{"optional", "forbidden"} {
+		for i, el := range list(key) {
+			checkCall(el, "/"+key+"/"+strconv.Itoa(i))
+		}
+	}
+	return errs
 }
 
 // jsonTypeName names the JSON type of a decoded value.

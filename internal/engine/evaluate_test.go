@@ -217,6 +217,7 @@ func TestParseContractErrors(t *testing.T) {
 		{"min score", `{"required":[],"min_score":1.5}`, []FieldError{{"/min_score", "must be <= 1 but found 1.5"}}},
 		{"too many combinations", nine, []FieldError{{"", "the alternatives give more than 256 combinations"}}},
 		{"matcher beside keys", `{"required":[{"tool":"a","args":{"x":{"$regex":"a","b":1}}}]}`, []FieldError{{"/required/0/args/x", "a matcher object must have exactly one key, got $regex, b"}}},
+		{"schema and matcher errors together", `{"contract_version":2,"required":[{"tool":"a","args":{"x":{"$regex":"("}}},{"tool":"b","oops":1}],"min_score":2}`, []FieldError{{"/min_score", "must be <= 1 but found 2"}, {"/required/0/args/x/$regex", "regex does not compile: error parsing regexp: missing closing ): `(`"}, {"/required/1", "unknown key 'oops'"}}},
 		{"gold missing tool", `[{"args":{}}]`, []FieldError{{"/0/tool", "tool must be a non-empty string"}}},
 		{"gold not an object", `{"calls":[1]}`, []FieldError{{"/calls/0", "an expected call must be an object, got a number"}}},
 		{"gold bad args", `[{"tool":"a","args":[1]}]`, []FieldError{{"/0/args", "args must be an object or null, got an array"}}},
