@@ -1,0 +1,165 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// stdDecode decodes with encoding/json: json.Valid says whether the
+// document is accepted, a Decoder with UseNumber gives its value.
+func stdDecode(data []byte) (any, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("invalid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func TestDecoderValues(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{`{"a": [1, -2.5e3, true, false, null], "b": {}}`, map[string]any{"a": []any{json.Number("1"), json.Number("-2.5e3"), true, false, nil}, "b": map[string]any{}}},
+		{`"\u00e9\ud83d\ude00\n\"\\\/\b\f\r\t"`, "é😀\n\"\\/\b\f\r\t"},
+		{`"\ud83d"`, "\ufffd"},
+		{`"\ud83dx"`, "\ufffdx"},
+		{`"\ude00\ud83d\u0041"`, "\ufffd\ufffdA"},
+		{"\"a\xffb\"", "a\ufffdb"},
+		{`12345678901234567890123`, json.Number("12345678901234567890123")},
+		{`{"k": 1, "k": 2}`, map[string]any{"k": json.Number("2")}},
+		{` [ ] `, []any{}},
+	}
+	for _, tc := range tests {
+		d := &decoder{s: tc.in}
+		got, err := d.document()
+		if err != nil {
+			t.Errorf("decode(%q) error: %v", tc.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("decode(%q) mismatch (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestDecoderErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // line:col: msg
+	}{
+		{`{"a": 1,}`, "line 1:9: invalid character '}' looking for beginning of object key string"},
+		{"[1,\n 2,\n 3 4]", "line 3:4: invalid character '4' after array element"},
+		{`{"a" 1}`, "line 1:6: invalid character '1' after object key"},
+		{`{"a": 1 "b"}`, "line 1:9: invalid character '\"' after object key:value pair"},
+		{`[01]`, "line 1:3: invalid character '1' after array element"},
+		{`-`, "line 1:2: unexpected end of JSON input"},
+		{`1.`, "line 1:3: unexpected end of JSON input"},
+		{`1.x`, "line 1:3: invalid character 'x' after decimal point in numeric literal"},
+		{`1e+`, "line 1:4: unexpected end of JSON input"},
+		{`tru`, "line 1:4: unexpected end of JSON input"},
+		{`nul1`, "line 1:4: invalid character '1' in literal null (expecting 'l')"},
+		{"\"a\tb\"", "line 1:3: invalid character '\\t' in string literal"},
+		{`"\x"`, "line 1:3: invalid character 'x' in string escape code"},
+		{`"\u12G4"`, "line 1:6: invalid character 'G' in \\u hexadecimal character escape"},
+		{`"abc`, "line 1:5: unexpected end of JSON input"},
+		{`{"a": 1}}`, "line 1:9: invalid character '}' looking for beginning of value"},
+		{`x`, "line 1:1: invalid character 'x' looking for beginning of value"},
+		{"   \n  ", "line 1:1: empty document"},
+		{"\uFEFF{\"a\":}", "line 1:9: invalid character '}' looking for beginning of value"},
+		{strings.Repeat("[", maxDepth+1), "line 1:10001: exceeded max depth"},
+	}
+	for _, tc := range tests {
+		_, err := readInput([]byte(tc.in))
+		var se *engine.SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("readInput(%q) error = %v, want a *engine.SyntaxError", tc.in, err)
+			continue
+		}
+		if got := se.Error(); got != tc.want {
+			t.Errorf("readInput(%q) error = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestReadInputForms(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		wantForm  Form
+		wantValue any
+	}{
+		{"one value", `{"a":1}`, FormJSON, map[string]any{"a": json.Number("1")}},
+		{"json lines", "{\"a\":1}\n{\"a\":2}\n\n", FormJSONLines, []any{map[string]any{"a": json.Number("1")}, map[string]any{"a": json.Number("2")}}},
+		{"pretty records", "{\n \"a\": 1\n}\n[\n 2\n]", FormJSONLines, []any{map[string]any{"a": json.Number("1")}, []any{json.Number("2")}}},
+		{"sse", ": keep-alive\nevent: x\ndata: {\"a\":1}\n\ndata: {\"a\":\ndata: 2}\n\ndata: [DONE]\n\n", FormSSE, []any{map[string]any{"a": json.Number("1")}, map[string]any{"a": json.Number("2")}}},
+		{"sse crlf no final blank", "data:{\"a\":1}\r\n\r\ndata: 3", FormSSE, []any{map[string]any{"a": json.Number("1")}, json.Number("3")}},
+		{"sse only done", "data: [DONE]\n\n", FormSSE, []any{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := readInput([]byte(tc.in))
+			if err != nil {
+				t.Fatalf("readInput(%q) error: %v", tc.in, err)
+			}
+			if in.Form != tc.wantForm {
+				t.Errorf("readInput(%q).Form = %q, want %q", tc.in, in.Form, tc.wantForm)
+			}
+			if diff := cmp.Diff(tc.wantValue, in.Value); diff != "" {
+				t.Errorf("readInput(%q).Value mismatch (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestSSEErrorLocation(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"data: {\"a\":1}\n\ndata: {\"a\":}\n\n", "line 3:12: invalid character '}' looking for beginning of value"},
+		{"data: {\"a\":\ndata:  tru}\n\n", "line 2:11: invalid character '}' in literal true (expecting 'e')"},
+	}
+	for _, tc := range tests {
+		_, err := readInput([]byte(tc.in))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("readInput(%q) error = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeDiff checks the decoder against encoding/json with UseNumber:
+// both accept or both reject, with equal values.
+func FuzzDecodeDiff(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,2.5,-0,1e9,"x\u00e9\ud83d\ude00"],"b":{"c":null,"d":true}}`,
+		`"\ud800\udc00\ud800"`, "\"\xed\xa0\x80\"", `[{"k":1,"k":2}]`, `01`, `1.e5`, `-`, `"\u00"`, ` [ ] `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{s: string(data)}
+		got, err := d.document()
+		want, stdErr := stdDecode(data)
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("decode(%q): error %v, encoding/json error %v", data, err, stdErr)
+		}
+		if err != nil {
+			return
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("decode(%q) differs from encoding/json (-std +ours):\n%s", data, diff)
+		}
+	})
+}

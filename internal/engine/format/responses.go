@@ -1,0 +1,235 @@
+package format
+
+import (
+	"strings"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// responsesAdapter reads OpenAI Responses API traces: a response object
+// (its "output" items, after its "input" items when the request was saved
+// with it), an object with "input" and/or "output" item lists, a list of
+// items (or of response objects), or a single call item.
+//
+// function_call items are calls (string "arguments" decoded once);
+// custom_tool_call items keep their free-text "input" raw; mcp_call items
+// carry their own output and error; built-in tool items (web_search_call,
+// file_search_call, code_interpreter_call, computer_call, local_shell_call)
+// are calls named without the "_call" suffix whose arguments are the item's
+// "action" (or {}). function_call_output, custom_tool_call_output and
+// computer_call_output items are results joined by call_id. The agent's
+// last turn is the last run of assistant messages, reasoning and calls; its
+// output_text (and refusal) is the final answer when that run made no call
+// that waits for the client (function, custom, computer and shell calls;
+// calls OpenAI runs itself, such as web search and MCP, do not count).
+type responsesAdapter struct{}
+
+func (responsesAdapter) Name() string { return "openai-responses" }
+
+// responsesCallTypes are the item types that are calls by the agent.
+var responsesCallTypes = map[string]bool{
+	"function_call": true, "custom_tool_call": true, "mcp_call": true,
+	"web_search_call": true, "file_search_call": true, "code_interpreter_call": true,
+	"computer_call": true, "local_shell_call": true,
+}
+
+// isResponsesItem reports whether m is a Responses item with a type
+// specific to that API.
+func isResponsesItem(m map[string]any) bool {
+	t := getStr(m, "type")
+	if responsesCallTypes[t] {
+		return true
+	}
+	switch t {
+	case "function_call_output", "custom_tool_call_output", "computer_call_output", "reasoning", "item_reference":
+		return true
+	case "message":
+		// Output messages carry output_text parts; input messages may use
+		// input_text.
+		for _, p := range getArr(m, "content") {
+			pm, _ := p.(map[string]any)
+			switch getStr(pm, "type") {
+			case "output_text", "input_text", "input_image", "input_file":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isResponseObject(m map[string]any) bool {
+	if getStr(m, "object") == "response" {
+		return true
+	}
+	out, ok := m["output"].([]any)
+	if !ok {
+		return false
+	}
+	return anyResponsesItem(out)
+}
+
+func anyResponsesItem(items []any) bool {
+	for _, it := range items {
+		if im, ok := it.(map[string]any); ok && isResponsesItem(im) {
+			return true
+		}
+	}
+	return false
+}
+
+func (responsesAdapter) Detect(in *Input) (string, bool) {
+	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+		switch {
+		case isResponseObject(m) && m["input"] != nil:
+			return "a saved OpenAI Responses request and response (input and output items)", true
+		case isResponseObject(m):
+			return "an OpenAI Responses response object (output items)", true
+		case m["input"] != nil:
+			if items, ok := m["input"].([]any); ok && anyResponsesItem(items) {
+				return `an OpenAI Responses request (typed "input" items)`, true
+			}
+		case isResponsesItem(m):
+			return "a single OpenAI Responses " + getStr(m, "type") + " item", true
+		}
+		return "", false
+	}
+	recs := in.Records()
+	if !allObjects(recs) {
+		return "", false
+	}
+	marked := false
+	for _, r := range recs {
+		m := r.(map[string]any)
+		switch {
+		case isResponsesItem(m) || isResponseObject(m):
+			marked = true
+		case getStr(m, "role") != "" && (m["type"] == nil || getStr(m, "type") == "message"):
+			// An easy input message {role, content}.
+		default:
+			return "", false
+		}
+	}
+	if !marked {
+		return "", false
+	}
+	return "a list of " + plural(len(recs), "OpenAI Responses item"), true
+}
+
+func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
+	var items []any
+	switch v := in.Value.(type) {
+	case map[string]any:
+		switch {
+		case v["input"] != nil || v["output"] != nil:
+			for _, k := range []string{"input", "output"} {
+				switch l := v[k].(type) {
+				case nil:
+				case []any:
+					items = append(items, l...)
+				case string:
+					// A plain-text input prompt.
+				default:
+					return engine.Trace{}, shapeErr("openai-responses", []any{k}, "%s must be an array of items, not a %s", k, jsonType(l))
+				}
+			}
+		case getStr(v, "type") != "" || v["role"] != nil:
+			items = []any{v}
+		default:
+			return engine.Trace{}, shapeErr("openai-responses", nil, "expected a response object, an input/output item list or an item")
+		}
+	case []any:
+		for i, e := range v {
+			m, ok := e.(map[string]any)
+			if !ok {
+				return engine.Trace{}, shapeErr("openai-responses", []any{i}, "an item must be an object, not a %s", jsonType(e))
+			}
+			if isResponseObject(m) && getStr(m, "type") == "" {
+				out, _ := m["output"].([]any)
+				items = append(items, turnBreak{})
+				items = append(items, out...)
+				continue
+			}
+			items = append(items, m)
+		}
+	default:
+		return engine.Trace{}, shapeErr("openai-responses", nil, "expected a JSON object or array, not a %s", jsonType(v))
+	}
+	b := newBuilder()
+	responsesItems(b, items)
+	return b.trace(), nil
+}
+
+// turnBreak, placed between items, ends the agent's turn: it separates the
+// outputs of two responses.
+type turnBreak struct{}
+
+// responsesItems reads Responses items in order into b.
+func responsesItems(b *builder, items []any) {
+	var text strings.Builder
+	inTurn, made := false, false
+	startTurn := func() {
+		if !inTurn {
+			inTurn, made = true, false
+			text.Reset()
+		}
+	}
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			if _, ok := it.(turnBreak); ok {
+				inTurn = false
+			}
+			continue
+		}
+		switch t := getStr(m, "type"); {
+		case t == "function_call":
+			startTurn()
+			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "call_id")}
+			b.setArgs(&c, m["arguments"])
+			b.add(c)
+			made = true
+		case t == "custom_tool_call":
+			startTurn()
+			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "call_id")}
+			setRaw(&c, getStr(m, "input"))
+			b.add(c)
+			made = true
+		case t == "mcp_call":
+			startTurn()
+			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "id")}
+			b.setArgs(&c, m["arguments"])
+			c.Result = m["output"]
+			c.Error = engine.CallError(errorText(m["error"]))
+			b.add(c)
+			b.done[len(b.done)-1] = true
+		case responsesCallTypes[t]:
+			startTurn()
+			id := getStr(m, "call_id")
+			if id == "" {
+				id = getStr(m, "id")
+			}
+			c := engine.ToolCall{Tool: strings.TrimSuffix(t, "_call"), ID: id}
+			b.setArgs(&c, m["action"])
+			b.add(c)
+			// Web and file search and the code interpreter run on
+			// OpenAI's side within the response; computer and shell
+			// calls wait for the client like function calls.
+			if t == "computer_call" || t == "local_shell_call" {
+				made = true
+			}
+		case t == "function_call_output" || t == "custom_tool_call_output" || t == "computer_call_output":
+			inTurn = false
+			b.result(getStr(m, "call_id"), "", m["output"], "")
+		case t == "reasoning":
+			startTurn()
+		case t == "message" || t == "":
+			if getStr(m, "role") == "assistant" {
+				startTurn()
+				text.WriteString(partsText(m["content"], "output_text", "text"))
+			} else if m["role"] != nil {
+				inTurn = false
+			}
+		}
+	}
+	b.turn(text.String(), made)
+}

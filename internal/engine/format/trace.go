@@ -1,0 +1,300 @@
+package format
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// builder collects the calls of one trace, joins tool results to them and
+// keeps the final answer. Joining is O(1) amortised per result, so a trace
+// with many calls never costs quadratic time.
+type builder struct {
+	calls  []engine.ToolCall
+	done   []bool // done[i]: calls[i] has its result
+	byID   map[string][]int
+	byName map[string][]int
+	queue  []int // calls in order, for formats whose results carry no id
+	final  *string
+	dec    decoder // reused for argument text
+}
+
+func newBuilder() *builder {
+	return &builder{byID: map[string][]int{}, byName: map[string][]int{}}
+}
+
+// add appends a call and returns its index.
+func (b *builder) add(c engine.ToolCall) int {
+	i := len(b.calls)
+	b.calls = append(b.calls, c)
+	b.done = append(b.done, false)
+	if c.ID != "" {
+		b.byID[c.ID] = append(b.byID[c.ID], i)
+	}
+	b.byName[c.Tool] = append(b.byName[c.Tool], i)
+	b.queue = append(b.queue, i)
+	return i
+}
+
+// hasID reports whether some call carries the id.
+func (b *builder) hasID(id string) bool {
+	_, ok := b.byID[id]
+	return ok
+}
+
+// pop returns the first index of q[key] whose call has no result yet, or
+// -1, dropping answered calls from the front.
+func (b *builder) pop(q map[string][]int, key string) int {
+	l := q[key]
+	for len(l) > 0 && b.done[l[0]] {
+		l = l[1:]
+	}
+	if len(l) == 0 {
+		delete(q, key)
+		return -1
+	}
+	q[key] = l[1:]
+	return l[0]
+}
+
+// popQueue returns the first call with no result yet, or -1.
+func (b *builder) popQueue() int {
+	for len(b.queue) > 0 && b.done[b.queue[0]] {
+		b.queue = b.queue[1:]
+	}
+	if len(b.queue) == 0 {
+		return -1
+	}
+	i := b.queue[0]
+	b.queue = b.queue[1:]
+	return i
+}
+
+// result joins a tool result to a call: with an id, to the first call of
+// that id still waiting for its result (so duplicate ids pair in order);
+// without one, to the first waiting call of that tool name, or when name is
+// "" the first waiting call. errText is "" for success. It reports whether a
+// call took the result; a result no call is waiting for is dropped.
+func (b *builder) result(id, name string, result any, errText string) bool {
+	var i int
+	switch {
+	case id != "":
+		i = b.pop(b.byID, id)
+	case name != "":
+		i = b.pop(b.byName, name)
+	default:
+		i = b.popQueue()
+	}
+	if i < 0 {
+		return false
+	}
+	b.done[i] = true
+	b.calls[i].Result = result
+	b.calls[i].Error = engine.CallError(errText)
+	return true
+}
+
+// turn records the agent's latest turn: the final answer is its visible
+// text when it made no tool calls, else none.
+func (b *builder) turn(text string, madeCalls bool) {
+	if madeCalls {
+		b.final = nil
+		return
+	}
+	b.final = visible(text)
+}
+
+func (b *builder) trace() engine.Trace {
+	calls := b.calls
+	if calls == nil {
+		calls = []engine.ToolCall{}
+	}
+	return engine.Trace{Calls: calls, FinalAnswer: b.final}
+}
+
+// visible returns &s, or nil when s is empty or only white space.
+func visible(s string) *string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return &s
+}
+
+// setArgs fills c's arguments from a decoded value (SPEC section 7): an
+// object is taken as it is; null or absent means {}; a string is argument
+// text, decoded strictly (setArgsText); anything else is kept as raw text
+// with an error.
+func (b *builder) setArgs(c *engine.ToolCall, v any) {
+	switch t := v.(type) {
+	case nil:
+		c.Args = map[string]any{}
+	case map[string]any:
+		c.Args = t
+	case string:
+		b.setArgsText(c, t)
+	default:
+		raw, _ := json.Marshal(t)
+		c.Args, c.ArgsRaw = nil, string(raw)
+		c.ArgsError = "arguments are a JSON " + jsonType(t) + ", not an object"
+	}
+}
+
+// setArgsText decodes argument text once, strictly, as one JSON object with
+// numbers kept exactly. "" and white space mean {}. Invalid JSON, or JSON
+// that is not an object, leaves Args nil with ArgsRaw the text and
+// ArgsError the reason.
+func (b *builder) setArgsText(c *engine.ToolCall, s string) {
+	if strings.TrimSpace(s) == "" {
+		c.Args = map[string]any{}
+		return
+	}
+	d := &b.dec
+	d.s, d.pos, d.depth = s, 0, 0
+	v, err := d.document()
+	d.s = ""
+	if err != nil {
+		c.Args, c.ArgsRaw = nil, s
+		if je, ok := err.(*jsonError); ok {
+			line, col := lineCol(s, je.off)
+			c.ArgsError = "invalid JSON at " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": " + je.msg
+		} else {
+			c.ArgsError = "invalid JSON: " + err.Error()
+		}
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.Args, c.ArgsRaw = nil, s
+		c.ArgsError = "arguments are a JSON " + jsonType(v) + ", not an object"
+		return
+	}
+	c.Args = m
+}
+
+// setRaw keeps free-text input (OpenAI custom tools) as the call's raw
+// arguments: such a call never satisfies an expected call's arguments.
+func setRaw(c *engine.ToolCall, input string) {
+	c.Args, c.ArgsRaw = nil, input
+	c.ArgsError = "custom tool input is free text, not JSON arguments"
+}
+
+// errorText turns an error value of a trace into CallError text: a string
+// as it is (or "true" when empty), true as "true", false and null as "",
+// anything else as its JSON text.
+func errorText(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case bool:
+		if t {
+			return "true"
+		}
+		return ""
+	case string:
+		if t == "" {
+			return "true"
+		}
+		return t
+	case map[string]any:
+		if msg, ok := t["message"].(string); ok && msg != "" {
+			return msg
+		}
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+// idString reads an id that may be a string or a number; "" otherwise.
+func idString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case json.Number:
+		return string(t)
+	}
+	return ""
+}
+
+// Small accessors over decoded JSON. They never panic on a wrong type.
+
+func getStr(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+func getObj(m map[string]any, k string) map[string]any {
+	o, _ := m[k].(map[string]any)
+	return o
+}
+
+func getArr(m map[string]any, k string) []any {
+	a, _ := m[k].([]any)
+	return a
+}
+
+// first returns the value of the first of keys present in m (for fields
+// spelled in camelCase by one client and snake_case by another).
+func first(m map[string]any, keys ...string) (any, bool) {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// partsText concatenates the visible text of content given as a string or
+// as a list of parts: parts whose type is one of textTypes contribute their
+// "text" field, parts of type "refusal" their "refusal" field. Other parts
+// (images, reasoning, thinking, tool calls) contribute nothing.
+func partsText(content any, textTypes ...string) string {
+	switch t := content.(type) {
+	case string:
+		return t
+	case []any:
+		var b strings.Builder
+		for _, p := range t {
+			m, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			typ := getStr(m, "type")
+			if typ == "refusal" {
+				b.WriteString(getStr(m, "refusal"))
+				continue
+			}
+			for _, tt := range textTypes {
+				if typ == tt {
+					b.WriteString(getStr(m, "text"))
+					break
+				}
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// allObjects reports whether every element of recs is a JSON object and
+// there is at least one.
+func allObjects(recs []any) bool {
+	if len(recs) == 0 {
+		return false
+	}
+	for _, r := range recs {
+		if _, ok := r.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// plural formats "1 message" / "3 messages".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
