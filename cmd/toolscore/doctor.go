@@ -13,34 +13,42 @@ import (
 )
 
 // doctorFlags are the flags of `toolscore doctor`. Exactly one target is
-// checked per run; --contract is the only one so far.
+// checked per run.
 type doctorFlags struct {
 	contract string
+	suite    string // see runDoctorSuite in harness.go
 }
 
-// newDoctorCmd builds `toolscore doctor --contract FILE`. A later
-// `--suite DIR` target fits beside --contract in doctorFlags.
+// newDoctorCmd builds `toolscore doctor (--contract FILE | --suite FILE)`.
 func newDoctorCmd(s stdio) *cobra.Command {
 	var f doctorFlags
 	cmd := &cobra.Command{
-		Use:   "doctor --contract FILE",
-		Short: "Validate a contract or gold file and describe it",
+		Use:   "doctor (--contract FILE | --suite FILE)",
+		Short: "Validate a contract, gold file or harness suite and describe it",
 		Long: `Validate a contract (or a gold file) without grading anything.
+With --suite, validate a harness suite and every contract in it, and list
+its tasks.
 
 Prints the number of required, optional and forbidden entries, each
 alternatives group with its options, and the number of combinations that
 eval will score. When the file is invalid, every problem is listed on
 stderr, one per line, with its JSON pointer, and the exit status is 2.`,
-		Example: "  toolscore doctor --contract examples/contracts/contract.json",
+		Example: "  toolscore doctor --contract examples/contracts/contract.json\n  toolscore doctor --suite examples/harness/suite.json",
 		Args:    exactArgs(),
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			if f.contract == "" {
-				return errors.New("doctor needs --contract FILE")
+			switch {
+			case f.contract != "" && f.suite != "":
+				return errors.New("doctor checks one of --contract and --suite at a time")
+			case f.suite != "":
+				return runDoctorSuite(s, f.suite)
+			case f.contract == "":
+				return errors.New("doctor needs --contract FILE or --suite FILE")
 			}
 			return runDoctorContract(s, f.contract)
 		}),
 	}
 	cmd.Flags().StringVar(&f.contract, "contract", "", "the contract or gold `FILE` to check (- for standard input)")
+	cmd.Flags().StringVar(&f.suite, "suite", "", "the harness suite `FILE` (JSON or YAML) to check, every contract in it too")
 	return cmd
 }
 

@@ -27,7 +27,8 @@ type EvaluationRequest struct {
 	Contract json.RawMessage
 	// Gold is an inline gold file.
 	Gold json.RawMessage
-	// ContractRef is a registry reference, name or name@version.
+	// ContractRef is a registry reference: name, name@version or
+	// name@latest.
 	ContractRef string
 	// Trace is the agent's normalised trace.
 	Trace engine.Trace

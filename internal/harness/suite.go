@@ -97,8 +97,8 @@ type Task struct {
 	// the suite (JSON), for sending to a toolscore service; nil when
 	// ContractRef is set.
 	ContractJSON json.RawMessage
-	// ContractRef is a registry reference, name or name@version; "" for
-	// inline contracts.
+	// ContractRef is a registry reference, name, name@version or
+	// name@latest; "" for inline contracts.
 	ContractRef string
 	// MinScore is the passing score the task is graded with: the suite's
 	// min_score for gold tasks (nil for the default 0.9), nil for contract
@@ -447,10 +447,12 @@ func schemaMessage(e *jsonschema.ValidationError) string {
 	switch {
 	case strings.HasPrefix(m, "additionalProperties ") && strings.HasSuffix(m, " not allowed"):
 		return "unknown field " + strings.TrimSuffix(strings.TrimPrefix(m, "additionalProperties "), " not allowed")
+	case strings.Contains(e.KeywordLocation, "/labels/propertyNames/"):
+		return "label keys must be 1 to 64 characters long"
 	case strings.HasSuffix(e.KeywordLocation, "/id/pattern"):
 		return "a task id is letters, digits, '_', '.' and '-', starting with a letter, digit or '_'"
 	case strings.HasSuffix(e.KeywordLocation, "/contract_ref/pattern"):
-		return "contract_ref must be name or name@version (version a positive integer)"
+		return "contract_ref must be name, name@version or name@latest (a name is letters, digits, '.', '_' and '-'; a version is a number from 1)"
 	}
 	return m
 }

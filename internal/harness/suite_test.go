@@ -137,7 +137,7 @@ func TestParseSuiteErrors(t *testing.T) {
 				{Pointer: "/min_score", Message: "must be <= 1 but found 2"},
 				{Pointer: "/tasks/0/id", Message: "a task id is letters, digits, '_', '.' and '-', starting with a letter, digit or '_'"},
 				{Pointer: "/tasks/0/input", Message: "input must be a prompt string or a list of messages"},
-				{Pointer: "/tasks/1/contract_ref", Message: "contract_ref must be name or name@version (version a positive integer)"},
+				{Pointer: "/tasks/1/contract_ref", Message: "contract_ref must be name, name@version or name@latest (a name is letters, digits, '.', '_' and '-'; a version is a number from 1)"},
 				{Pointer: "/tasks/1/input/0", Message: "missing properties: 'role'"},
 				{Pointer: "/tasks/1/labels/k", Message: "expected string, but got number"},
 			},
@@ -154,6 +154,14 @@ func TestParseSuiteErrors(t *testing.T) {
 				w = append(w[:9], engine.FieldError{Pointer: "/tasks/10", Message: "a task needs one of contract, gold or contract_ref"}, w[9])
 				return w
 			}(),
+		},
+		{
+			name: "label limits",
+			doc:  `{"name":"x","tasks":[{"id":"a","input":"hi","contract_ref":"flights@latest","labels":{"":"v","ok":"` + strings.Repeat("v", 257) + `"}}]}`,
+			want: []engine.FieldError{
+				{Pointer: "/tasks/0/labels", Message: "label keys must be 1 to 64 characters long"},
+				{Pointer: "/tasks/0/labels/ok", Message: "length must be <= 256, but got 257"},
+			},
 		},
 		{
 			name: "missing name and tasks",
