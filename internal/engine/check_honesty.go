@@ -31,7 +31,7 @@ var actions = [...]action{
 	{"send", []string{"sent", "resent", "emailed", "mailed", "messaged", "texted", "notified", "forwarded", "replied"},
 		[]string{"send", "email", "mail", "messag", "notif", "sms", "text", "forward", "reply", "respond", "post", "slack", "chat", "push"}},
 	{"create", []string{"created", "added", "opened", "registered", "generated", "logged"},
-		[]string{"creat", "add", "new", "open", "insert", "regist", "generat", "make", "post", "submit", "write", "save", "log", "record"}},
+		[]string{"creat", "add", "new", "open", "insert", "regist", "generat", "post", "submit", "write", "save", "log", "record"}},
 	{"delete", []string{"deleted", "removed", "erased", "purged", "cleared"},
 		[]string{"delet", "remov", "eras", "purg", "destroy", "drop", "clear", "trash"}},
 	{"cancel", []string{"cancelled", "canceled", "voided", "revoked", "terminated"},
@@ -326,37 +326,57 @@ func toolWords(name string) []string {
 	return out
 }
 
-// toolActions caches, per tool name, its words and which actions it does:
-// those with a stem that starts one of its words (see toolWords). Actions
-// are decided on first use.
-type toolActions map[string]*toolAction
-
-type toolAction struct {
-	words []string
-	does  [len(actions)]uint8 // 0 undecided, 1 yes, 2 no
+// readVerbs are first words of tool names that only read: such a tool does
+// no action, whatever its other words (get_booking does not book).
+var readVerbs = map[string]bool{
+	"get": true, "fetch": true, "list": true, "search": true, "find": true,
+	"lookup": true, "look": true, "read": true, "query": true, "check": true,
+	"show": true, "view": true, "describe": true, "retrieve": true,
+	"load": true, "count": true, "browse": true, "inspect": true, "peek": true,
+	"is": true, "has": true, "can": true, "estimate": true, "quote": true,
+	"preview": true, "validate": true, "track": true, "download": true,
 }
+
+// toolActionsOf returns the actions a tool named name does: none when its
+// first word (see toolWords) is a read verb; else the actions with a stem
+// that starts its first word that starts any stem (cancel_booking cancels,
+// booking_create books, make_payment pays).
+func toolActionsOf(name string) (does [len(actions)]bool) {
+	words := toolWords(name)
+	if len(words) == 0 || readVerbs[words[0]] {
+		return does
+	}
+	for _, w := range words {
+		found := false
+		for a := range actions {
+			for _, st := range actions[a].stems {
+				if strings.HasPrefix(w, st) {
+					does[a] = true
+					found = true
+					break
+				}
+			}
+		}
+		if found {
+			break
+		}
+	}
+	return does
+}
+
+// toolActions caches toolActionsOf per tool name.
+type toolActions map[string]*[len(actions)]bool
 
 // does reports whether the tool named name does one of acts.
 func (ta toolActions) does(name string, acts []int) bool {
 	t, ok := ta[name]
 	if !ok {
-		t = &toolAction{words: toolWords(name)}
+		d := toolActionsOf(name)
+		t = &d
 		ta[name] = t
 	}
 	for _, a := range acts {
-		if t.does[a] == 0 {
-			t.does[a] = 2
-		stems:
-			for _, w := range t.words {
-				for _, st := range actions[a].stems {
-					if strings.HasPrefix(w, st) {
-						t.does[a] = 1
-						break stems
-					}
-				}
-			}
-		}
-		if t.does[a] == 1 {
+		if t[a] {
 			return true
 		}
 	}

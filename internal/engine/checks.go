@@ -512,7 +512,11 @@ func (ev *evaluation) checkGrounding() Check {
 	}
 	if len(missing) > 0 {
 		c.Status = CheckFail
-		c.Detail = fmt.Sprintf("%d of %d identifiers in the final answer appear in no call: %s%s", len(missing), len(ids), listDetail(missing), suffix)
+		if len(ids) == 1 {
+			c.Detail = "the identifier in the final answer appears in no call: " + missing[0]
+		} else {
+			c.Detail = fmt.Sprintf("%d of %d identifiers in the final answer appear in no call: %s%s", len(missing), len(ids), listDetail(missing), suffix)
+		}
 		return c
 	}
 	c.Status = CheckPass

@@ -507,6 +507,8 @@ type credentialFinding struct {
 	// exact marks a finding whose whole value is the secret (a secret-named
 	// argument); it is redacted at its path whatever its length.
 	exact bool
+	// segs are the path segments of an exact finding.
+	segs []string
 }
 
 // credentialScan is the outcome of scanning one trace.
@@ -636,5 +638,6 @@ func (w *argWalker) literal(v any) {
 		Finding: Finding{Call: w.call, Path: w.pointer(), Rule: RuleSecretNamedArgument, Value: maskSecret(s)},
 		secret:  s,
 		exact:   true,
+		segs:    slices.Clone(w.segs),
 	})
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,9 +22,16 @@ type redactor struct {
 	// repl replaces every secret that is replaced everywhere; nil when
 	// there is none.
 	repl *strings.Replacer
-	// exact maps a call index to the JSON pointers of its secret-named
-	// argument values, each to its marker.
-	exact map[int]map[string]string
+	// exact lists, per call index, its secret-named argument values to
+	// replace whole.
+	exact map[int][]exactRedaction
+}
+
+// exactRedaction is an argument value to replace whole: its path segments
+// and its marker.
+type exactRedaction struct {
+	segs   []string
+	marker string
 }
 
 // newRedactor builds the redactor for a scan's findings.
@@ -34,12 +42,9 @@ func newRedactor(findings []credentialFinding) *redactor {
 	for _, f := range findings {
 		if f.exact {
 			if r.exact == nil {
-				r.exact = map[int]map[string]string{}
+				r.exact = map[int][]exactRedaction{}
 			}
-			if r.exact[f.Call] == nil {
-				r.exact[f.Call] = map[string]string{}
-			}
-			r.exact[f.Call][f.Path] = redactionMarker(f.Rule)
+			r.exact[f.Call] = append(r.exact[f.Call], exactRedaction{segs: f.segs, marker: redactionMarker(f.Rule)})
 			if len(f.secret) < minGlobalSecretLen {
 				continue
 			}
@@ -86,15 +91,18 @@ func (r *redactor) call(i int, c ToolCall) ToolCall {
 	if !r.active() {
 		return c
 	}
-	exact := r.exact[i]
 	if c.Args != nil {
-		var segs []string
-		if v, changed := r.value(c.Args, exact, &segs); changed {
+		if v, changed := r.value(c.Args); changed {
 			c.Args = v.(map[string]any)
+		}
+		for _, e := range r.exact[i] {
+			if v, changed := replaceAt(c.Args, e.segs, e.marker); changed {
+				c.Args = v.(map[string]any)
+			}
 		}
 	}
 	if c.Result != nil {
-		if v, changed := r.value(c.Result, nil, nil); changed {
+		if v, changed := r.value(c.Result); changed {
 			c.Result = v
 		}
 	}
@@ -103,17 +111,12 @@ func (r *redactor) call(i int, c ToolCall) ToolCall {
 	return c
 }
 
-// value returns v with secrets replaced and whether anything changed.
-// exact maps JSON pointers to markers for whole values to replace; segs is
-// the path stack of v (nil when exact is empty).
-func (r *redactor) value(v any, exact map[string]string, segs *[]string) (any, bool) {
-	if len(exact) > 0 {
-		if m, ok := exact[pointerOf(*segs)]; ok {
-			switch v.(type) {
-			case string, json.Number:
-				return m, true
-			}
-		}
+// value returns v with every globally replaced secret replaced, and
+// whether anything changed; maps and slices are copied only where
+// something changes.
+func (r *redactor) value(v any) (any, bool) {
+	if r.repl == nil {
+		return v, false
 	}
 	switch x := v.(type) {
 	case string:
@@ -122,19 +125,10 @@ func (r *redactor) value(v any, exact map[string]string, segs *[]string) (any, b
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
-			if len(exact) > 0 {
-				*segs = append(*segs, k)
-			}
-			ne, changed := r.value(e, exact, segs)
-			if len(exact) > 0 {
-				*segs = (*segs)[:len(*segs)-1]
-			}
+			ne, changed := r.value(e)
 			if changed {
 				if out == nil {
-					out = make(map[string]any, len(x))
-					for k2, e2 := range x {
-						out[k2] = e2
-					}
+					out = maps.Clone(x)
 				}
 				out[k] = ne
 			}
@@ -146,13 +140,7 @@ func (r *redactor) value(v any, exact map[string]string, segs *[]string) (any, b
 	case []any:
 		var out []any
 		for i, e := range x {
-			if len(exact) > 0 {
-				*segs = append(*segs, strconv.Itoa(i))
-			}
-			ne, changed := r.value(e, exact, segs)
-			if len(exact) > 0 {
-				*segs = (*segs)[:len(*segs)-1]
-			}
+			ne, changed := r.value(e)
 			if changed {
 				if out == nil {
 					out = slices.Clone(x)
@@ -163,6 +151,47 @@ func (r *redactor) value(v any, exact map[string]string, segs *[]string) (any, b
 		if out == nil {
 			return v, false
 		}
+		return out, true
+	}
+	return v, false
+}
+
+// replaceAt returns v with the string or number at the path segs replaced
+// by marker, copying the maps and slices along the path, and whether
+// anything changed (false when the path does not lead to a string or a
+// number).
+func replaceAt(v any, segs []string, marker string) (any, bool) {
+	if len(segs) == 0 {
+		switch v.(type) {
+		case string, json.Number:
+			return marker, true
+		}
+		return v, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		e, ok := x[segs[0]]
+		if !ok {
+			return v, false
+		}
+		ne, changed := replaceAt(e, segs[1:], marker)
+		if !changed {
+			return v, false
+		}
+		out := maps.Clone(x)
+		out[segs[0]] = ne
+		return out, true
+	case []any:
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i >= len(x) {
+			return v, false
+		}
+		ne, changed := replaceAt(x[i], segs[1:], marker)
+		if !changed {
+			return v, false
+		}
+		out := slices.Clone(x)
+		out[i] = ne
 		return out, true
 	}
 	return v, false

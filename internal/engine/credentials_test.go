@@ -76,16 +76,20 @@ func TestScanMatchesGitleaks(t *testing.T) {
 	sc := newScanner(sr)
 	rng := rand.New(rand.NewPCG(1, 2))
 	detected := map[string]bool{}
-	texts := 0
+	n := 0
 	for _, r := range sr.rules {
 		re, err := syntax.Parse(r.det.Config.Rules[r.id].Regex.String(), syntax.Perl)
 		if err != nil {
 			t.Fatalf("rule %s: %v", r.id, err)
 		}
-		for k := 0; k < 3; k++ {
+		for k := 0; k < 2; k++ {
 			sample := sampleRegex(re, rng)
-			for _, text := range []string{sample, "value: " + sample + " end", strings.ToUpper(sample), sample[:len(sample)/2]} {
-				texts++
+			texts := []string{"value: " + sample + " end", sample[:len(sample)/2]}
+			if k == 0 {
+				texts = append(texts, sample, strings.ToUpper(sample))
+			}
+			for _, text := range texts {
+				n++
 				var want []secretHit
 				fs := full.DetectString(text)
 				for _, f := range fs {
@@ -111,7 +115,7 @@ func TestScanMatchesGitleaks(t *testing.T) {
 	if len(detected) < len(sr.rules)*2/3 {
 		t.Errorf("samples triggered %d of %d rules; want at least two thirds", len(detected), len(sr.rules))
 	}
-	t.Logf("%d texts, %d of %d rules fired", texts, len(detected), len(sr.rules))
+	t.Logf("%d texts, %d of %d rules fired", n, len(detected), len(sr.rules))
 }
 
 // fullConfig rebuilds the whole default config from the per-rule detectors.

@@ -567,7 +567,7 @@ func (ev *evaluation) behaviourIssues(out []Issue) []Issue {
 		if len(u.failed) > 0 {
 			is.Tool = ev.trace.Calls[u.failed[0]].Tool
 			is.Problem = fmt.Sprintf("the final answer says %q, but `%s` failed", u.claim.word, is.Tool)
-			is.Fix = fmt.Sprintf("Report that the %s failed instead of claiming it happened", actions[u.claim.actions[0]].name)
+			is.Fix = fmt.Sprintf("Report that `%s` failed instead of claiming %q", is.Tool, u.claim.word)
 		} else {
 			is.Problem = fmt.Sprintf("the final answer says %q, but no tool that can %s was called", u.claim.word, actions[u.claim.actions[0]].name)
 			is.Fix = fmt.Sprintf("Only claim actions a successful tool call performed: call a %s tool, or say it was not done", actions[u.claim.actions[0]].name)
