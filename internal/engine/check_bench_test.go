@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/workload"
+)
+
+// mustEvaluation rebuilds the evaluation state Evaluate hands to the
+// checks, for the combination Evaluate chose.
+func mustEvaluation(tb testing.TB, c *Contract, tr Trace, opts Options) *evaluation {
+	tb.Helper()
+	res, err := Evaluate(context.Background(), c, tr, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := effectiveWeights(c.Weights, opts.Weights)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc := newScorer(c, &tr, CompareOptions{Strict: opts.Strict}, w)
+	var choice []int
+	if res.Metrics.Contract != nil {
+		for _, ch := range res.Metrics.Contract.Alternatives.Chosen {
+			choice = append(choice, ch.Option)
+		}
+	}
+	return sc.evaluation(sc.combination(nil, choice), opts)
+}
+
+// runChecks runs what Evaluate adds for SPEC section 5 on a fresh memo.
+func runChecks(ev *evaluation) *EvaluationResult {
+	ev.memo = checkMemo{}
+	res := &EvaluationResult{}
+	res.Checks = ev.checks()
+	res.Issues = ev.issues()
+	ev.redact(res)
+	return res
+}
+
+// BenchmarkChecks measures the evidence checks, the issue list and
+// redaction together (what Evaluate adds to scoring), on the workloads of
+// BENCHMARKS.md.
+func BenchmarkChecks(b *testing.B) {
+	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large} {
+		b.Run(s.Name, func(b *testing.B) {
+			ev := mustEvaluation(b, mustContract(b, string(workload.Contract(s))), mustTrace(b, string(workload.PlainTrace(s))), Options{})
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				runChecks(ev)
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkCredentialScan shows the credential scan is linear in the size
+// of the arguments: the medium workload's calls repeated 1x, 4x and 16x.
+func BenchmarkCredentialScan(b *testing.B) {
+	base := mustTrace(b, string(workload.PlainTrace(workload.Medium)))
+	for _, k := range []int{1, 4, 16} {
+		tr := Trace{FinalAnswer: base.FinalAnswer}
+		for range k {
+			tr.Calls = append(tr.Calls, base.Calls...)
+		}
+		b.Run(fmt.Sprintf("calls=%d", len(tr.Calls)), func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				scanCredentials(&tr)
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkCredentialScanText scans final answers of 1 KB, 16 KB and 1 MB of
+// prose that mentions keys and tokens (the gitleaks rules' keywords).
+func BenchmarkCredentialScanText(b *testing.B) {
+	const line = "The api key and token for the account are stored in the vault; they asked for access. "
+	for _, n := range []int{1 << 10, 16 << 10, 1 << 20} {
+		s := strings.Repeat(line, n/len(line)+1)[:n]
+		tr := Trace{FinalAnswer: &s}
+		b.Run(fmt.Sprintf("bytes=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				scanCredentials(&tr)
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// cpuClock returns the process's user+system CPU time in nanoseconds.
+func cpuClock() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// reportCPU adds a cpu-ns/op metric: the process CPU time per operation
+// since start (garbage collection included). On a shared machine wall time
+// (ns/op) also counts time spent waiting for a CPU; this does not.
+func reportCPU(b *testing.B, start int64) {
+	b.ReportMetric(float64(cpuClock()-start)/float64(b.N), "cpu-ns/op")
+}
