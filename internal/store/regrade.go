@@ -1,0 +1,671 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+// The regrade methods take a hook that runs inside their transaction,
+// just before it commits (when it fails, the transaction rolls back):
+// internal/regrade uses it to insert, complete or cancel river jobs
+// atomically with the rows they describe.
+
+// Pool returns the store's connection pool, for river's driver
+// (riverpgxv5), which must share it so jobs and rows commit together.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+const regradeSelect = `id, project_id, state, contract_name, contract_version, contract_sha256,
+	selection, snapshot_at, chunk_size, total, chunks, chunks_done, done, failed,
+	pass_to_fail, fail_to_pass, changed, score_delta_sum, coalesce(error, ''),
+	created_at, started_at, finished_at`
+
+func scanRegrade(row pgx.Row) (record.Regrade, error) {
+	var rg record.Regrade
+	var state string
+	var sel []byte
+	var version int32
+	err := row.Scan(&rg.ID, &rg.ProjectID, &state, &rg.Target.Name, &version, &rg.Target.SHA256,
+		&sel, &rg.SnapshotAt, &rg.ChunkSize, &rg.Total, &rg.Chunks, &rg.ChunksDone, &rg.Done, &rg.Failed,
+		&rg.PassToFail, &rg.FailToPass, &rg.Changed, &rg.ScoreDeltaSum, &rg.Error,
+		&rg.CreatedAt, &rg.StartedAt, &rg.FinishedAt)
+	if err != nil {
+		return rg, err
+	}
+	rg.State = record.RegradeState(state)
+	rg.Target.Version = int(version)
+	rg.Target.Kind = record.KindContract
+	if err := json.Unmarshal(sel, &rg.Selection); err != nil {
+		return rg, fmt.Errorf("regrade %s: selection: %w", rg.ID, err)
+	}
+	rg.SnapshotAt = rg.SnapshotAt.UTC()
+	rg.CreatedAt = rg.CreatedAt.UTC()
+	for _, t := range []*time.Time{rg.StartedAt, rg.FinishedAt} {
+		if t != nil {
+			*t = t.UTC()
+		}
+	}
+	return rg, nil
+}
+
+// CreateRegrade inserts rg in state pending (rg.State and the counters are
+// ignored) and runs hook in the same transaction, so the regrade and its
+// first job exist together or not at all.
+//
+// Errors: engine.ErrNotFound when the target contract version does not
+// exist; engine.ErrConflict when rg.ID is taken; engine.ErrUnavailable;
+// the hook's error.
+func (db *DB) CreateRegrade(ctx context.Context, rg record.Regrade, hook func(context.Context, pgx.Tx) error) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("create regrade: %w", translate(err))
+		}
+	}()
+	sel, err := json.Marshal(rg.Selection)
+	if err != nil {
+		return err
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	tag, err := tx.Exec(ctx, `INSERT INTO regrades (id, project_id, state, contract_name, contract_version, contract_sha256,
+			selection, snapshot_at, chunk_size, created_at)
+		SELECT $1, $2, 'pending', name, version, sha256, $5, $6, $7, $8
+		FROM contracts WHERE project_id = $2 AND name = $3 AND version = $4`,
+		rg.ID, rg.ProjectID, rg.Target.Name, int32(rg.Target.Version), string(sel), rg.SnapshotAt, int32(rg.ChunkSize), rg.CreatedAt)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("contract %s@%d: %w", rg.Target.Name, rg.Target.Version, pgx.ErrNoRows)
+	}
+	if hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// GetRegrade returns a regrade of a project.
+//
+// Errors: engine.ErrNotFound; engine.ErrUnavailable.
+func (db *DB) GetRegrade(ctx context.Context, projectID int64, id uuid.UUID) (record.Regrade, error) {
+	rg, err := scanRegrade(db.pool.QueryRow(ctx, `SELECT `+regradeSelect+` FROM regrades WHERE project_id = $1 AND id = $2`, projectID, id))
+	if err != nil {
+		return rg, fmt.Errorf("get regrade %s: %w", id, translate(err))
+	}
+	return rg, nil
+}
+
+// CountActiveRegrades returns the number of regrades of every project that
+// are pending or running.
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) CountActiveRegrades(ctx context.Context) (int64, error) {
+	var n int64
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM regrades WHERE state IN ('pending', 'running')`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count active regrades: %w", translate(err))
+	}
+	return n, nil
+}
+
+// selectionWhere builds the conditions selecting a regrade's originals:
+// results of the project graded against sel.ContractName at one of
+// sel.FromVersions (every version but target when empty), that are not
+// themselves regrade results, created before snapshot, matching the other
+// fields of sel.
+func selectionWhere(projectID int64, sel record.RegradeSelection, target int, snapshot time.Time) *where {
+	w := filterWhere(projectID, record.ResultFilter{
+		ContractName: sel.ContractName,
+		TaskID:       sel.TaskID, RunID: sel.RunID, Agent: sel.Agent,
+		Labels: sel.Labels,
+		Since:  sel.Since, Until: sel.Until,
+	})
+	if len(sel.FromVersions) > 0 {
+		vs := make([]int32, len(sel.FromVersions))
+		for i, v := range sel.FromVersions {
+			vs[i] = int32(v)
+		}
+		w.add("contract_version = ANY(?)", vs)
+	} else {
+		w.add("contract_version <> ?", int32(target))
+	}
+	w.add("regrade_id IS NULL")
+	w.add("created_at < ?", snapshot)
+	return w
+}
+
+// CountRegradeSelection returns the number of originals a regrade with
+// this selection, target version and snapshot would re-evaluate (a dry
+// run).
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) CountRegradeSelection(ctx context.Context, projectID int64, sel record.RegradeSelection, target int, snapshot time.Time) (int64, error) {
+	w := selectionWhere(projectID, sel, target, snapshot)
+	var n int64
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE `+w.sql(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count regrade selection: %w", translate(err))
+	}
+	return n, nil
+}
+
+// PlanRegrade plans a pending regrade in one transaction: it counts the
+// selected originals, cuts them into chunks of rg.ChunkSize in
+// (created_at, id) order, and moves the regrade to running (or straight
+// to completed, with total 0, when nothing matches). hook receives the
+// planned regrade and its chunks (nil when the regrade was no longer
+// pending: cancelled meanwhile, or planned by an earlier attempt) and runs
+// before the commit, so the chunk jobs it inserts exist exactly when the
+// plan does.
+//
+// Errors: engine.ErrNotFound; engine.ErrUnavailable; the hook's error.
+func (db *DB) PlanRegrade(ctx context.Context, id uuid.UUID, hook func(ctx context.Context, tx pgx.Tx, rg record.Regrade, chunks []record.RegradeChunk) error) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("plan regrade %s: %w", id, translate(err))
+		}
+	}()
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	rg, err := scanRegrade(tx.QueryRow(ctx, `SELECT `+regradeSelect+` FROM regrades WHERE id = $1 FOR UPDATE`, id))
+	if err != nil {
+		return err
+	}
+	if rg.State != record.RegradePending {
+		if err := hook(ctx, tx, rg, nil); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	// Every ChunkSize-th key, and the last one, bound the chunks. Only the
+	// boundaries leave the database.
+	w := selectionWhere(rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	w.args = append(w.args, int64(rg.ChunkSize))
+	rows, err := tx.Query(ctx, `SELECT created_at, id, n FROM (
+			SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) AS n, count(*) OVER () AS total
+			FROM results WHERE `+w.sql()+`) s
+		WHERE n % $`+strconv.Itoa(len(w.args))+` = 0 OR n = total ORDER BY n`, w.args...)
+	if err != nil {
+		return err
+	}
+	var chunks []record.RegradeChunk
+	var after *record.RegradeKey
+	var total int64
+	for rows.Next() {
+		var k record.RegradeKey
+		if err := rows.Scan(&k.CreatedAt, &k.ID, &total); err != nil {
+			rows.Close()
+			return err
+		}
+		k.CreatedAt = k.CreatedAt.UTC()
+		chunks = append(chunks, record.RegradeChunk{Index: len(chunks), After: after, Upto: k})
+		after = &k
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	rg.Total, rg.Chunks, rg.StartedAt = total, len(chunks), &now
+	rg.State = record.RegradeRunning
+	if len(chunks) == 0 {
+		rg.State, rg.FinishedAt = record.RegradeCompleted, &now
+	}
+	if _, err := tx.Exec(ctx, `UPDATE regrades SET state = $2, total = $3, chunks = $4, started_at = $5, finished_at = $6 WHERE id = $1`,
+		rg.ID, string(rg.State), rg.Total, int32(rg.Chunks), rg.StartedAt, rg.FinishedAt); err != nil {
+		return err
+	}
+	if chunks == nil {
+		chunks = []record.RegradeChunk{}
+	}
+	if err := hook(ctx, tx, rg, chunks); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// regradeOriginalSelect is what ReadRegradeChunk reads of an original.
+var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answer, checks, issues -> 0`
+
+// ReadRegradeChunk returns the originals of one chunk of rg, in
+// (created_at, id) order: at most about rg.ChunkSize rows (more only when
+// results created before the snapshot were committed after the plan).
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.RegradeChunk) ([]record.RegradeOriginal, error) {
+	w := selectionWhere(rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	if c.After != nil {
+		w.add("(created_at, id) > (?, ?)", c.After.CreatedAt, c.After.ID)
+	}
+	w.add("(created_at, id) <= (?, ?)", c.Upto.CreatedAt, c.Upto.ID)
+	rows, err := db.pool.Query(ctx, `SELECT `+regradeOriginalSelect+` FROM results WHERE `+w.sql()+` ORDER BY created_at, id`, w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
+	}
+	defer rows.Close()
+	out := make([]record.RegradeOriginal, 0, rg.ChunkSize)
+	for rows.Next() {
+		var o record.RegradeOriginal
+		var s summaryScan
+		dest := append(s.dest(&o.ResultSummary), &o.Options, &o.TraceCalls, &o.FinalAnswer, &o.Checks, &o.FirstIssue)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
+		}
+		if err := s.fill(&o.ResultSummary); err != nil {
+			// A stored row that no longer parses: the regrade reports it
+			// as failed and goes on.
+			o.Unreadable = err.Error()
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
+	}
+	return out, nil
+}
+
+// regradeColumns are the columns WriteRegradeChunk writes: a result's,
+// then its regrade link.
+var regradeColumns = append(append([]string(nil), resultColumns...), "regrade_of", "regrade_id")
+
+// WriteRegradeChunk writes the outcomes of one chunk and counts them, in
+// one transaction that runs hook before it commits:
+//   - the new results, with INSERT ... ON CONFLICT DO NOTHING on the
+//     (regrade_id, regrade_of) key, so a chunk that ran before adds
+//     nothing; only the rows actually inserted are counted (Done,
+//     flips) and listed in regrade_changes when their verdict or grade
+//     changed;
+//   - the failures, likewise keyed by (regrade_id, original id);
+//   - the chunk in regrade_chunks, keyed by (regrade_id, chunk), and the
+//     regrade's counters, with chunks_done + 1 the first time the chunk
+//     commits (ChunkCounts.Repeated otherwise); the chunk that makes
+//     chunks_done reach chunks completes the regrade (total then becomes
+//     done + failed), unless it was cancelled meanwhile.
+//
+// Errors: engine.ErrNotFound when the regrade does not exist;
+// engine.ErrUnavailable; the hook's error (nothing is written).
+func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook func(context.Context, pgx.Tx) error) (counts record.ChunkCounts, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("write regrade chunk: %w", translate(err))
+		}
+	}()
+	byOriginal := make(map[uuid.UUID]*record.RegradeOutcome, len(cw.Outcomes))
+	var rows [][]any
+	var failedIDs []uuid.UUID
+	var reasons []string
+	for i := range cw.Outcomes {
+		o := &cw.Outcomes[i]
+		byOriginal[o.Original.ID] = o
+		if o.Result == nil {
+			failedIDs = append(failedIDs, o.Original.ID)
+			reasons = append(reasons, o.Failure)
+			continue
+		}
+		rows = append(rows, append(resultRow(o.Result), o.Original.ID, cw.RegradeID))
+	}
+
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return counts, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+
+	var delta float64
+	var chIDs, chOrig []uuid.UUID
+	var chVersion []int32
+	var chOldScore, chNewScore []float64
+	var chOldGrade, chNewGrade []string
+	var chOldPassed, chNewPassed []bool
+	var chOldIssue, chNewIssue []*string
+	if len(rows) > 0 {
+		// A session's temporary table, emptied at each commit: COPY is the
+		// fast way in, and INSERT ... SELECT ... ON CONFLICT the way to
+		// skip what an earlier run of the chunk wrote.
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS regrade_stage (LIKE results INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`); err != nil {
+			return counts, err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"regrade_stage"}, regradeColumns, pgx.CopyFromRows(rows)); err != nil {
+			return counts, err
+		}
+		cols := strings.Join(regradeColumns, ", ")
+		ins, err := tx.Query(ctx, `INSERT INTO results (`+cols+`) SELECT `+cols+` FROM regrade_stage
+			ON CONFLICT (regrade_id, regrade_of) WHERE regrade_id IS NOT NULL DO NOTHING RETURNING regrade_of`)
+		if err != nil {
+			return counts, err
+		}
+		for ins.Next() {
+			var orig uuid.UUID
+			if err := ins.Scan(&orig); err != nil {
+				ins.Close()
+				return counts, err
+			}
+			o := byOriginal[orig]
+			old, res := &o.Original, o.Result
+			counts.Done++
+			delta += res.Score - old.Score
+			switch {
+			case old.Passed && !res.Passed:
+				counts.PassToFail++
+			case !old.Passed && res.Passed:
+				counts.FailToPass++
+			}
+			if old.Passed != res.Passed || old.Grade != res.Grade {
+				counts.Changed++
+				chIDs, chOrig = append(chIDs, res.ID), append(chOrig, orig)
+				chVersion = append(chVersion, int32(old.Contract.Version))
+				chOldScore, chNewScore = append(chOldScore, old.Score), append(chNewScore, res.Score)
+				chOldGrade, chNewGrade = append(chOldGrade, old.Grade), append(chNewGrade, res.Grade)
+				chOldPassed, chNewPassed = append(chOldPassed, old.Passed), append(chNewPassed, res.Passed)
+				chOldIssue, chNewIssue = append(chOldIssue, jsonText(o.OriginalIssue)), append(chNewIssue, firstIssue(res.Issues))
+			}
+		}
+		if err := ins.Err(); err != nil {
+			return counts, err
+		}
+		counts.Skipped = int64(len(rows)) - counts.Done
+	}
+	if len(chIDs) > 0 {
+		if _, err := tx.Exec(ctx, `INSERT INTO regrade_changes (regrade_id, original_id, result_id, old_version,
+				old_score, new_score, old_grade, new_grade, old_passed, new_passed, old_issue, new_issue)
+			SELECT $1, o, r, nullif(v, 0), os, ns, og, ng, op, np, oi::jsonb, ni::jsonb
+			FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::float8[], $6::float8[], $7::text[], $8::text[],
+				$9::bool[], $10::bool[], $11::text[], $12::text[]) AS u(o, r, v, os, ns, og, ng, op, np, oi, ni)
+			ON CONFLICT DO NOTHING`,
+			cw.RegradeID, chOrig, chIDs, chVersion, chOldScore, chNewScore, chOldGrade, chNewGrade,
+			chOldPassed, chNewPassed, chOldIssue, chNewIssue); err != nil {
+			return counts, err
+		}
+	}
+	if len(failedIDs) > 0 {
+		tag, err := tx.Exec(ctx, `INSERT INTO regrade_failures (regrade_id, original_id, reason)
+			SELECT $1, o, r FROM unnest($2::uuid[], $3::text[]) AS u(o, r) ON CONFLICT DO NOTHING`,
+			cw.RegradeID, failedIDs, reasons)
+		if err != nil {
+			return counts, err
+		}
+		counts.Failed = tag.RowsAffected()
+		counts.Skipped += int64(len(failedIDs)) - counts.Failed
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO regrade_chunks (regrade_id, chunk, done, failed) VALUES ($1, $2, $3, $4)
+		ON CONFLICT DO NOTHING`, cw.RegradeID, int32(cw.Chunk), counts.Done, counts.Failed)
+	if err != nil {
+		return counts, err
+	}
+	counts.Repeated = tag.RowsAffected() == 0
+	chunk := 1
+	if counts.Repeated {
+		chunk = 0
+	}
+	var state string
+	err = tx.QueryRow(ctx, `UPDATE regrades SET
+			done = done + $2, failed = failed + $3, pass_to_fail = pass_to_fail + $4, fail_to_pass = fail_to_pass + $5,
+			changed = changed + $6, score_delta_sum = score_delta_sum + $7, chunks_done = chunks_done + $8,
+			state = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN 'completed' ELSE state END,
+			total = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN done + $2 + failed + $3 ELSE total END,
+			finished_at = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN now() ELSE finished_at END
+		WHERE id = $1 RETURNING state`,
+		cw.RegradeID, counts.Done, counts.Failed, counts.PassToFail, counts.FailToPass, counts.Changed, delta, int32(chunk)).Scan(&state)
+	if err != nil {
+		return counts, err
+	}
+	counts.State = record.RegradeState(state)
+	if hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return counts, err
+		}
+	}
+	return counts, tx.Commit(ctx)
+}
+
+// jsonText returns b as a string pointer, nil for an empty or null JSON
+// value.
+func jsonText(b json.RawMessage) *string {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+// firstIssue returns the first element of a JSON array of issues, nil when
+// the array is empty or unreadable.
+func firstIssue(issues json.RawMessage) *string {
+	var list []json.RawMessage
+	if err := json.Unmarshal(issues, &list); err != nil || len(list) == 0 {
+		return nil
+	}
+	return jsonText(list[0])
+}
+
+// FinishRegrade moves a regrade that is not yet final to state (cancelled
+// or failed), with reason as its error for failed, and runs hook in the
+// same transaction. It returns the regrade as it is afterwards: a regrade
+// already final is returned unchanged (and hook still runs).
+//
+// Errors: engine.ErrNotFound; engine.ErrUnavailable; the hook's error.
+func (db *DB) FinishRegrade(ctx context.Context, projectID int64, id uuid.UUID, state record.RegradeState, reason string, hook func(context.Context, pgx.Tx) error) (rg record.Regrade, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("finish regrade %s: %w", id, translate(err))
+		}
+	}()
+	if state != record.RegradeCancelled && state != record.RegradeFailed {
+		return rg, fmt.Errorf("cannot finish a regrade as %q", state)
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return rg, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	rg, err = scanRegrade(tx.QueryRow(ctx, `UPDATE regrades SET state = $3, error = nullif($4, ''), finished_at = now()
+		WHERE project_id = $1 AND id = $2 AND state IN ('pending', 'running') RETURNING `+regradeSelect,
+		projectID, id, string(state), reason))
+	if errors.Is(err, pgx.ErrNoRows) {
+		rg, err = scanRegrade(tx.QueryRow(ctx, `SELECT `+regradeSelect+` FROM regrades WHERE project_id = $1 AND id = $2`, projectID, id))
+	}
+	if err != nil {
+		return rg, err
+	}
+	if hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return rg, err
+		}
+	}
+	return rg, tx.Commit(ctx)
+}
+
+// ListRegradeChanges returns up to limit changes of a regrade of a
+// project, in original id order, after the original id after (uuid.Nil
+// for the first page).
+//
+// Errors: engine.ErrNotFound when the regrade does not exist;
+// engine.ErrUnavailable.
+func (db *DB) ListRegradeChanges(ctx context.Context, projectID int64, id, after uuid.UUID, limit int) ([]record.RegradeChange, error) {
+	if err := db.regradeExists(ctx, projectID, id); err != nil {
+		return nil, fmt.Errorf("list regrade changes: %w", err)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT original_id, result_id, coalesce(old_version, 0), old_score, new_score,
+			old_grade, new_grade, old_passed, new_passed, old_issue, new_issue
+		FROM regrade_changes WHERE regrade_id = $1 AND original_id > $2 ORDER BY original_id LIMIT $3`, id, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list regrade changes: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []record.RegradeChange{}
+	for rows.Next() {
+		var c record.RegradeChange
+		var oi, ni []byte
+		if err := rows.Scan(&c.OriginalID, &c.ResultID, &c.OldVersion, &c.OldScore, &c.NewScore,
+			&c.OldGrade, &c.NewGrade, &c.OldPassed, &c.NewPassed, &oi, &ni); err != nil {
+			return nil, fmt.Errorf("list regrade changes: %w", translate(err))
+		}
+		c.OldIssue, c.NewIssue = oi, ni
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list regrade changes: %w", translate(err))
+	}
+	return out, nil
+}
+
+// ListRegradeFailures returns up to limit failures of a regrade of a
+// project, in original id order, after the original id after (uuid.Nil
+// for the first page).
+//
+// Errors: engine.ErrNotFound when the regrade does not exist;
+// engine.ErrUnavailable.
+func (db *DB) ListRegradeFailures(ctx context.Context, projectID int64, id, after uuid.UUID, limit int) ([]record.RegradeFailure, error) {
+	if err := db.regradeExists(ctx, projectID, id); err != nil {
+		return nil, fmt.Errorf("list regrade failures: %w", err)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT original_id, reason FROM regrade_failures
+		WHERE regrade_id = $1 AND original_id > $2 ORDER BY original_id LIMIT $3`, id, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list regrade failures: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []record.RegradeFailure{}
+	for rows.Next() {
+		var f record.RegradeFailure
+		if err := rows.Scan(&f.OriginalID, &f.Reason); err != nil {
+			return nil, fmt.Errorf("list regrade failures: %w", translate(err))
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list regrade failures: %w", translate(err))
+	}
+	return out, nil
+}
+
+func (db *DB) regradeExists(ctx context.Context, projectID int64, id uuid.UUID) error {
+	var one int
+	err := db.pool.QueryRow(ctx, `SELECT 1 FROM regrades WHERE project_id = $1 AND id = $2`, projectID, id).Scan(&one)
+	if err != nil {
+		return fmt.Errorf("regrade %s: %w", id, translate(err))
+	}
+	return nil
+}
+
+// ListLatestResults lists original results (never regrade results) of a
+// project, newest first (created_at DESC, id DESC, continuing strictly
+// after the cursor when non-nil), each with its latest verdict: its newest
+// regrade result, or itself when it has none. f's Passed and Grades apply
+// to the latest verdict, its other fields to the original.
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) ListLatestResults(ctx context.Context, projectID int64, f record.ResultFilter, after *record.Cursor, limit int) ([]record.LatestResult, error) {
+	passed, grades := f.Passed, f.Grades
+	f.Passed, f.Grades = nil, nil
+	w := filterWhere(projectID, f)
+	w.add("regrade_id IS NULL")
+	if after != nil {
+		w.add("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
+	}
+	// filterWhere writes bare column names; qualify them for the outer
+	// query by selecting the originals in a subquery.
+	latest := &where{args: w.args}
+	if passed != nil {
+		latest.add("l.passed = ?", *passed)
+	}
+	if len(grades) > 0 {
+		latest.add("l.grade = ANY(?)", grades)
+	}
+	latest.args = append(latest.args, limit)
+	cond := "true"
+	if len(latest.conds) > 0 {
+		cond = latest.sql()
+	}
+	lcols := make([]string, len(summaryColumns))
+	for i, c := range summaryColumns {
+		lcols[i] = "l." + c
+	}
+	q := `SELECT o.created_at, o.id, ` + strings.Join(lcols, ", ") + `
+		FROM (SELECT id, created_at, project_id FROM results WHERE ` + w.sql() + `) o
+		CROSS JOIN LATERAL (
+			SELECT ` + summarySelect + ` FROM results r
+			WHERE r.project_id = o.project_id AND (r.id = o.id OR r.regrade_of = o.id)
+			ORDER BY (r.regrade_of IS NOT NULL) DESC, r.created_at DESC, r.id DESC LIMIT 1) l
+		WHERE ` + cond + `
+		ORDER BY o.created_at DESC, o.id DESC LIMIT $` + strconv.Itoa(len(latest.args))
+	rows, err := db.pool.Query(ctx, q, latest.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list latest results: %w", translate(err))
+	}
+	defer rows.Close()
+	out := []record.LatestResult{}
+	for rows.Next() {
+		var lr record.LatestResult
+		var s summaryScan
+		dest := append([]any{&lr.Original.CreatedAt, &lr.Original.ID}, s.dest(&lr.Result)...)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("list latest results: %w", translate(err))
+		}
+		if err := s.fill(&lr.Result); err != nil {
+			return nil, err
+		}
+		lr.Original.CreatedAt = lr.Original.CreatedAt.UTC()
+		out = append(out, lr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list latest results: %w", translate(err))
+	}
+	return out, nil
+}
+
+// CompareContractVersions compares versions a and b of a contract on the
+// same originals: for each original result (graded at a or b, or
+// regraded to them) the latest result at each version counts, and only
+// originals with a result at both versions are compared. f's TaskID,
+// RunID, Agent and Labels narrow the results (regrade results carry their
+// original's); its other fields are ignored.
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) CompareContractVersions(ctx context.Context, projectID int64, name string, a, b int, f record.ResultFilter) (record.VersionComparison, error) {
+	vc := record.VersionComparison{ContractName: name, VersionA: a, VersionB: b}
+	w := filterWhere(projectID, record.ResultFilter{TaskID: f.TaskID, RunID: f.RunID, Agent: f.Agent, Labels: f.Labels})
+	w.add("contract_name = ?", name)
+	w.add("contract_version = ANY(?)", []int32{int32(a), int32(b)})
+	n := len(w.args)
+	q := `WITH per AS (
+			SELECT DISTINCT ON (coalesce(regrade_of, id), contract_version)
+				coalesce(regrade_of, id) AS original, contract_version AS v, passed, score, grade
+			FROM results WHERE ` + w.sql() + `
+			ORDER BY coalesce(regrade_of, id), contract_version, created_at DESC, id DESC)
+		SELECT count(*), count(*) FILTER (WHERE a.passed), count(*) FILTER (WHERE b.passed),
+			coalesce(avg(a.score), 0), coalesce(avg(b.score), 0),
+			count(*) FILTER (WHERE a.passed AND NOT b.passed), count(*) FILTER (WHERE NOT a.passed AND b.passed),
+			count(*) FILTER (WHERE a.grade = 'A'), count(*) FILTER (WHERE a.grade = 'B'), count(*) FILTER (WHERE a.grade = 'C'),
+			count(*) FILTER (WHERE a.grade = 'D'), count(*) FILTER (WHERE a.grade = 'F'),
+			count(*) FILTER (WHERE b.grade = 'A'), count(*) FILTER (WHERE b.grade = 'B'), count(*) FILTER (WHERE b.grade = 'C'),
+			count(*) FILTER (WHERE b.grade = 'D'), count(*) FILTER (WHERE b.grade = 'F')
+		FROM per a JOIN per b ON a.original = b.original AND a.v = $` + strconv.Itoa(n+1) + ` AND b.v = $` + strconv.Itoa(n+2)
+	var ga, gb [5]int64
+	err := db.pool.QueryRow(ctx, q, append(w.args, int32(a), int32(b))...).Scan(
+		&vc.Originals, &vc.PassedA, &vc.PassedB, &vc.MeanScoreA, &vc.MeanScoreB, &vc.PassToFail, &vc.FailToPass,
+		&ga[0], &ga[1], &ga[2], &ga[3], &ga[4], &gb[0], &gb[1], &gb[2], &gb[3], &gb[4])
+	if err != nil {
+		return vc, fmt.Errorf("compare contract versions: %w", translate(err))
+	}
+	vc.GradesA, vc.GradesB = map[string]int64{}, map[string]int64{}
+	for i, g := range []string{"A", "B", "C", "D", "F"} {
+		vc.GradesA[g], vc.GradesB[g] = ga[i], gb[i]
+	}
+	return vc, nil
+}

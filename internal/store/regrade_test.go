@@ -1,0 +1,460 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+)
+
+const (
+	flightsV1 = `{"contract_version": 2, "required": [{"tool": "search", "args": {"q": {"$regex": "^a"}}}]}`
+	flightsV2 = `{"contract_version": 2, "required": [{"tool": "search", "args": {"q": {"$regex": "^a"}}}, {"tool": "book"}], "min_score": 0.95}`
+)
+
+var (
+	// traceBoth fails v1 (an unexpected call: score 0.65, grade D) and
+	// passes v2 (1, A); traceSearch passes v1 (1, A) and fails v2 (0.9, A:
+	// the verdict changes, not the grade).
+	traceBoth   = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}, {Tool: "book", Args: map[string]any{}}}}
+	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}}}
+)
+
+// regradeFixture is a migrated store with contract flights v1 and v2 and
+// originals at v1: nBoth copies of traceBoth then nSearch of traceSearch,
+// one minute apart from t0.
+type regradeFixture struct {
+	db       *DB
+	v1, v2   record.ContractRef
+	c1, c2   *engine.Contract
+	both     record.Result
+	search   record.Result
+	snapshot time.Time
+}
+
+func newRegradeFixture(t *testing.T, nBoth, nSearch int) *regradeFixture {
+	t.Helper()
+	db, _ := mustMigrated(t)
+	f := &regradeFixture{db: db}
+	f.v1, f.c1 = regradetest.MustContract(t, db, "flights", flightsV1)
+	f.v2, f.c2 = regradetest.MustContract(t, db, "flights", flightsV2)
+	opts := regradetest.Options{SafetyGate: true}
+	f.both = regradetest.Result(t, f.v1, f.c1, traceBoth, opts, t0)
+	regradetest.Seed(t, db, f.both, nBoth, time.Minute)
+	f.search = regradetest.Result(t, f.v1, f.c1, traceSearch, opts, t0.Add(time.Duration(nBoth)*time.Minute))
+	regradetest.Seed(t, db, f.search, nSearch, time.Minute)
+	f.snapshot = t0.Add(24 * time.Hour)
+	return f
+}
+
+// create stores a pending regrade of flights v1 to v2.
+func (f *regradeFixture) create(t *testing.T, chunkSize int, sel record.RegradeSelection) record.Regrade {
+	t.Helper()
+	rg := record.Regrade{
+		ID: uuid.Must(uuid.NewV7()), ProjectID: record.DefaultProject, Target: f.v2,
+		Selection: sel, SnapshotAt: f.snapshot, ChunkSize: chunkSize, CreatedAt: t0.Add(25 * time.Hour),
+	}
+	if err := f.db.CreateRegrade(context.Background(), rg, nil); err != nil {
+		t.Fatalf("CreateRegrade: %v", err)
+	}
+	return rg
+}
+
+// plan plans rg and returns its chunks.
+func (f *regradeFixture) plan(t *testing.T, id uuid.UUID) []record.RegradeChunk {
+	t.Helper()
+	var got []record.RegradeChunk
+	err := f.db.PlanRegrade(context.Background(), id, func(_ context.Context, _ pgx.Tx, _ record.Regrade, chunks []record.RegradeChunk) error {
+		got = chunks
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("PlanRegrade: %v", err)
+	}
+	return got
+}
+
+// grade grades a chunk's originals against v2 as internal/regrade does
+// (without its credential carry-over, which these traces do not need).
+func (f *regradeFixture) grade(t *testing.T, originals []record.RegradeOriginal) []record.RegradeOutcome {
+	t.Helper()
+	out := make([]record.RegradeOutcome, len(originals))
+	for i, o := range originals {
+		out[i] = record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
+		var calls []engine.ToolCall
+		if err := json.Unmarshal(o.TraceCalls, &calls); err != nil {
+			out[i].Failure = "trace_calls: " + err.Error()
+			continue
+		}
+		r := regradetest.Result(t, f.v2, f.c2, engine.Trace{Calls: calls, FinalAnswer: o.FinalAnswer}, regradetest.Options{SafetyGate: true}, t0.Add(48*time.Hour))
+		r.TaskID, r.Agent, r.Labels = o.TaskID, o.Agent, o.Labels
+		out[i].Result = &r
+	}
+	return out
+}
+
+func TestRegradeMigrationsDownAndUp(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM river_migration`).Scan(&n); err != nil || n != 8 {
+		t.Fatalf("river_migration rows = %d, %v, want 8", n, err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := func() []string {
+		rows, err := db.pool.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'goose_db_version' ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	all := tables()
+	if _, err := p.DownTo(ctx, 1); err != nil {
+		t.Fatalf("down to 1: %v", err)
+	}
+	if diff := cmp.Diff([]string{"contracts", "idempotency_keys", "projects", "results"}, tables()); diff != "" {
+		t.Errorf("tables after down to 1 (-want +got):\n%s", diff)
+	}
+	var cols int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'results' AND column_name LIKE 'regrade%'`).Scan(&cols); err != nil || cols != 0 {
+		t.Errorf("regrade columns after down = %d, %v", cols, err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if diff := cmp.Diff(all, tables()); diff != "" {
+		t.Errorf("tables after up again (-want +got):\n%s", diff)
+	}
+}
+
+func TestRegradePlanReadWrite(t *testing.T) {
+	f := newRegradeFixture(t, 6, 4)
+	ctx := context.Background()
+	db := f.db
+	// A result of another contract and one created after the snapshot are
+	// not selected.
+	other, oc := regradetest.MustContract(t, db, "hotels", `[{"tool": "search"}]`)
+	regradetest.Seed(t, db, regradetest.Result(t, other, oc, traceBoth, regradetest.Options{SafetyGate: true}, t0), 1, time.Minute)
+	regradetest.Seed(t, db, regradetest.Result(t, f.v1, f.c1, traceBoth, regradetest.Options{SafetyGate: true}, f.snapshot.Add(time.Minute)), 1, time.Minute)
+
+	sel := record.RegradeSelection{ContractName: "flights"}
+	if n, err := db.CountRegradeSelection(ctx, 1, sel, 2, f.snapshot); err != nil || n != 10 {
+		t.Fatalf("CountRegradeSelection = %d, %v, want 10", n, err)
+	}
+	rg := f.create(t, 4, sel)
+	chunks := f.plan(t, rg.ID)
+	if len(chunks) != 3 || chunks[0].After != nil || *chunks[1].After != chunks[0].Upto || *chunks[2].After != chunks[1].Upto {
+		t.Fatalf("chunks = %+v, want 3 chained", chunks)
+	}
+	got, err := db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil || got.State != record.RegradeRunning || got.Total != 10 || got.Chunks != 3 || got.StartedAt == nil {
+		t.Fatalf("after plan: %+v, %v", got, err)
+	}
+	// Planning again is a no-op that still runs the hook, with no chunks.
+	if again := f.plan(t, rg.ID); again != nil {
+		t.Errorf("second plan chunks = %v, want nil", again)
+	}
+
+	var sizes []int
+	var seen []uuid.UUID
+	for i, c := range chunks {
+		originals, err := db.ReadRegradeChunk(ctx, got, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, len(originals))
+		for _, o := range originals {
+			seen = append(seen, o.ID)
+		}
+		outcomes := f.grade(t, originals)
+		if i == 1 {
+			// A stored row that no longer parses.
+			outcomes[0].Result, outcomes[0].Failure = nil, "trace_calls: broken"
+		}
+		counts, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: c.Index, Outcomes: outcomes}, nil)
+		if err != nil {
+			t.Fatalf("WriteRegradeChunk(%d): %v", i, err)
+		}
+		if counts.Repeated || counts.Skipped != 0 || counts.Done+counts.Failed != int64(len(originals)) {
+			t.Errorf("chunk %d counts = %+v", i, counts)
+		}
+		// Running the chunk again writes and counts nothing.
+		again, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: c.Index, Outcomes: outcomes}, nil)
+		if err != nil {
+			t.Fatalf("WriteRegradeChunk(%d) again: %v", i, err)
+		}
+		if want := (record.ChunkCounts{Repeated: true, Skipped: int64(len(originals)), State: again.State}); again != want {
+			t.Errorf("chunk %d again = %+v, want %+v", i, again, want)
+		}
+	}
+	if diff := cmp.Diff([]int{4, 4, 2}, sizes); diff != "" {
+		t.Errorf("chunk sizes (-want +got):\n%s", diff)
+	}
+	if len(seen) != 10 {
+		t.Errorf("originals read = %d, want 10", len(seen))
+	}
+
+	final, err := db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 traceBoth originals (the first of chunk 1 failed) flip to pass, 4
+	// traceSearch ones to fail.
+	want := record.Regrade{State: record.RegradeCompleted, Total: 10, Chunks: 3, ChunksDone: 3, Done: 9, Failed: 1,
+		PassToFail: 4, FailToPass: 5, Changed: 9}
+	gotCounts := record.Regrade{State: final.State, Total: final.Total, Chunks: final.Chunks, ChunksDone: final.ChunksDone,
+		Done: final.Done, Failed: final.Failed, PassToFail: final.PassToFail, FailToPass: final.FailToPass, Changed: final.Changed}
+	if diff := cmp.Diff(want, gotCounts); diff != "" {
+		t.Errorf("final counters (-want +got):\n%s", diff)
+	}
+	if final.FinishedAt == nil {
+		t.Error("FinishedAt unset on completion")
+	}
+	var results int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE regrade_id = $1`, rg.ID).Scan(&results); err != nil || results != 9 {
+		t.Errorf("regrade results = %d, %v, want 9", results, err)
+	}
+}
+
+// runAll plans rg and writes every chunk, graded against v2.
+func (f *regradeFixture) runAll(t *testing.T, rg record.Regrade) {
+	t.Helper()
+	ctx := context.Background()
+	chunks := f.plan(t, rg.ID)
+	planned, err := f.db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chunks {
+		originals, err := f.db.ReadRegradeChunk(ctx, planned, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: c.Index, Outcomes: f.grade(t, originals)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRegradeChangesAndFailures(t *testing.T) {
+	f := newRegradeFixture(t, 2, 3)
+	ctx := context.Background()
+	db := f.db
+	rg := f.create(t, 1000, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	planned, _ := db.GetRegrade(ctx, 1, rg.ID)
+	originals, err := db.ReadRegradeChunk(ctx, planned, chunks[0])
+	if err != nil || len(originals) != 5 {
+		t.Fatalf("ReadRegradeChunk = %d, %v", len(originals), err)
+	}
+	outcomes := f.grade(t, originals)
+	outcomes[0].Result, outcomes[0].Failure = nil, "trace_calls: json: cannot unmarshal object"
+	if _, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: outcomes}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// 1 traceBoth original flipped to pass (the other failed), 3 traceSearch
+	// ones to fail; pages of 2.
+	changes, err := db.ListRegradeChanges(ctx, 1, rg.ID, uuid.Nil, 2)
+	if err != nil || len(changes) != 2 {
+		t.Fatalf("ListRegradeChanges(first page) = %d, %v, want 2", len(changes), err)
+	}
+	rest, err := db.ListRegradeChanges(ctx, 1, rg.ID, changes[1].OriginalID, 10)
+	if err != nil || len(rest) != 2 || rest[0].OriginalID.String() <= changes[1].OriginalID.String() {
+		t.Fatalf("ListRegradeChanges(second page) = %d, %v, want 2 after the cursor", len(rest), err)
+	}
+	newByOriginal := map[uuid.UUID]*record.Result{}
+	for _, o := range outcomes {
+		newByOriginal[o.Original.ID] = o.Result
+	}
+	flips := map[bool]int{}
+	for _, c := range append(changes, rest...) {
+		newRes := newByOriginal[c.OriginalID]
+		old := f.both
+		if c.OldPassed {
+			old = f.search
+		}
+		flips[c.OldPassed]++
+		want := record.RegradeChange{OriginalID: c.OriginalID, ResultID: newRes.ID, OldVersion: 1,
+			OldScore: old.Score, NewScore: newRes.Score, OldGrade: old.Grade, NewGrade: newRes.Grade,
+			OldPassed: old.Passed, NewPassed: newRes.Passed, OldIssue: c.OldIssue, NewIssue: c.NewIssue}
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("change (-want +got):\n%s", diff)
+		}
+		if !c.OldPassed {
+			continue
+		}
+		var issue engine.Issue
+		if err := json.Unmarshal(c.NewIssue, &issue); err != nil || issue.Kind != engine.IssueMissingCall || issue.Tool != "book" {
+			t.Errorf("new issue = %s, %v; want the missing book call", c.NewIssue, err)
+		}
+		if c.OldIssue != nil {
+			t.Errorf("old issue = %s, want none", c.OldIssue)
+		}
+	}
+	if flips[true] != 3 || flips[false] != 1 {
+		t.Errorf("changes from pass, from fail = %d, %d, want 3, 1", flips[true], flips[false])
+	}
+
+	fails, err := db.ListRegradeFailures(ctx, 1, rg.ID, uuid.Nil, 10)
+	if diff := cmp.Diff([]record.RegradeFailure{{OriginalID: originals[0].ID, Reason: "trace_calls: json: cannot unmarshal object"}}, fails); err != nil || diff != "" {
+		t.Errorf("ListRegradeFailures (-want +got):\n%s %v", diff, err)
+	}
+	for _, list := range []func() error{
+		func() error {
+			_, err := db.ListRegradeChanges(ctx, 1, uuid.Must(uuid.NewV7()), uuid.Nil, 1)
+			return err
+		},
+		func() error { _, err := db.ListRegradeFailures(ctx, 2, rg.ID, uuid.Nil, 1); return err },
+		func() error { _, err := db.GetRegrade(ctx, 1, uuid.Must(uuid.NewV7())); return err },
+	} {
+		if err := list(); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("unknown regrade or project: %v, want ErrNotFound", err)
+		}
+	}
+	// The score delta sums new - old over what was done.
+	got, _ := db.GetRegrade(ctx, 1, rg.ID)
+	var wantDelta float64
+	for _, o := range outcomes[1:] {
+		wantDelta += o.Result.Score - o.Original.Score
+	}
+	if diff := got.ScoreDeltaSum - wantDelta; diff > 1e-9 || diff < -1e-9 {
+		t.Errorf("ScoreDeltaSum = %v, want %v", got.ScoreDeltaSum, wantDelta)
+	}
+}
+
+func TestRegradeEmptyAndErrors(t *testing.T) {
+	f := newRegradeFixture(t, 1, 0)
+	ctx := context.Background()
+	// A selection matching nothing completes at once with total 0.
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights", Agent: "nobody"})
+	if chunks := f.plan(t, rg.ID); len(chunks) != 0 || chunks == nil {
+		t.Fatalf("chunks = %#v, want empty", chunks)
+	}
+	got, err := f.db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil || got.State != record.RegradeCompleted || got.Total != 0 || got.FinishedAt == nil {
+		t.Fatalf("empty regrade = %+v, %v; want completed with total 0", got, err)
+	}
+	// An unknown target version.
+	bad := record.Regrade{ID: uuid.Must(uuid.NewV7()), ProjectID: 1, Target: record.ContractRef{Name: "flights", Version: 9},
+		Selection: record.RegradeSelection{ContractName: "flights"}, SnapshotAt: t0, ChunkSize: 1, CreatedAt: t0}
+	if err := f.db.CreateRegrade(ctx, bad, nil); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("CreateRegrade(flights@9) = %v, want ErrNotFound", err)
+	}
+	// A failing hook rolls the regrade back.
+	hookErr := errors.New("queue down")
+	bad.Target.Version = 2
+	if err := f.db.CreateRegrade(ctx, bad, func(context.Context, pgx.Tx) error { return hookErr }); !errors.Is(err, hookErr) {
+		t.Errorf("CreateRegrade(failing hook) = %v", err)
+	}
+	if _, err := f.db.GetRegrade(ctx, 1, bad.ID); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("regrade after a failed hook: %v, want ErrNotFound", err)
+	}
+}
+
+func TestFinishRegrade(t *testing.T) {
+	f := newRegradeFixture(t, 3, 0)
+	ctx := context.Background()
+	rg := f.create(t, 1, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	hooked := 0
+	hook := func(context.Context, pgx.Tx) error { hooked++; return nil }
+	got, err := f.db.FinishRegrade(ctx, 1, rg.ID, record.RegradeCancelled, "", hook)
+	if err != nil || got.State != record.RegradeCancelled || got.FinishedAt == nil || hooked != 1 {
+		t.Fatalf("FinishRegrade(cancel) = %+v, %v, hooked %d", got, err, hooked)
+	}
+	// Final states stay.
+	again, err := f.db.FinishRegrade(ctx, 1, rg.ID, record.RegradeFailed, "boom", hook)
+	if err != nil || again.State != record.RegradeCancelled || again.Error != "" || hooked != 2 {
+		t.Errorf("FinishRegrade(fail) after cancel = %+v, %v", again, err)
+	}
+	// A chunk written after the cancel keeps its results but does not
+	// complete the regrade.
+	planned, _ := f.db.GetRegrade(ctx, 1, rg.ID)
+	originals, _ := f.db.ReadRegradeChunk(ctx, planned, chunks[0])
+	counts, err := f.db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: f.grade(t, originals)}, nil)
+	if err != nil || counts.State != record.RegradeCancelled {
+		t.Errorf("chunk after cancel = %+v, %v", counts, err)
+	}
+	if _, err := f.db.FinishRegrade(ctx, 1, uuid.Must(uuid.NewV7()), record.RegradeCancelled, "", nil); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("FinishRegrade(unknown) = %v, want ErrNotFound", err)
+	}
+	if n, err := f.db.CountActiveRegrades(ctx); err != nil || n != 0 {
+		t.Errorf("CountActiveRegrades = %d, %v, want 0", n, err)
+	}
+}
+
+func TestLatestResultsAndCompare(t *testing.T) {
+	f := newRegradeFixture(t, 2, 2)
+	ctx := context.Background()
+	db := f.db
+	rg := f.create(t, 1000, record.RegradeSelection{ContractName: "flights"})
+	f.runAll(t, rg)
+
+	latest, err := db.ListLatestResults(ctx, 1, record.ResultFilter{ContractName: "flights"}, nil, 10)
+	if err != nil || len(latest) != 4 {
+		t.Fatalf("ListLatestResults = %d, %v, want 4 originals", len(latest), err)
+	}
+	for _, lr := range latest {
+		if lr.Result.Contract.Version != 2 || lr.Result.ID == lr.Original.ID {
+			t.Errorf("latest of %s = %s at v%d, want its regrade result at v2", lr.Original.ID, lr.Result.ID, lr.Result.Contract.Version)
+		}
+	}
+	// Newest original first; the page continues after the cursor.
+	page, err := db.ListLatestResults(ctx, 1, record.ResultFilter{ContractName: "flights"}, &latest[1].Original, 10)
+	if err != nil || len(page) != 2 || page[0].Original != latest[2].Original {
+		t.Errorf("second page = %+v, %v", page, err)
+	}
+	// Passed applies to the latest verdict: the two traceSearch originals
+	// now fail.
+	no := false
+	failing, err := db.ListLatestResults(ctx, 1, record.ResultFilter{ContractName: "flights", Passed: &no}, nil, 10)
+	if err != nil || len(failing) != 2 || failing[0].Result.Passed {
+		t.Errorf("latest failing = %+v, %v; want the 2 search originals", failing, err)
+	}
+
+	vc, err := db.CompareContractVersions(ctx, 1, "flights", 1, 2, record.ResultFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search2 := regradetest.Result(t, f.v2, f.c2, traceSearch, regradetest.Options{SafetyGate: true}, t0)
+	both2 := regradetest.Result(t, f.v2, f.c2, traceBoth, regradetest.Options{SafetyGate: true}, t0)
+	grades := func(gs ...string) map[string]int64 {
+		m := map[string]int64{"A": 0, "B": 0, "C": 0, "D": 0, "F": 0}
+		for _, g := range gs {
+			m[g]++
+		}
+		return m
+	}
+	want := record.VersionComparison{ContractName: "flights", VersionA: 1, VersionB: 2, Originals: 4,
+		PassedA: 2, PassedB: 2, MeanScoreA: (2*f.both.Score + 2*f.search.Score) / 4, MeanScoreB: (2*both2.Score + 2*search2.Score) / 4,
+		PassToFail: 2, FailToPass: 2, GradesA: grades(f.both.Grade, f.both.Grade, f.search.Grade, f.search.Grade),
+		GradesB: grades(both2.Grade, both2.Grade, search2.Grade, search2.Grade)}
+	if diff := cmp.Diff(want, vc, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })); diff != "" {
+		t.Errorf("CompareContractVersions (-want +got):\n%s", diff)
+	}
+	none, err := db.CompareContractVersions(ctx, 1, "flights", 1, 7, record.ResultFilter{Agent: "agent-a"})
+	if err != nil || none.Originals != 0 || none.MeanScoreA != 0 {
+		t.Errorf("compare with an unused version = %+v, %v", none, err)
+	}
+}
