@@ -29,6 +29,7 @@ type harnessFlags struct {
 	retries     int
 	server      string
 	runID       string
+	agentName   string
 	json        bool
 	junit       string
 	markdown    string
@@ -83,6 +84,7 @@ suite error.`,
 	fl.IntVar(&f.retries, "retries", harness.DefaultAttempts-1, "retries of a task after a transport failure")
 	fl.StringVar(&f.server, "server", "", "grade and store every result in the toolscore service at `URL`")
 	fl.StringVar(&f.runID, "run-id", "", "the run's `ID` (default: a new UUID)")
+	fl.StringVar(&f.agentName, "agent-name", "", "the agent's `NAME` in results stored with --server")
 	fl.BoolVar(&f.json, "json", false, "print the whole report as JSON")
 	fl.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE`")
@@ -157,6 +159,7 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 		Timeout:     f.timeout,
 		Attempts:    f.retries + 1,
 		RunID:       f.runID,
+		Agent:       f.agentName,
 	}
 	if f.server != "" {
 		svc, err := harness.NewServiceClient(f.server, f.concurrency)

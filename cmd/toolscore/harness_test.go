@@ -242,10 +242,11 @@ func TestHarnessServer(t *testing.T) {
 		var req struct {
 			TaskID string `json:"task_id"`
 			RunID  string `json:"run_id"`
+			Agent  string `json:"agent"`
 		}
 		_ = json.Unmarshal(body, &req)
 		mu.Lock()
-		runIDs = append(runIDs, req.RunID)
+		runIDs = append(runIDs, req.RunID+" "+req.Agent)
 		taskIDs = append(taskIDs, req.TaskID)
 		mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
@@ -253,13 +254,13 @@ func TestHarnessServer(t *testing.T) {
 	}))
 	defer svc.Close()
 	suite := writeFile(t, "suite.yaml", "name: x\ntasks:\n  - id: a\n    input: hi\n    contract_ref: flights@latest\n  - id: b\n    input: hi\n    gold: [{tool: lookup}]\n")
-	r := runCLI(t, "", "harness", suite, "--agent-url", testAgent(t, "ab", ""), "--server", svc.URL, "--run-id", "r-7", "--concurrency", "1")
+	r := runCLI(t, "", "harness", suite, "--agent-url", testAgent(t, "ab", ""), "--server", svc.URL, "--run-id", "r-7", "--agent-name", "bot", "--concurrency", "1")
 	if r.code != exitOK {
 		t.Fatalf("exit = %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if diff := cmp.Diff([]string{"r-7", "r-7"}, runIDs); diff != "" {
+	if diff := cmp.Diff([]string{"r-7 bot", "r-7 bot"}, runIDs); diff != "" {
 		t.Errorf("run ids (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"a", "b"}, taskIDs); diff != "" {

@@ -50,6 +50,8 @@ type Options struct {
 	Service Service
 	// RunID names the run; "" means a new random UUID.
 	RunID string
+	// Agent names the agent in results stored by Service ("" for none).
+	Agent string
 	// OnResult, when set, is called once per task as it finishes (in
 	// finishing order, never concurrently), for progress display.
 	OnResult func(*TaskResult)
@@ -170,15 +172,19 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 	if err != nil {
 		return fail(err.Error())
 	}
-	parsed, err := ParseAnswer(answer)
+	parsed, doc, err := parseAnswer(answer)
 	if err != nil {
 		return fail("unreadable trace: " + err.Error())
 	}
 	tr.Format = parsed.Format
 	if o.Service != nil {
 		ereq := &EvaluationRequest{
-			RunID: o.RunID, TaskID: t.ID, ContractRef: t.ContractRef,
+			RunID: o.RunID, TaskID: t.ID, Agent: o.Agent, ContractRef: t.ContractRef,
 			Trace: parsed.Trace, MinScore: t.MinScore, Labels: t.Labels,
+		}
+		if json.Valid(doc) {
+			// The agent's own document, so the service records its format.
+			ereq.Document, ereq.Format = doc, parsed.Format
 		}
 		if t.Contract != nil && t.Contract.Gold {
 			ereq.Gold = t.ContractJSON
@@ -261,6 +267,13 @@ func retry(ctx context.Context, o *Options, fn func(context.Context) ([]byte, er
 //
 // Errors wrap engine.ErrInvalidTrace.
 func ParseAnswer(answer []byte) (*format.Parsed, error) {
+	p, _, err := parseAnswer(answer)
+	return p, err
+}
+
+// parseAnswer is ParseAnswer that also returns the trace document read
+// (the envelope's "trace", or the whole answer).
+func parseAnswer(answer []byte) (*format.Parsed, []byte, error) {
 	doc, name := answer, "auto"
 	var finalAnswer *string
 	if t := bytes.TrimSpace(answer); len(t) > 0 && t[0] == '{' {
@@ -288,12 +301,12 @@ func ParseAnswer(answer []byte) (*format.Parsed, error) {
 	}
 	p, err := format.Parse(doc, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if finalAnswer != nil {
 		p.Trace.FinalAnswer = finalAnswer
 	}
-	return p, nil
+	return p, doc, nil
 }
 
 // newRunID returns a random (version 4) UUID.

@@ -30,8 +30,15 @@ type EvaluationRequest struct {
 	// ContractRef is a registry reference: name, name@version or
 	// name@latest.
 	ContractRef string
+	// Agent names the agent; "" for none.
+	Agent string
 	// Trace is the agent's normalised trace.
 	Trace engine.Trace
+	// Document is the agent's own trace document when it is JSON, read as
+	// Format; nil otherwise (JSONL and SSE answers), and then Trace is
+	// sent in the plain format.
+	Document json.RawMessage
+	Format   string
 	// MinScore overrides the passing score; nil for the contract's (or the
 	// default).
 	MinScore *float64
@@ -70,18 +77,22 @@ func NewServiceClient(baseURL string, maxConns int) (*ServiceClient, error) {
 type evaluationBody struct {
 	Contract    json.RawMessage   `json:"contract,omitempty"`
 	Gold        json.RawMessage   `json:"gold,omitempty"`
-	Trace       []engine.ToolCall `json:"trace"`
+	Trace       json.RawMessage   `json:"trace"`
 	Format      string            `json:"format"`
 	FinalAnswer *string           `json:"final_answer,omitempty"`
 	TaskID      string            `json:"task_id"`
 	RunID       string            `json:"run_id"`
+	Agent       string            `json:"agent,omitempty"`
 	MinScore    *float64          `json:"min_score,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 }
 
-// Evaluate POSTs the trace, normalised as the plain format, with the
-// task's contract to /v1/evaluations. The Idempotency-Key is
-// "RUN_ID/TASK_ID", so a retried request is stored once.
+// Evaluate POSTs the trace with the task's contract to /v1/evaluations:
+// the agent's own document with its format when there is one, else the
+// normalised calls as the plain format. The final answer is always sent
+// (it may come from an envelope the document lacks). The
+// Idempotency-Key is "RUN_ID/TASK_ID", so a retried request is stored
+// once.
 //
 // Errors: Transient for transport failures, 429 and 5xx; a final error
 // quoting the problem for other non-2xx answers and for a response that
@@ -89,11 +100,19 @@ type evaluationBody struct {
 func (c *ServiceClient) Evaluate(ctx context.Context, req *EvaluationRequest) (*StoredResult, error) {
 	b := evaluationBody{
 		Contract: req.Contract, Gold: req.Gold,
-		Trace: req.Trace.Calls, Format: "plain", FinalAnswer: req.Trace.FinalAnswer,
-		TaskID: req.TaskID, RunID: req.RunID, MinScore: req.MinScore, Labels: req.Labels,
+		Trace: req.Document, Format: req.Format, FinalAnswer: req.Trace.FinalAnswer,
+		TaskID: req.TaskID, RunID: req.RunID, Agent: req.Agent, MinScore: req.MinScore, Labels: req.Labels,
 	}
 	if b.Trace == nil {
-		b.Trace = []engine.ToolCall{}
+		calls := req.Trace.Calls
+		if calls == nil {
+			calls = []engine.ToolCall{}
+		}
+		plain, err := json.Marshal(calls)
+		if err != nil {
+			return nil, fmt.Errorf("encode trace: %w", err)
+		}
+		b.Trace, b.Format = plain, "plain"
 	}
 	if req.ContractRef != "" {
 		ref, err := json.Marshal(req.ContractRef)

@@ -60,7 +60,7 @@ func TestRunWithService(t *testing.T) {
 	runner := RunnerFunc(func(_ context.Context, req *Request) ([]byte, error) {
 		return []byte(`{"trace":[{"tool":"lookup","args":{"q":1}}],"final_answer":"ok"}`), nil
 	})
-	rep, err := Run(context.Background(), s, runner, Options{Service: svc, RunID: "run-1", Concurrency: 1, Attempts: 2, Backoff: time.Millisecond})
+	rep, err := Run(context.Background(), s, runner, Options{Service: svc, RunID: "run-1", Agent: "bot-1", Concurrency: 1, Attempts: 2, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +70,14 @@ func TestRunWithService(t *testing.T) {
 	min := 0.8
 	fa := "ok"
 	trace := engine.Trace{Calls: []engine.ToolCall{{Tool: "lookup", Args: map[string]any{"q": json.Number("1")}}}, FinalAnswer: &fa}
+	// The agent's own document (the envelope's trace) goes to the service
+	// with the format it was read as.
+	doc := json.RawMessage(`[{"tool":"lookup","args":{"q":1}}]`)
 	want := []EvaluationRequest{
-		{RunID: "run-1", TaskID: "inline", Contract: json.RawMessage(`{"contract_version":2,"required":[{"tool":"lookup"}]}`), Trace: trace, Labels: map[string]string{"team": "a"}},
-		{RunID: "run-1", TaskID: "gold", Gold: json.RawMessage(`[{"tool":"lookup"}]`), Trace: trace, MinScore: &min},
-		{RunID: "run-1", TaskID: "ref", ContractRef: "flights@4", Trace: trace},
+		{RunID: "run-1", TaskID: "inline", Agent: "bot-1", Contract: json.RawMessage(`{"contract_version":2,"required":[{"tool":"lookup"}]}`),
+			Trace: trace, Document: doc, Format: "plain", Labels: map[string]string{"team": "a"}},
+		{RunID: "run-1", TaskID: "gold", Agent: "bot-1", Gold: json.RawMessage(`[{"tool":"lookup"}]`), Trace: trace, Document: doc, Format: "plain", MinScore: &min},
+		{RunID: "run-1", TaskID: "ref", Agent: "bot-1", ContractRef: "flights@4", Trace: trace, Document: doc, Format: "plain"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("service requests (-want +got):\n%s", diff)
@@ -174,6 +178,13 @@ func TestServiceClient(t *testing.T) {
 	}
 	if got := request(1).Body["trace"]; !cmp.Equal(got, []any{}) {
 		t.Errorf("empty trace sent as %v, want []", got)
+	}
+	// The agent's own document is sent as it is, with its format.
+	_, _ = c.Evaluate(context.Background(), &EvaluationRequest{RunID: "r1", TaskID: "t3", Agent: "bot", ContractRef: "f",
+		Document: json.RawMessage(`{"messages":[]}`), Format: "openai"})
+	b := request(2).Body
+	if !cmp.Equal(b["trace"], map[string]any{"messages": []any{}}) || b["format"] != "openai" || b["agent"] != "bot" {
+		t.Errorf("document request = %v, want the document, format openai and agent bot", b)
 	}
 
 	tests := []struct {
