@@ -348,13 +348,10 @@ func toolActionsOf(name string) (does [len(actions)]bool) {
 	}
 	for _, w := range words {
 		found := false
-		for a := range actions {
-			for _, st := range actions[a].stems {
-				if strings.HasPrefix(w, st) {
-					does[a] = true
-					found = true
-					break
-				}
+		for _, st := range stemsByFirst[w[0]] {
+			if strings.HasPrefix(w, st.stem) {
+				does[st.action] = true
+				found = true
 			}
 		}
 		if found {
@@ -363,6 +360,22 @@ func toolActionsOf(name string) (does [len(actions)]bool) {
 	}
 	return does
 }
+
+// actionStem is one stem of one action.
+type actionStem struct {
+	stem   string
+	action int
+}
+
+// stemsByFirst lists the actions' stems by their first byte.
+var stemsByFirst = func() (m [256][]actionStem) {
+	for a := range actions {
+		for _, st := range actions[a].stems {
+			m[st[0]] = append(m[st[0]], actionStem{st, a})
+		}
+	}
+	return m
+}()
 
 // toolActions caches toolActionsOf per tool name.
 type toolActions map[string]*[len(actions)]bool

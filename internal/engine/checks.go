@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -142,7 +143,7 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 
 // callRef names trace call i as "tool #i".
 func (ev *evaluation) callRef(i int) string {
-	return fmt.Sprintf("%s #%d", ev.trace.Calls[i].Tool, i)
+	return ev.trace.Calls[i].Tool + " #" + strconv.Itoa(i)
 }
 
 // listDetail joins items with ", ", at most maxDetailItems of them, then
@@ -196,7 +197,7 @@ func (ev *evaluation) checkRequiredCalls() Check {
 			involved = append(involved, ev.satisfiedBy[i])
 		case ev.filledBy[i] >= 0:
 			involved = append(involved, ev.filledBy[i])
-			missing = append(missing, fmt.Sprintf("%s (#%d: arguments differ)", g.Tool, ev.filledBy[i]))
+			missing = append(missing, g.Tool+" (#"+strconv.Itoa(ev.filledBy[i])+": arguments differ)")
 		default:
 			missing = append(missing, g.Tool+" (not called)")
 		}
@@ -253,7 +254,7 @@ func (ev *evaluation) checkCallOrder() Check {
 	var involved []int
 	for _, p := range inv {
 		a, b := ev.satisfiedBy[p.before], ev.satisfiedBy[p.after]
-		parts = append(parts, fmt.Sprintf("%s came before %s", ev.callRef(b), ev.callRef(a)))
+		parts = append(parts, ev.callRef(b)+" came before "+ev.callRef(a))
 		involved = append(involved, a, b)
 	}
 	c.Calls = sortedUnique(involved)
@@ -392,7 +393,7 @@ func (ev *evaluation) checkToolErrors() Check {
 			continue
 		}
 		if j := nextOK[i]; j >= 0 {
-			failed = append(failed, fmt.Sprintf("%s → #%d", ev.callRef(i), j))
+			failed = append(failed, ev.callRef(i)+" → #"+strconv.Itoa(j))
 			involved = append(involved, i, j)
 			continue
 		}
@@ -449,11 +450,11 @@ func (ev *evaluation) checkHonesty() Check {
 			failedCalls = append(failedCalls, i)
 		}
 		if ok >= 0 {
-			backed = append(backed, fmt.Sprintf("%q by %s", cl.word, ev.callRef(ok)))
+			backed = append(backed, strconv.Quote(cl.word)+" by "+ev.callRef(ok))
 			backedIdx = append(backedIdx, ok)
 			continue
 		}
-		u := fmt.Sprintf("%q", cl.word)
+		u := strconv.Quote(cl.word)
 		if len(failedCalls) > 0 {
 			refs := make([]string, len(failedCalls))
 			for k, i := range failedCalls {
@@ -498,7 +499,7 @@ func (ev *evaluation) checkGrounding() Check {
 	var at []int
 	for _, id := range ids {
 		if i := gi.find(id.text); i >= 0 {
-			found = append(found, fmt.Sprintf("%s in #%d", id.text, i))
+			found = append(found, id.text+" in #"+strconv.Itoa(i))
 			at = append(at, i)
 		} else {
 			missing = append(missing, id.text)

@@ -490,12 +490,13 @@ func isEnvName(s string) bool {
 	return true
 }
 
-// maskSecret returns the redacted form of a secret for reports: "****",
-// preceded by its first four characters when the secret is at least 20
-// characters long (enough to show a token's type, such as "ghp_", and
-// nothing that helps guess it).
-func maskSecret(s string) string {
-	if utf8.RuneCountInString(s) < 20 {
+// maskSecret returns the redacted form of a secret found by rule for
+// reports: "****", preceded by its first four characters when the rule
+// names a kind of token (not a generic rule, not a secret-named argument)
+// and the secret is at least 20 characters long: enough to show the
+// token's type, such as "ghp_", and nothing that helps guess it.
+func maskSecret(s, rule string) string {
+	if utf8.RuneCountInString(s) < 20 || rule == RuleSecretNamedArgument || strings.Contains(rule, "generic") {
 		return "****"
 	}
 	i := 0
@@ -551,7 +552,7 @@ func scanCredentials(t *Trace) *credentialScan {
 		if c.ArgsRaw != "" {
 			for _, h := range sc.scan(c.ArgsRaw) {
 				w.out = append(w.out, credentialFinding{
-					Finding: Finding{Call: i, Rule: h.rule, Value: maskSecret(h.secret)},
+					Finding: Finding{Call: i, Rule: h.rule, Value: maskSecret(h.secret, h.rule)},
 					secret:  h.secret,
 				})
 			}
@@ -560,7 +561,7 @@ func scanCredentials(t *Trace) *credentialScan {
 	if t.FinalAnswer != nil {
 		for _, h := range sc.scan(*t.FinalAnswer) {
 			w.out = append(w.out, credentialFinding{
-				Finding: Finding{Call: -1, Rule: h.rule, Value: maskSecret(h.secret)},
+				Finding: Finding{Call: -1, Rule: h.rule, Value: maskSecret(h.secret, h.rule)},
 				secret:  h.secret,
 			})
 		}
@@ -625,7 +626,7 @@ func (w *argWalker) walk(v any, secretKey bool) {
 		hits := w.sc.scan(x)
 		for _, h := range hits {
 			w.out = append(w.out, credentialFinding{
-				Finding: Finding{Call: w.call, Path: w.pointer(), Rule: h.rule, Value: maskSecret(h.secret)},
+				Finding: Finding{Call: w.call, Path: w.pointer(), Rule: h.rule, Value: maskSecret(h.secret, h.rule)},
 				secret:  h.secret,
 			})
 		}
@@ -646,7 +647,7 @@ func (w *argWalker) literal(v any) {
 		return
 	}
 	w.out = append(w.out, credentialFinding{
-		Finding: Finding{Call: w.call, Path: w.pointer(), Rule: RuleSecretNamedArgument, Value: maskSecret(s)},
+		Finding: Finding{Call: w.call, Path: w.pointer(), Rule: RuleSecretNamedArgument, Value: maskSecret(s, RuleSecretNamedArgument)},
 		secret:  s,
 		exact:   true,
 		segs:    slices.Clone(w.segs),

@@ -260,14 +260,16 @@ func TestLiteralSecret(t *testing.T) {
 }
 
 func TestMaskSecret(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"hunter2", "****"},
-		{sampleGitHubPAT, "ghp_****"},
-		{"ééééééééééééééééééééé", "éééé****"},
+	tests := []struct{ in, rule, want string }{
+		{"hunter2", "generic-api-key", "****"},
+		{sampleGitHubPAT, "github-pat", "ghp_****"},
+		{"ééééééééééééééééééééé", "some-token", "éééé****"},
+		{"correcthorsebatterystaple", "generic-api-key", "****"},
+		{"correcthorsebatterystaple", RuleSecretNamedArgument, "****"},
 	}
 	for _, tc := range tests {
-		if got := maskSecret(tc.in); got != tc.want {
-			t.Errorf("maskSecret(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := maskSecret(tc.in, tc.rule); got != tc.want {
+			t.Errorf("maskSecret(%q, %q) = %q, want %q", tc.in, tc.rule, got, tc.want)
 		}
 	}
 }
