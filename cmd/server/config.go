@@ -1,0 +1,184 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"runtime"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Config is the server's whole configuration, loaded once by LoadConfig:
+// environment variables first, then flags, which override them (each
+// flag's default is its variable's value).
+type Config struct {
+	// Addr is the listen address: TOOLSCORE_ADDR, -addr; default ":8080".
+	Addr string
+	// DatabaseURL is the Postgres connection string: DATABASE_URL,
+	// -database-url; required. It holds a password, so it is never
+	// printed: see Redacted.
+	DatabaseURL string `json:"-"`
+	// Workers is the number of evaluation workers: TOOLSCORE_WORKERS,
+	// -workers; default the number of CPUs.
+	Workers int
+	// Queue is the evaluation queue length; beyond it requests get 429:
+	// TOOLSCORE_QUEUE, -queue; default 64 per worker.
+	Queue int
+	// MaxBodyBytes caps a request body: TOOLSCORE_MAX_BODY_BYTES,
+	// -max-body-bytes; default 1048576 (1 MiB).
+	MaxBodyBytes int64
+	// MaxBatchBytes caps a batch request body: TOOLSCORE_MAX_BATCH_BYTES,
+	// -max-batch-bytes; default 33554432 (32 MiB).
+	MaxBatchBytes int64
+	// EvalTimeout bounds one evaluation: TOOLSCORE_EVAL_TIMEOUT,
+	// -eval-timeout; default 10s.
+	EvalTimeout time.Duration
+	// ShutdownGrace is how long in-flight requests may take to finish
+	// after SIGTERM: TOOLSCORE_SHUTDOWN_GRACE, -shutdown-grace; default 25s.
+	ShutdownGrace time.Duration
+	// DBMaxConns caps the Postgres connections: TOOLSCORE_DB_MAX_CONNS,
+	// -db-max-conns; default 8.
+	DBMaxConns int
+	// LogLevel is debug, info, warn or error: TOOLSCORE_LOG_LEVEL,
+	// -log-level; default info.
+	LogLevel string
+}
+
+// LoadConfig reads the configuration from getenv and the command-line
+// arguments (without the program name) and validates it.
+//
+// Errors: a malformed variable or flag value (naming it), a missing
+// DATABASE_URL, or a value out of range; flag.ErrHelp for -h.
+func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	cfg := Config{
+		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
+		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
+	}
+	var errs []error
+	str := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	num := func(name string, dst *int) {
+		if v := getenv(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
+			}
+			*dst = n
+		}
+	}
+	num64 := func(name string, dst *int64) {
+		if v := getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
+			}
+			*dst = n
+		}
+	}
+	dur := func(name string, dst *time.Duration) {
+		if v := getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a duration such as 10s", name, v))
+			}
+			*dst = d
+		}
+	}
+	str("TOOLSCORE_ADDR", &cfg.Addr)
+	str("DATABASE_URL", &cfg.DatabaseURL)
+	num("TOOLSCORE_WORKERS", &cfg.Workers)
+	num("TOOLSCORE_QUEUE", &cfg.Queue)
+	num64("TOOLSCORE_MAX_BODY_BYTES", &cfg.MaxBodyBytes)
+	num64("TOOLSCORE_MAX_BATCH_BYTES", &cfg.MaxBatchBytes)
+	dur("TOOLSCORE_EVAL_TIMEOUT", &cfg.EvalTimeout)
+	dur("TOOLSCORE_SHUTDOWN_GRACE", &cfg.ShutdownGrace)
+	num("TOOLSCORE_DB_MAX_CONNS", &cfg.DBMaxConns)
+	str("TOOLSCORE_LOG_LEVEL", &cfg.LogLevel)
+	if len(errs) > 0 {
+		return cfg, errs[0]
+	}
+
+	fs := flag.NewFlagSet("toolscore-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (TOOLSCORE_ADDR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "Postgres connection string (DATABASE_URL)")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "evaluation workers (TOOLSCORE_WORKERS)")
+	fs.IntVar(&cfg.Queue, "queue", cfg.Queue, "evaluation queue length, 0 for 64 per worker (TOOLSCORE_QUEUE)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", cfg.MaxBodyBytes, "request body limit (TOOLSCORE_MAX_BODY_BYTES)")
+	fs.Int64Var(&cfg.MaxBatchBytes, "max-batch-bytes", cfg.MaxBatchBytes, "batch request body limit (TOOLSCORE_MAX_BATCH_BYTES)")
+	fs.DurationVar(&cfg.EvalTimeout, "eval-timeout", cfg.EvalTimeout, "per-evaluation timeout (TOOLSCORE_EVAL_TIMEOUT)")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "time for in-flight requests at shutdown (TOOLSCORE_SHUTDOWN_GRACE)")
+	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", cfg.DBMaxConns, "Postgres connections (TOOLSCORE_DB_MAX_CONNS)")
+	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if cfg.Queue == 0 {
+		cfg.Queue = 64 * max(cfg.Workers, 1)
+	}
+	return cfg, cfg.validate()
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.DatabaseURL == "":
+		return fmt.Errorf("DATABASE_URL (or -database-url) is required, e.g. postgres://postgres@127.0.0.1:5432/toolscore?sslmode=disable")
+	case c.Workers < 1:
+		return fmt.Errorf("TOOLSCORE_WORKERS must be at least 1, got %d", c.Workers)
+	case c.Queue < 1:
+		return fmt.Errorf("TOOLSCORE_QUEUE must be at least 1, got %d", c.Queue)
+	case c.MaxBodyBytes < 1024:
+		return fmt.Errorf("TOOLSCORE_MAX_BODY_BYTES must be at least 1024, got %d", c.MaxBodyBytes)
+	case c.MaxBatchBytes < c.MaxBodyBytes:
+		return fmt.Errorf("TOOLSCORE_MAX_BATCH_BYTES (%d) must be at least TOOLSCORE_MAX_BODY_BYTES (%d)", c.MaxBatchBytes, c.MaxBodyBytes)
+	case c.EvalTimeout <= 0:
+		return fmt.Errorf("TOOLSCORE_EVAL_TIMEOUT must be positive, got %s", c.EvalTimeout)
+	case c.ShutdownGrace <= 0:
+		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
+	case c.DBMaxConns < 2:
+		return fmt.Errorf("TOOLSCORE_DB_MAX_CONNS must be at least 2, got %d", c.DBMaxConns)
+	}
+	if _, err := zap.ParseAtomicLevel(c.LogLevel); err != nil {
+		return fmt.Errorf("TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
+	}
+	return nil
+}
+
+var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+
+// Redacted returns the database URL with its password replaced by xxxxx,
+// in URL and key=value forms alike.
+func Redacted(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.Redacted()
+	}
+	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
+}
+
+// LogFields returns the configuration as log fields, the database URL
+// redacted.
+func (c Config) LogFields() []zap.Field {
+	return []zap.Field{
+		zap.String("addr", c.Addr), zap.String("database_url", Redacted(c.DatabaseURL)),
+		zap.Int("workers", c.Workers), zap.Int("queue", c.Queue),
+		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
+		zap.Duration("eval_timeout", c.EvalTimeout), zap.Duration("shutdown_grace", c.ShutdownGrace),
+		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel),
+	}
+}

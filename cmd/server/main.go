@@ -1,0 +1,153 @@
+// Command server is toolscore's HTTP grading service. Configure it with
+// environment variables or flags (see Config), e.g.
+//
+//	DATABASE_URL=postgres://postgres@127.0.0.1:5432/toolscore?sslmode=disable go run ./cmd/server
+//
+// It applies the database migrations, serves the API of openapi.yaml and
+// shuts down gracefully on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/toolscore/toolscore"
+	"github.com/toolscore/toolscore/internal/api"
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/store"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	cfg, err := LoadConfig(os.Args[1:], os.Getenv, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toolscore server:", err)
+		os.Exit(2)
+	}
+	log := newLogger(cfg.LogLevel)
+	defer log.Sync() //nolint:errcheck // nothing to do about it at exit
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := Run(ctx, cfg, log, reg, nil); err != nil {
+		log.Error("server stopped", zap.Error(err))
+		os.Exit(1)
+	}
+}
+
+// newLogger builds the JSON logger at the given level (already validated).
+func newLogger(level string) *zap.Logger {
+	zc := zap.NewProductionConfig()
+	zc.Level, _ = zap.ParseAtomicLevel(level)
+	zc.EncoderConfig.TimeKey = "time"
+	zc.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	zc.Sampling = nil // one line per request, none dropped
+	log, err := zc.Build()
+	if err != nil {
+		return zap.NewExample()
+	}
+	return log
+}
+
+// migrateWait is how long Run retries the migrations while the database is
+// unreachable (it may still be starting, e.g. under docker compose).
+const migrateWait = 30 * time.Second
+
+// Run serves the API until ctx ends, then shuts down in order (STYLE.md
+// section 4): stop accepting and let in-flight requests finish (up to
+// cfg.ShutdownGrace), drain the worker pool, flush the result writer and
+// close the Postgres pool. started, when non-nil, receives the listening
+// address once the server accepts connections.
+//
+// Errors: an unreachable database (after 30 s of retries), a database
+// schema newer than this binary (store.ErrSchemaTooNew), a listen error.
+func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Registry, started func(net.Addr)) error {
+	log.Info("starting", append(cfg.LogFields(), zap.String("version", version))...)
+	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(cfg.DBMaxConns), Logger: log, Registerer: reg})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	deadline := time.Now().Add(migrateWait)
+	for {
+		v, err := db.Migrate(ctx)
+		if err == nil {
+			log.Info("database migrated", zap.Int64("schema_version", v))
+			break
+		}
+		if !errors.Is(err, engine.ErrUnavailable) || time.Now().After(deadline) {
+			return err
+		}
+		log.Warn("database unreachable, retrying", zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+
+	srv := api.New(api.Config{
+		Store: db, Logger: log, Registerer: reg, Gatherer: reg,
+		Workers: cfg.Workers, Queue: cfg.Queue, EvalTimeout: cfg.EvalTimeout,
+		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
+		OpenAPI: toolscore.OpenAPI, Version: version,
+	})
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          zap.NewStdLog(log.Named("http")),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	log.Info("listening", zap.String("addr", ln.Addr().String()))
+	if started != nil {
+		started(ln.Addr())
+	}
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", zap.Duration("grace", cfg.ShutdownGrace))
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown grace ended with requests still running", zap.Error(err))
+	}
+	// Deferred, in this order: srv.Close drains the pool, db.Close flushes
+	// the writer and closes the Postgres pool.
+	log.Info("stopped")
+	return nil
+}

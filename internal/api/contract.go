@@ -1,0 +1,332 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+// namePattern is what a registry contract name must match; '@' separates
+// the version in references, so names cannot hold it.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// latestTTL is how long "name" (without a version) keeps resolving to the
+// latest version this process saw. Versions themselves are immutable and
+// cached without expiry.
+const latestTTL = 2 * time.Second
+
+// parsedContract is a parsed contract and its identity.
+type parsedContract struct {
+	c   *engine.Contract
+	ref record.ContractRef
+}
+
+type latestEntry struct {
+	pc      *parsedContract
+	fetched time.Time
+}
+
+// contractCache keeps parsed contracts, so that the many evaluations that
+// use one contract parse and validate it once: inline ones keyed by the
+// sha256 of their raw bytes, registry ones by name and version. Contracts
+// are read-only once parsed, so entries are shared by concurrent
+// evaluations. Safe for concurrent use.
+type contractCache struct {
+	store    ContractStore
+	inline   *lru.Cache[[32]byte, *parsedContract]
+	versions *lru.Cache[string, *parsedContract]
+	latest   *lru.Cache[string, latestEntry]
+}
+
+func newContractCache(store ContractStore) *contractCache {
+	inline, _ := lru.New[[32]byte, *parsedContract](1024) // errors only for size <= 0
+	versions, _ := lru.New[string, *parsedContract](1024)
+	latest, _ := lru.New[string, latestEntry](1024)
+	return &contractCache{store: store, inline: inline, versions: versions, latest: latest}
+}
+
+// parseInline parses an inline contract or gold list (CPU only; call it on
+// a worker). Errors are the engine's, with pointers relative to raw.
+func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
+	key := sha256.Sum256(raw)
+	if pc, ok := cc.inline.Get(key); ok {
+		return pc, nil
+	}
+	c, err := engine.ParseContract(raw)
+	if err != nil {
+		return nil, err
+	}
+	_, sum, err := record.Canonical(raw)
+	if err != nil {
+		return nil, err
+	}
+	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: sum, Kind: kindOf(c)}}
+	cc.inline.Add(key, pc)
+	return pc, nil
+}
+
+func kindOf(c *engine.Contract) record.ContractKind {
+	if c.Gold {
+		return record.KindGold
+	}
+	return record.KindContract
+}
+
+// resolve returns a registry contract; version 0 means the latest.
+//
+// Errors: engine.ErrNotFound, engine.ErrUnavailable.
+func (cc *contractCache) resolve(ctx context.Context, project int64, name string, version int) (*parsedContract, error) {
+	latestKey := strconv.FormatInt(project, 10) + "/" + name
+	if version == 0 {
+		if e, ok := cc.latest.Get(latestKey); ok && time.Since(e.fetched) < latestTTL {
+			return e.pc, nil
+		}
+	} else if pc, ok := cc.versions.Get(latestKey + "@" + strconv.Itoa(version)); ok {
+		return pc, nil
+	}
+	cv, err := cc.store.GetContractVersion(ctx, project, name, version)
+	if err != nil {
+		return nil, err
+	}
+	key := latestKey + "@" + strconv.Itoa(cv.Version)
+	pc, ok := cc.versions.Get(key)
+	if !ok {
+		c, err := engine.ParseContract(cv.Body)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract %s@%d no longer parses: %w", name, cv.Version, err)
+		}
+		pc = &parsedContract{c: c, ref: record.ContractRef{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: cv.Kind}}
+		cc.versions.Add(key, pc)
+	}
+	if version == 0 {
+		cc.latest.Add(latestKey, latestEntry{pc: pc, fetched: time.Now()})
+	}
+	return pc, nil
+}
+
+// parseRef splits a registry reference "name", "name@latest" or
+// "name@N"; version 0 means the latest.
+func parseRef(ref string) (name string, version int, err error) {
+	name, v, hasVersion := strings.Cut(ref, "@")
+	if !namePattern.MatchString(name) {
+		return "", 0, fmt.Errorf("%q is not a contract reference: want name or name@version, the name matching %s", ref, namePattern)
+	}
+	if !hasVersion || v == "latest" {
+		return name, 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%q has an invalid version %q: want a number from 1, or latest", ref, v)
+	}
+	return name, n, nil
+}
+
+func (s *Server) contractRoutes(r chi.Router) {
+	r.Post("/validate", s.handle(s.validateContract))
+	r.Get("/contracts", s.handle(s.listContracts))
+	r.Post("/contracts/{name}/versions", s.handle(s.createContractVersion))
+	r.Get("/contracts/{name}/versions", s.handle(s.listContractVersions))
+	r.Get("/contracts/{name}/versions/{version}", s.handle(s.getContractVersion))
+}
+
+// contractVersionView is the JSON form of a registry version.
+type contractVersionView struct {
+	Name         string          `json:"name"`
+	Version      int             `json:"version"`
+	SHA256       string          `json:"sha256"`
+	Kind         string          `json:"kind"`
+	Description  string          `json:"description"`
+	Combinations int             `json:"combinations"`
+	CreatedAt    time.Time       `json:"created_at"`
+	Contract     json.RawMessage `json:"contract,omitempty"`
+}
+
+func viewContractVersion(cv record.ContractVersion) contractVersionView {
+	return contractVersionView{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: string(cv.Kind),
+		Description: cv.Description, Combinations: cv.Combinations, CreatedAt: cv.CreatedAt, Contract: cv.Body}
+}
+
+// readContract reads and validates a contract or gold list request body.
+func (s *Server) readContract(w http.ResponseWriter, r *http.Request) ([]byte, *engine.Contract, error) {
+	if _, err := mediaType(r, mediaJSON); err != nil {
+		return nil, nil, err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := engine.ParseContract(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return body, c, nil
+}
+
+// validationView is the answer of POST /v1/validate.
+type validationView struct {
+	Valid          bool   `json:"valid"`
+	Kind           string `json:"kind"`
+	SHA256         string `json:"sha256"`
+	Description    string `json:"description"`
+	Combinations   int    `json:"combinations"`
+	RequiredCount  int    `json:"required_count"`
+	OptionalCount  int    `json:"optional_count"`
+	ForbiddenCount int    `json:"forbidden_count"`
+}
+
+// validateContract checks a contract or gold list as `toolscore doctor`
+// does, without storing it: 200 with its counts, or a 4xx problem.
+func (s *Server) validateContract(w http.ResponseWriter, r *http.Request) error {
+	body, c, err := s.readContract(w, r)
+	if err != nil {
+		return err
+	}
+	_, sum, err := record.Canonical(body)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, validationView{Valid: true, Kind: string(kindOf(c)), SHA256: sum,
+		Description: c.Description, Combinations: c.Combinations(), RequiredCount: c.RequiredCount(),
+		OptionalCount: len(c.Optional), ForbiddenCount: len(c.Forbidden)})
+	return nil
+}
+
+// createContractVersion stores a new version of a named contract: 201 with
+// the new version, or 200 with the existing one when the canonical body is
+// identical to an existing version's.
+func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) error {
+	name := chi.URLParam(r, "name")
+	if !namePattern.MatchString(name) {
+		return &apiError{kind: probInvalidParameter, detail: fmt.Sprintf("contract name %q must match %s", name, namePattern),
+			errors: []FieldProblem{{Parameter: "name", Message: "must match " + namePattern.String()}}}
+	}
+	body, c, err := s.readContract(w, r)
+	if err != nil {
+		return err
+	}
+	canon, sum, err := record.Canonical(body)
+	if err != nil {
+		return err
+	}
+	cv, created, err := s.store.CreateContractVersion(r.Context(), record.ContractVersion{
+		ProjectID: ProjectFrom(r.Context()), Name: name, SHA256: sum, Kind: kindOf(c),
+		Description: c.Description, Combinations: c.Combinations(), Body: canon,
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", fmt.Sprintf("/v1/contracts/%s/versions/%d", name, cv.Version))
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, mediaJSON, status, viewContractVersion(cv))
+	return nil
+}
+
+func (s *Server) getContractVersion(w http.ResponseWriter, r *http.Request) error {
+	name, v := chi.URLParam(r, "name"), chi.URLParam(r, "version")
+	version := 0
+	if v != "latest" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return &apiError{kind: probInvalidParameter, detail: fmt.Sprintf("version %q must be a number from 1, or latest", v),
+				errors: []FieldProblem{{Parameter: "version", Message: "must be a number from 1, or latest"}}}
+		}
+		version = n
+	}
+	cv, err := s.store.GetContractVersion(r.Context(), ProjectFrom(r.Context()), name, version)
+	if errors.Is(err, engine.ErrNotFound) {
+		return newError(probNotFound, "contract %s has no version %s", name, v)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, viewContractVersion(cv))
+	return nil
+}
+
+// page is a list answer: items and the cursor of the next page ("" on the
+// last page).
+type page[T any] struct {
+	Items      []T    `json:"items"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+func (s *Server) listContractVersions(w http.ResponseWriter, r *http.Request) error {
+	name := chi.URLParam(r, "name")
+	limit, err := parseLimit(r)
+	if err != nil {
+		return err
+	}
+	var after int
+	if err := decodeCursor(r, &after); err != nil {
+		return err
+	}
+	vs, err := s.store.ListContractVersions(r.Context(), ProjectFrom(r.Context()), name, after, limit+1)
+	if errors.Is(err, engine.ErrNotFound) {
+		return newError(probNotFound, "no contract named %s", name)
+	}
+	if err != nil {
+		return err
+	}
+	out := page[contractVersionView]{Items: []contractVersionView{}}
+	for i, cv := range vs {
+		if i == limit {
+			out.NextCursor = encodeCursor(vs[i-1].Version)
+			break
+		}
+		out.Items = append(out.Items, viewContractVersion(cv))
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, out)
+	return nil
+}
+
+// contractSummaryView is one entry of GET /v1/contracts.
+type contractSummaryView struct {
+	Name          string    `json:"name"`
+	LatestVersion int       `json:"latest_version"`
+	Versions      int       `json:"versions"`
+	Kind          string    `json:"kind"`
+	Description   string    `json:"description"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+func (s *Server) listContracts(w http.ResponseWriter, r *http.Request) error {
+	limit, err := parseLimit(r)
+	if err != nil {
+		return err
+	}
+	var after string
+	if err := decodeCursor(r, &after); err != nil {
+		return err
+	}
+	cs, err := s.store.ListContracts(r.Context(), ProjectFrom(r.Context()), after, limit+1)
+	if err != nil {
+		return err
+	}
+	out := page[contractSummaryView]{Items: []contractSummaryView{}}
+	for i, c := range cs {
+		if i == limit {
+			out.NextCursor = encodeCursor(cs[i-1].Name)
+			break
+		}
+		out.Items = append(out.Items, contractSummaryView{Name: c.Name, LatestVersion: c.LatestVersion, Versions: c.Versions,
+			Kind: string(c.Kind), Description: c.Description, UpdatedAt: c.UpdatedAt})
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,619 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+func (s *Server) evaluationRoutes(r chi.Router) {
+	r.Post("/evaluations", s.handle(s.createEvaluation))
+	r.Get("/evaluations", s.handle(s.listEvaluations))
+	r.Get("/evaluations/{id}", s.handle(s.getEvaluation))
+}
+
+// evaluationRequest is the body of POST /v1/evaluations (and one item of
+// a batch). Exactly one of Contract and Gold is given. Contract is an
+// inline contract (object), a gold list (array), or a registry reference
+// (string "name", "name@latest" or "name@N").
+type evaluationRequest struct {
+	Contract    json.RawMessage    `json:"contract"`
+	Gold        json.RawMessage    `json:"gold"`
+	Trace       json.RawMessage    `json:"trace"`
+	Format      string             `json:"format"`
+	FinalAnswer *string            `json:"final_answer"`
+	TaskID      string             `json:"task_id"`
+	RunID       string             `json:"run_id"`
+	Agent       string             `json:"agent"`
+	Labels      map[string]string  `json:"labels"`
+	Strict      bool               `json:"strict"`
+	Forbidden   json.RawMessage    `json:"forbidden"`
+	SafetyGate  *bool              `json:"safety_gate"`
+	Weights     map[string]float64 `json:"weights"`
+	MinScore    *float64           `json:"min_score"`
+}
+
+// evalOptions are the evaluation options stored with a result, so that a
+// regrade can apply them again.
+type evalOptions struct {
+	Strict     bool               `json:"strict"`
+	SafetyGate bool               `json:"safety_gate"`
+	Format     string             `json:"format,omitempty"`
+	Forbidden  json.RawMessage    `json:"forbidden,omitempty"`
+	Weights    map[string]float64 `json:"weights,omitempty"`
+	MinScore   *float64           `json:"min_score,omitempty"`
+}
+
+// evalInput is a decoded and checked request, ready for a worker.
+type evalInput struct {
+	req        evaluationRequest
+	inline     json.RawMessage // inline contract or gold list; nil for a registry reference
+	inlinePtr  string          // "/contract" or "/gold"
+	wantGold   bool            // given as "gold": must be a gold list
+	refName    string          // registry reference
+	refVersion int
+	registry   *parsedContract // resolved registry contract
+}
+
+// Limits of the caller's identifiers.
+const (
+	maxIDLength    = 256
+	maxLabels      = 32
+	maxLabelKey    = 64
+	maxLabelValue  = 256
+	maxIdemKeySize = 255
+)
+
+// decodeEvaluation decodes and checks one evaluation request. Pointers in
+// its errors are relative to the request object.
+func decodeEvaluation(data []byte) (*evalInput, error) {
+	in := &evalInput{}
+	if err := decodeStrict(data, &in.req, ""); err != nil {
+		return nil, err
+	}
+	req := &in.req
+	var errs []FieldProblem
+	add := func(ptr, format string, args ...any) {
+		errs = append(errs, FieldProblem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	hasContract, hasGold := !isNull(req.Contract), !isNull(req.Gold)
+	switch {
+	case hasContract && hasGold:
+		add("/gold", "give either contract or gold, not both")
+	case !hasContract && !hasGold:
+		add("/contract", "required: an inline contract (object), a gold list (array) or a registry reference (\"name\" or \"name@version\")")
+	case hasGold:
+		in.inline, in.inlinePtr, in.wantGold = req.Gold, "/gold", true
+		if c := bytes.TrimSpace(req.Gold)[0]; c != '[' && c != '{' {
+			add("/gold", "must be an array of expected calls or an object with calls")
+		}
+	default:
+		switch bytes.TrimSpace(req.Contract)[0] {
+		case '"':
+			var ref string
+			_ = json.Unmarshal(req.Contract, &ref) // a valid JSON string
+			name, version, err := parseRef(ref)
+			if err != nil {
+				add("/contract", "%v", err)
+			}
+			in.refName, in.refVersion = name, version
+		case '{', '[':
+			in.inline, in.inlinePtr = req.Contract, "/contract"
+		default:
+			add("/contract", "must be an object (inline contract), an array (gold list) or a string (registry reference)")
+		}
+	}
+	if isNull(req.Trace) {
+		add("/trace", "required: the agent's trace, in any supported format")
+	}
+	if req.Format != "" && req.Format != "auto" && !slices.Contains(format.Names(), req.Format) {
+		add("/format", "unknown format %q; valid: auto, %s", req.Format, strings.Join(format.Names(), ", "))
+	}
+	for _, f := range []struct{ ptr, v string }{{"/task_id", req.TaskID}, {"/run_id", req.RunID}, {"/agent", req.Agent}} {
+		if len(f.v) > maxIDLength {
+			add(f.ptr, "must be at most %d bytes, got %d", maxIDLength, len(f.v))
+		}
+	}
+	if len(req.Labels) > maxLabels {
+		add("/labels", "at most %d labels, got %d", maxLabels, len(req.Labels))
+	}
+	for k, v := range req.Labels {
+		if k == "" || len(k) > maxLabelKey || strings.ContainsAny(k, "=\x00") {
+			add("/labels/"+escapePointer(k), "a label key must be 1 to %d bytes without '=' or NUL", maxLabelKey)
+		}
+		if len(v) > maxLabelValue || strings.ContainsRune(v, 0) {
+			add("/labels/"+escapePointer(k), "a label value must be at most %d bytes without NUL", maxLabelValue)
+		}
+	}
+	if req.MinScore != nil && (*req.MinScore < 0 || *req.MinScore > 1) {
+		add("/min_score", "must be in [0, 1], got %v", *req.MinScore)
+	}
+	errs = append(errs, fieldErrors("", engine.CheckWeights("/weights", req.Weights))...)
+	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b FieldProblem) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return nil, &apiError{kind: probInvalidRequest, detail: errs[0].Pointer + ": " + errs[0].Message, errors: errs}
+	}
+	return in, nil
+}
+
+// resolveContract looks up a registry reference (I/O; done on the request
+// goroutine, not on a worker).
+//
+// Errors: 422 unknown-contract; engine.ErrUnavailable.
+func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
+	if in.refName == "" {
+		return nil
+	}
+	pc, err := s.contracts.resolve(ctx, ProjectFrom(ctx), in.refName, in.refVersion)
+	if errors.Is(err, engine.ErrNotFound) {
+		ref := in.refName
+		if in.refVersion > 0 {
+			ref = fmt.Sprintf("%s@%d", in.refName, in.refVersion)
+		}
+		return &apiError{kind: probUnknownContract, detail: fmt.Sprintf("no registry contract %s", ref),
+			errors: []FieldProblem{{Pointer: "/contract", Message: "no registry contract " + ref}}, cause: err}
+	}
+	in.registry = pc
+	return err
+}
+
+// parseForbidden reads the request's forbidden rules with the engine's
+// contract parser, so matchers in their args work as in contracts.
+func parseForbidden(raw json.RawMessage) ([]engine.ForbiddenCall, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	doc := make([]byte, 0, len(raw)+48)
+	doc = append(doc, `{"contract_version":2,"required":[],"forbidden":`...)
+	doc = append(doc, raw...)
+	doc = append(doc, '}')
+	c, err := engine.ParseContract(doc)
+	if err != nil {
+		var ve *engine.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &apiError{kind: probInvalidRequest, detail: "forbidden rules are invalid", errors: fieldErrors("", ve.Errors), cause: err}
+		}
+		return nil, err
+	}
+	return c.Forbidden, nil
+}
+
+// evaluate grades one request (CPU only; runs on a pool worker) and
+// returns the result as it will be stored. id is uuid.Nil for a dry run.
+func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id uuid.UUID) (*record.Result, error) {
+	start := time.Now()
+	req := &in.req
+	pc := in.registry
+	if pc == nil {
+		var err error
+		pc, err = s.contracts.parseInline(in.inline)
+		if err != nil {
+			var ve *engine.ValidationError
+			if errors.As(err, &ve) {
+				return nil, &apiError{kind: probInvalidContract, detail: "the contract does not validate",
+					errors: fieldErrors(in.inlinePtr, ve.Errors), cause: err}
+			}
+			return nil, err
+		}
+		if in.wantGold && !pc.c.Gold {
+			return nil, &apiError{kind: probInvalidRequest, detail: "gold holds a contract, not a gold list; send it as contract",
+				errors: []FieldProblem{{Pointer: "/gold", Message: "is a contract; send it as contract"}}}
+		}
+	}
+	forbidden, err := parseForbidden(req.Forbidden)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := format.Parse(req.Trace, req.Format)
+	if err != nil {
+		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
+	}
+	trace := parsed.Trace
+	if req.FinalAnswer != nil {
+		trace.FinalAnswer = req.FinalAnswer
+	}
+	safetyGate := req.SafetyGate == nil || *req.SafetyGate
+	res, err := engine.Evaluate(ctx, pc.c, trace, engine.Options{
+		Strict: req.Strict, Weights: req.Weights, MinScore: req.MinScore, Forbidden: forbidden, NoSafetyGate: !safetyGate,
+	})
+	if err != nil {
+		return nil, err
+	}
+	opts, _ := json.Marshal(evalOptions{Strict: req.Strict, SafetyGate: safetyGate, Format: req.Format,
+		Forbidden: req.Forbidden, Weights: req.Weights, MinScore: req.MinScore})
+	out := &record.Result{
+		ResultSummary: record.ResultSummary{
+			ID: id, ProjectID: project, Contract: pc.ref,
+			TaskID: req.TaskID, RunID: req.RunID, Agent: req.Agent, Labels: req.Labels, Format: parsed.Format,
+			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
+		},
+		Options:     opts,
+		FinalAnswer: res.FinalAnswer,
+	}
+	for _, p := range []struct {
+		dst *json.RawMessage
+		v   any
+	}{
+		{&out.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&out.TraceCalls, nonNil(res.TraceCalls)},
+		{&out.ScoredCalls, nonNil(res.ScoredCalls)}, {&out.ScoredIndexes, nonNil(res.ScoredIndexes)},
+		{&out.Metrics, res.Metrics}, {&out.Checks, res.Checks}, {&out.Issues, nonNil(res.Issues)},
+	} {
+		b, err := json.Marshal(p.v)
+		if err != nil {
+			return nil, fmt.Errorf("encode result: %w", err)
+		}
+		*p.dst = b
+	}
+	if id != uuid.Nil && (hasNUL(out.TraceCalls) || hasNUL(out.ExpectedCalls) || hasNUL(out.Metrics) ||
+		hasNUL(out.Checks) || hasNUL(out.Issues) || (out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0))) {
+		return nil, &apiError{kind: probInvalidTrace, detail: "the trace holds a NUL character (\\u0000), which cannot be stored; use ?store=false or remove it",
+			errors: []FieldProblem{{Pointer: "/trace", Message: "holds a NUL character (\\u0000)"}}}
+	}
+	s.metrics.evalDuration.Observe(time.Since(start).Seconds())
+	s.metrics.combinations.Observe(float64(pc.c.Combinations()))
+	verdict := "fail"
+	if res.Passed {
+		verdict = "pass"
+	}
+	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
+	return out, nil
+}
+
+// nonNil returns an empty slice for a nil one, so it encodes as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// contractRefView identifies the contract of a result.
+type contractRefView struct {
+	Name    string `json:"name,omitempty"`
+	Version int    `json:"version,omitempty"`
+	SHA256  string `json:"sha256"`
+	Kind    string `json:"kind"`
+}
+
+// evaluationView is the JSON form of an evaluation, the same for POST and
+// GET: the EvaluationResult's fields (SPEC section 6) plus the id, time
+// and the caller's identifiers.
+type evaluationView struct {
+	ID            string            `json:"id,omitempty"`
+	CreatedAt     *time.Time        `json:"created_at,omitempty"`
+	Stored        bool              `json:"stored"`
+	Contract      contractRefView   `json:"contract"`
+	TaskID        string            `json:"task_id,omitempty"`
+	RunID         string            `json:"run_id,omitempty"`
+	Agent         string            `json:"agent,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Format        string            `json:"format"`
+	Score         float64           `json:"score"`
+	Grade         string            `json:"grade"`
+	Passed        bool              `json:"passed"`
+	MinScore      float64           `json:"min_score"`
+	SafetyGate    bool              `json:"safety_gate"`
+	Options       json.RawMessage   `json:"options"`
+	Metrics       json.RawMessage   `json:"metrics"`
+	ExpectedCalls json.RawMessage   `json:"expected_calls"`
+	TraceCalls    json.RawMessage   `json:"trace_calls"`
+	ScoredCalls   json.RawMessage   `json:"scored_calls"`
+	ScoredIndexes json.RawMessage   `json:"scored_indexes"`
+	FinalAnswer   *string           `json:"final_answer"`
+	Checks        json.RawMessage   `json:"checks"`
+	Issues        json.RawMessage   `json:"issues"`
+}
+
+func contractRef(c record.ContractRef) contractRefView {
+	return contractRefView{Name: c.Name, Version: c.Version, SHA256: c.SHA256, Kind: string(c.Kind)}
+}
+
+func viewEvaluation(r *record.Result) evaluationView {
+	v := evaluationView{
+		Contract: contractRef(r.Contract), TaskID: r.TaskID, RunID: r.RunID, Agent: r.Agent, Labels: r.Labels,
+		Format: r.Format, Score: r.Score, Grade: r.Grade, Passed: r.Passed, MinScore: r.MinScore, SafetyGate: r.SafetyGate,
+		Options: r.Options, Metrics: r.Metrics, ExpectedCalls: r.ExpectedCalls, TraceCalls: r.TraceCalls,
+		ScoredCalls: r.ScoredCalls, ScoredIndexes: r.ScoredIndexes, FinalAnswer: r.FinalAnswer, Checks: r.Checks, Issues: r.Issues,
+	}
+	if r.ID != uuid.Nil {
+		t := r.CreatedAt
+		v.ID, v.CreatedAt, v.Stored = r.ID.String(), &t, true
+	}
+	return v
+}
+
+// storeParam reads ?store= (default true).
+func storeParam(r *http.Request) (bool, error) {
+	switch v := r.URL.Query().Get("store"); v {
+	case "", "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	default:
+		return false, paramError("store", "must be true or false, got %q", v)
+	}
+}
+
+// idempotencyKey reads the Idempotency-Key header: "" when absent, else 1
+// to 255 printable ASCII characters.
+func idempotencyKey(r *http.Request) (string, error) {
+	k := r.Header.Get("Idempotency-Key")
+	if k == "" {
+		return "", nil
+	}
+	if len(k) > maxIdemKeySize {
+		return "", &apiError{kind: probInvalidParameter, detail: "Idempotency-Key is too long",
+			errors: []FieldProblem{{Parameter: "Idempotency-Key", Message: fmt.Sprintf("must be at most %d characters", maxIdemKeySize)}}}
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return "", &apiError{kind: probInvalidParameter, detail: "Idempotency-Key must be printable ASCII",
+				errors: []FieldProblem{{Parameter: "Idempotency-Key", Message: "must be printable ASCII"}}}
+		}
+	}
+	return k, nil
+}
+
+// requestHash identifies a request for Idempotency-Key: the method, the
+// path and the body.
+func requestHash(r *http.Request, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// newResultID returns a UUIDv7 (time-ordered) result id.
+func newResultID() (uuid.UUID, error) { return uuid.NewV7() }
+
+// now returns the current time as stored by Postgres (UTC, microseconds).
+func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// createEvaluation grades one trace: 201 with the stored evaluation after
+// it is committed, or 200 with a dry run (?store=false).
+func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	store, err := storeParam(r)
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	if _, err := mediaType(r, mediaJSON); err != nil {
+		return err
+	}
+	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	project := ProjectFrom(ctx)
+	var hash string
+	if store && key != "" {
+		hash = requestHash(r, body)
+		if done, err := s.replaySingle(w, r, project, key, hash); done || err != nil {
+			return err
+		}
+	}
+	in, err := decodeEvaluation(body)
+	if err != nil {
+		return err
+	}
+	if err := s.resolveContract(ctx, in); err != nil {
+		return err
+	}
+	var id uuid.UUID
+	if store {
+		if id, err = newResultID(); err != nil {
+			return err
+		}
+	}
+	var res *record.Result
+	err = s.pool.Do(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = s.evaluate(ctx, in, project, id)
+		return err
+	})
+	if err != nil {
+		s.countError(err)
+		return err
+	}
+	if !store {
+		writeJSON(w, mediaJSON, http.StatusOK, viewEvaluation(res))
+		return nil
+	}
+	res.CreatedAt = s.now()
+	batch := record.ResultBatch{Results: []record.Result{*res}}
+	if key != "" {
+		batch.Idempotency = &record.Idempotency{ProjectID: project, Key: key, RequestSHA256: hash, ResultIDs: []uuid.UUID{id}}
+	}
+	if err := s.store.InsertResults(ctx, batch); err != nil {
+		if key != "" && errors.Is(err, engine.ErrConflict) {
+			// Another request with this key committed first.
+			if done, err := s.replaySingle(w, r, project, key, hash); done || err != nil {
+				return err
+			}
+		}
+		return err
+	}
+	w.Header().Set("Location", "/v1/evaluations/"+id.String())
+	writeJSON(w, mediaJSON, http.StatusCreated, viewEvaluation(res))
+	return nil
+}
+
+// countError counts an evaluation that produced no result.
+func (s *Server) countError(err error) {
+	if errors.Is(err, errQueueFull) {
+		s.metrics.poolRejected.Inc()
+	}
+	s.metrics.evalErrors.WithLabelValues(problemFor(err).kind.slug).Inc()
+}
+
+// replaySingle answers a request whose Idempotency-Key was already used:
+// with the stored evaluation when the request is the same, else 409. done
+// is false when the key is unused.
+func (s *Server) replaySingle(w http.ResponseWriter, r *http.Request, project int64, key, hash string) (done bool, err error) {
+	k, err := s.store.GetIdempotency(r.Context(), project, key)
+	if errors.Is(err, engine.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	if k.RequestSHA256 != hash || len(k.ResultIDs) != 1 {
+		return true, newError(probIdempotency, "Idempotency-Key %q was used with another request", key)
+	}
+	rs, err := s.store.GetResults(r.Context(), project, k.ResultIDs)
+	if err != nil {
+		return true, err
+	}
+	if len(rs) != 1 {
+		return true, fmt.Errorf("idempotency key %q: stored result %s is missing", key, k.ResultIDs[0])
+	}
+	s.metrics.idempotentReplay.Inc()
+	w.Header().Set("Idempotent-Replayed", "true")
+	w.Header().Set("Location", "/v1/evaluations/"+rs[0].ID.String())
+	writeJSON(w, mediaJSON, http.StatusCreated, viewEvaluation(&rs[0]))
+	return true, nil
+}
+
+func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request) error {
+	id, err := uuid.Parse(chi.URLParam(r, "id"))
+	if err != nil {
+		return paramError("id", "must be a UUID, got %q", chi.URLParam(r, "id"))
+	}
+	res, err := s.store.GetResult(r.Context(), ProjectFrom(r.Context()), id)
+	if errors.Is(err, engine.ErrNotFound) {
+		return newError(probNotFound, "no evaluation %s", id)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, viewEvaluation(&res))
+	return nil
+}
+
+// evaluationSummaryView is one entry of GET /v1/evaluations.
+type evaluationSummaryView struct {
+	ID         string            `json:"id"`
+	CreatedAt  time.Time         `json:"created_at"`
+	Contract   contractRefView   `json:"contract"`
+	TaskID     string            `json:"task_id,omitempty"`
+	RunID      string            `json:"run_id,omitempty"`
+	Agent      string            `json:"agent,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Format     string            `json:"format"`
+	Score      float64           `json:"score"`
+	Grade      string            `json:"grade"`
+	Passed     bool              `json:"passed"`
+	MinScore   float64           `json:"min_score"`
+	SafetyGate bool              `json:"safety_gate"`
+}
+
+// resultCursor is the JSON inside an evaluations cursor.
+type resultCursor struct {
+	T  time.Time `json:"t"`
+	ID uuid.UUID `json:"id"`
+}
+
+// parseFilter reads the result filters shared by the list and the stats.
+func parseFilter(r *http.Request) (record.ResultFilter, error) {
+	q := r.URL.Query()
+	var f record.ResultFilter
+	if c := q.Get("contract"); c != "" {
+		name, version, err := parseRef(c)
+		if err != nil {
+			return f, paramError("contract", "%v", err)
+		}
+		f.ContractName, f.ContractVersion = name, version
+	}
+	f.TaskID, f.RunID, f.Agent = q.Get("task_id"), q.Get("run_id"), q.Get("agent")
+	for _, l := range q["label"] {
+		k, v, hasValue := strings.Cut(l, "=")
+		if k == "" {
+			return f, paramError("label", "must be key or key=value, got %q", l)
+		}
+		f.Labels = append(f.Labels, record.LabelFilter{Key: k, Value: v, HasValue: hasValue})
+	}
+	switch v := q.Get("passed"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		f.Passed = &b
+	default:
+		return f, paramError("passed", "must be true or false, got %q", v)
+	}
+	for _, g := range q["grade"] {
+		for _, one := range strings.Split(g, ",") {
+			if len(one) != 1 || !strings.Contains("ABCDF", one) {
+				return f, paramError("grade", "must be one of A, B, C, D, F (repeat or comma-separate), got %q", one)
+			}
+			f.Grades = append(f.Grades, one)
+		}
+	}
+	for _, t := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if v := q.Get(t.name); v != "" {
+			tm, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return f, paramError(t.name, "must be an RFC 3339 time such as 2026-11-20T10:00:00Z, got %q", v)
+			}
+			*t.dst = tm
+		}
+	}
+	return f, nil
+}
+
+func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) error {
+	f, err := parseFilter(r)
+	if err != nil {
+		return err
+	}
+	limit, err := parseLimit(r)
+	if err != nil {
+		return err
+	}
+	var after *record.Cursor
+	if r.URL.Query().Get("cursor") != "" {
+		var c resultCursor
+		if err := decodeCursor(r, &c); err != nil {
+			return err
+		}
+		after = &record.Cursor{CreatedAt: c.T, ID: c.ID}
+	}
+	rs, err := s.store.ListResults(r.Context(), ProjectFrom(r.Context()), f, after, limit+1)
+	if err != nil {
+		return err
+	}
+	out := page[evaluationSummaryView]{Items: []evaluationSummaryView{}}
+	for i, res := range rs {
+		if i == limit {
+			last := rs[i-1]
+			out.NextCursor = encodeCursor(resultCursor{T: last.CreatedAt, ID: last.ID})
+			break
+		}
+		out.Items = append(out.Items, evaluationSummaryView{ID: res.ID.String(), CreatedAt: res.CreatedAt,
+			Contract: contractRef(res.Contract), TaskID: res.TaskID, RunID: res.RunID, Agent: res.Agent, Labels: res.Labels,
+			Format: res.Format, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate})
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, out)
+	return nil
+}

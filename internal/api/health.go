@@ -1,0 +1,49 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/zap"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+func (s *Server) healthRoutes(r chi.Router) {
+	r.Get("/healthz", s.handle(s.healthz))
+	r.Get("/readyz", s.handle(s.readyz))
+	r.Get("/openapi.yaml", s.handle(s.openapi))
+}
+
+// healthz answers 200 while the process serves HTTP.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, mediaJSON, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readyz answers 200 when the database answers (within 2 s) and its
+// schema is current, else 503 not-ready.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ready(ctx); err != nil {
+		detail := "not ready: " + err.Error()
+		if errors.Is(err, engine.ErrUnavailable) || ctx.Err() != nil {
+			detail = "not ready: the database is unreachable" // the driver's message may name hosts and users
+		}
+		s.log.Warn("not ready", zap.String("request_id", RequestIDFrom(r.Context())), zap.Error(err))
+		return &apiError{kind: probNotReady, detail: detail, retryAfter: 5, cause: err}
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}
+
+// openapi serves the OpenAPI 3.1 document.
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(s.cfg.OpenAPI)
+	return nil
+}

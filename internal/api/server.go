@@ -1,0 +1,162 @@
+// Package api is toolscore's HTTP service: the chi router and handlers,
+// request and response types, RFC 9457 problem+json errors, the bounded
+// worker pool that runs the engine, and the HTTP and evaluation metrics.
+// It never imports internal/store: it declares the Store interface it
+// needs, and cmd/server passes in *store.DB.
+//
+// One file per noun: contract.go (registry), evaluation.go (evaluate,
+// fetch, list), batch.go, stats.go, health.go; plus pool.go, problem.go,
+// middleware.go, metrics.go and decode.go.
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+)
+
+// Config configures New. Zero values take the documented defaults.
+type Config struct {
+	// Store persists contracts and results. Required.
+	Store Store
+	// Logger receives one line per request and every 5xx; nil means none.
+	Logger *zap.Logger
+	// Registerer receives the metrics; nil means a fresh registry.
+	Registerer prometheus.Registerer
+	// Gatherer is served at /metrics; nil means the Registerer when it is a
+	// *prometheus.Registry, else an empty registry.
+	Gatherer prometheus.Gatherer
+	// Workers is the number of evaluation workers; default 1.
+	Workers int
+	// Queue is the evaluation queue length; default 64 per worker.
+	Queue int
+	// EvalTimeout bounds one evaluation; default 10 s.
+	EvalTimeout time.Duration
+	// MaxBodyBytes caps a request body (batches excepted); default 1 MiB.
+	MaxBodyBytes int64
+	// MaxBatchBytes caps a batch request body; default 32 MiB.
+	MaxBatchBytes int64
+	// MaxBatchItems caps the evaluations of one batch; default 1000.
+	MaxBatchItems int
+	// MaxBatches caps the batch requests served at once (more get 429);
+	// default 2.
+	MaxBatches int
+	// OpenAPI is the spec served at /openapi.yaml.
+	OpenAPI []byte
+	// Version is reported by toolscore_build_info; default "dev".
+	Version string
+	// Now returns the current time; default time.Now.
+	Now func() time.Time
+}
+
+// Server is the HTTP API. Create it with New, serve Handler, and call
+// Close after the HTTP server has shut down.
+type Server struct {
+	cfg       Config
+	store     Store
+	log       *zap.Logger
+	pool      *Pool
+	metrics   *metrics
+	contracts *contractCache
+	batches   chan struct{}
+	ids       *requestIDs
+	router    chi.Router
+}
+
+// New builds a Server and starts its worker pool.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if cfg.Registerer == nil {
+		cfg.Registerer = prometheus.NewRegistry()
+	}
+	if cfg.Gatherer == nil {
+		if g, ok := cfg.Registerer.(prometheus.Gatherer); ok {
+			cfg.Gatherer = g
+		} else {
+			cfg.Gatherer = prometheus.NewRegistry()
+		}
+	}
+	cfg.Workers = max(cfg.Workers, 1)
+	if cfg.Queue <= 0 {
+		cfg.Queue = 64 * cfg.Workers
+	}
+	if cfg.EvalTimeout <= 0 {
+		cfg.EvalTimeout = 10 * time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.MaxBatchBytes <= 0 {
+		cfg.MaxBatchBytes = 32 << 20
+	}
+	if cfg.MaxBatchItems <= 0 {
+		cfg.MaxBatchItems = 1000
+	}
+	if cfg.MaxBatches <= 0 {
+		cfg.MaxBatches = 2
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{
+		cfg:       cfg,
+		store:     cfg.Store,
+		log:       cfg.Logger,
+		pool:      NewPool(cfg.Workers, cfg.Queue, cfg.EvalTimeout),
+		contracts: newContractCache(cfg.Store),
+		batches:   make(chan struct{}, cfg.MaxBatches),
+		ids:       newRequestIDs(),
+	}
+	s.metrics = newMetrics(cfg.Registerer, cfg.Version, s.pool)
+	s.router = s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// Close drains the worker pool. Call it after http.Server.Shutdown.
+func (s *Server) Close() { s.pool.Close() }
+
+// handlerFunc is a handler that returns its error (STYLE.md section 3).
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts a handlerFunc, writing its error as problem+json.
+func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+// routes builds the router. Each noun's file adds its own routes, so a
+// new resource (regrades, harness runs) adds one call here.
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(s.requestID, s.observe, s.recoverer)
+	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return newError(probNotFound, "no route %s %s", r.Method, r.URL.Path)
+	}))
+	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		return newError(probMethod, "%s is not allowed on %s", r.Method, r.URL.Path)
+	}))
+	s.healthRoutes(r)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
+	r.Route("/v1", func(r chi.Router) {
+		s.contractRoutes(r)
+		s.evaluationRoutes(r)
+		s.batchRoutes(r)
+		s.statsRoutes(r)
+	})
+	return r
+}
