@@ -1,0 +1,77 @@
+package main
+
+import (
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLoadConfig(t *testing.T) {
+	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
+		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
+		DBMaxConns: 8, LogLevel: "info"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		want    func(*Config)
+		wantErr string
+	}{
+		{name: "defaults", env: map[string]string{"DATABASE_URL": "postgres://db/x"}},
+		{name: "env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_ADDR": ":9000", "TOOLSCORE_WORKERS": "3",
+			"TOOLSCORE_QUEUE": "10", "TOOLSCORE_EVAL_TIMEOUT": "2s", "TOOLSCORE_SHUTDOWN_GRACE": "1m", "TOOLSCORE_MAX_BODY_BYTES": "2048",
+			"TOOLSCORE_MAX_BATCH_BYTES": "4096", "TOOLSCORE_DB_MAX_CONNS": "4", "TOOLSCORE_LOG_LEVEL": "debug"},
+			want: func(c *Config) {
+				c.Addr, c.Workers, c.Queue, c.EvalTimeout, c.ShutdownGrace = ":9000", 3, 10, 2*time.Second, time.Minute
+				c.MaxBodyBytes, c.MaxBatchBytes, c.DBMaxConns, c.LogLevel = 2048, 4096, 4, "debug"
+			}},
+		{name: "flags override env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_WORKERS": "3"},
+			args: []string{"-workers", "5", "-addr", "127.0.0.1:1", "-database-url", "postgres://other/y"},
+			want: func(c *Config) { c.Workers, c.Queue, c.Addr, c.DatabaseURL = 5, 320, "127.0.0.1:1", "postgres://other/y" }},
+		{name: "missing database", wantErr: "DATABASE_URL (or -database-url) is required, e.g. postgres://postgres@127.0.0.1:5432/toolscore?sslmode=disable"},
+		{name: "bad number", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_WORKERS": "many"}, wantErr: `TOOLSCORE_WORKERS: "many" is not a whole number`},
+		{name: "bad duration", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_EVAL_TIMEOUT": "10"}, wantErr: `TOOLSCORE_EVAL_TIMEOUT: "10" is not a duration such as 10s`},
+		{name: "zero workers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-workers", "0", "-queue", "1"}, wantErr: "TOOLSCORE_WORKERS must be at least 1, got 0"},
+		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
+		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LoadConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("LoadConfig() error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := base
+			if tc.want != nil {
+				tc.want(&want)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("LoadConfig() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"postgres://u:s3cret@db:5432/x?sslmode=disable", "postgres://u:xxxxx@db:5432/x?sslmode=disable"},
+		{"postgres://u@db/x?password=s3cret", "postgres://u@db/x?password=xxxxx"},
+		{"host=db user=u password=s3cret dbname=x", "host=db user=u password=xxxxx dbname=x"},
+		{"host=db password='s3 cret' dbname=x", "host=db password=xxxxx dbname=x"},
+		{"postgres://u@db/x", "postgres://u@db/x"},
+	}
+	for _, tc := range tests {
+		if got := Redacted(tc.in); got != tc.want {
+			t.Errorf("Redacted(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
