@@ -30,7 +30,9 @@ func TestLoadConfig(t *testing.T) {
 			}},
 		{name: "flags override env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_WORKERS": "3"},
 			args: []string{"-workers", "5", "-addr", "127.0.0.1:1", "-database-url", "postgres://other/y"},
-			want: func(c *Config) { c.Workers, c.Queue, c.Addr, c.DatabaseURL = 5, 320, "127.0.0.1:1", "postgres://other/y" }},
+			want: func(c *Config) {
+				c.Workers, c.Queue, c.Addr, c.DatabaseURL = 5, 320, "127.0.0.1:1", "postgres://other/y"
+			}},
 		{name: "missing database", wantErr: "DATABASE_URL (or -database-url) is required, e.g. postgres://postgres@127.0.0.1:5432/toolscore?sslmode=disable"},
 		{name: "bad number", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_WORKERS": "many"}, wantErr: `TOOLSCORE_WORKERS: "many" is not a whole number`},
 		{name: "bad duration", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_EVAL_TIMEOUT": "10"}, wantErr: `TOOLSCORE_EVAL_TIMEOUT: "10" is not a duration such as 10s`},

@@ -36,7 +36,9 @@ func runServer(t *testing.T, dbURL string) (string, func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, zaptest.NewLogger(t), prometheus.NewRegistry(), func(a net.Addr) { addr <- a }) }()
+	go func() {
+		done <- Run(ctx, cfg, zaptest.NewLogger(t), prometheus.NewRegistry(), func(a net.Addr) { addr <- a })
+	}()
 	select {
 	case a := <-addr:
 		return "http://" + a.String(), func() error { cancel(); return <-done }
