@@ -257,7 +257,13 @@ func writeReports(s stdio, rep *harness.Report, f harnessFlags) error {
 		return err
 	}
 	if f.server != "" {
-		_, err := fmt.Fprintf(s.out, "\nResults stored in %s under run_id %s\n", f.server, rep.RunID)
+		stored := 0
+		for _, t := range rep.Tasks {
+			if t.EvaluationID != "" {
+				stored++
+			}
+		}
+		_, err := fmt.Fprintf(s.out, "\n%d of %d results stored in %s under run_id %s\n", stored, len(rep.Tasks), f.server, rep.RunID)
 		return err
 	}
 	return nil

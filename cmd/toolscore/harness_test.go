@@ -266,7 +266,7 @@ func TestHarnessServer(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b"}, taskIDs); diff != "" {
 		t.Errorf("task ids (-want +got):\n%s", diff)
 	}
-	if want := "Results stored in " + svc.URL + " under run_id r-7\n"; !strings.HasSuffix(r.stdout, want) {
+	if want := "2 of 2 results stored in " + svc.URL + " under run_id r-7\n"; !strings.HasSuffix(r.stdout, want) {
 		t.Errorf("stdout does not end with %q:\n%s", want, r.stdout)
 	}
 }

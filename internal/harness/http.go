@@ -132,9 +132,21 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// quoteBody returns ": " and the first line of body, at most 200 bytes, or
-// "" for an empty body.
+// quoteBody returns ": " and what body says: the detail (else the title)
+// of an RFC 9457 problem document, else the first line of body, at most
+// 200 bytes; "" for an empty body.
 func quoteBody(body []byte) string {
+	var problem struct {
+		Title  string `json:"title"`
+		Detail string `json:"detail"`
+	}
+	if json.Unmarshal(body, &problem) == nil && (problem.Detail != "" || problem.Title != "") {
+		if problem.Detail != "" {
+			body = []byte(problem.Detail)
+		} else {
+			body = []byte(problem.Title)
+		}
+	}
 	s := strings.TrimSpace(string(body))
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

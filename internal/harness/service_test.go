@@ -194,9 +194,10 @@ func TestServiceClient(t *testing.T) {
 		wantErr   string
 		transient bool
 	}{
-		{"unavailable", 503, `{"title":"database down"}`, `toolscore service answered 503 Service Unavailable: {"title":"database down"}`, true},
+		{"unavailable", 503, `{"title":"database down"}`, `toolscore service answered 503 Service Unavailable: database down`, true},
 		{"too many requests", 429, ``, `toolscore service answered 429 Too Many Requests`, true},
-		{"invalid", 422, `{"type":"invalid-contract","errors":[{"pointer":"/required"}]}`, `toolscore service answered 422 Unprocessable Entity: {"type":"invalid-contract","errors":[{"pointer":"/required"}]}`, false},
+		{"invalid", 422, `{"type":"invalid-contract","title":"Invalid contract","detail":"/required: expected array","errors":[{"pointer":"/required"}]}`, `toolscore service answered 422 Unprocessable Entity: /required: expected array`, false},
+		{"not a problem", 400, `{"error":"bad"}`, `toolscore service answered 400 Bad Request: {"error":"bad"}`, false},
 		{"not a result", 201, `{"id":"x"}`, `toolscore service answer is not an evaluation result: {"id":"x"}`, false},
 		{"not json", 201, `<html>`, `toolscore service answer is not an evaluation result: invalid character '<' looking for beginning of value`, false},
 	}
