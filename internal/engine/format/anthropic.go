@@ -106,18 +106,18 @@ func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 		case v["messages"] != nil:
 			list, ok := v["messages"].([]any)
 			if !ok {
-				return engine.Trace{}, shapeErr("anthropic", []any{"messages"}, "messages must be an array, not a %s", jsonType(v["messages"]))
+				return engine.Trace{}, shapeErr("anthropic", []any{"messages"}, "messages must be an array, not %s", aType(v["messages"]))
 			}
-			err = anthropicList(b, list, []any{"messages"})
+			err = anthropicList(b, list, root("messages"))
 		case v["role"] != nil || v["content"] != nil:
-			err = anthropicMessage(b, v, nil)
+			err = anthropicMessage(b, v, root())
 		default:
 			err = shapeErr("anthropic", nil, "expected a message, a list of messages or a tool_use block")
 		}
 	case []any:
-		err = anthropicList(b, v, nil)
+		err = anthropicList(b, v, root())
 	default:
-		err = shapeErr("anthropic", nil, "expected a JSON object or array, not a %s", jsonType(v))
+		err = shapeErr("anthropic", nil, "expected a JSON object or array, not %s", aType(v))
 	}
 	if err != nil {
 		return engine.Trace{}, err
@@ -125,20 +125,20 @@ func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 	return b.trace(), nil
 }
 
-func anthropicList(b *builder, list []any, at []any) error {
+func anthropicList(b *builder, list []any, l loc) error {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return shapeErr("anthropic", append(at, i), "a message must be an object, not a %s", jsonType(e))
+			return shapeErr("anthropic", l.elem(i).tokens(), "a message must be an object, not %s", aType(e))
 		}
-		if err := anthropicMessage(b, m, append(at, i)); err != nil {
+		if err := anthropicMessage(b, m, l.elem(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func anthropicMessage(b *builder, m map[string]any, at []any) error {
+func anthropicMessage(b *builder, m map[string]any, l loc) error {
 	role := getStr(m, "role")
 	switch c := m["content"].(type) {
 	case string:
@@ -155,7 +155,7 @@ func anthropicMessage(b *builder, m map[string]any, at []any) error {
 			b.turn("", false)
 		}
 	default:
-		return shapeErr("anthropic", append(at, "content"), "content must be a string or an array of blocks, not a %s", jsonType(c))
+		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not %s", aType(c))
 	}
 	return nil
 }

@@ -30,15 +30,24 @@ func isAnthropicEvent(t string) bool {
 
 func (anthropicStreamAdapter) Detect(in *Input) (string, bool) {
 	recs := in.Records()
-	if !allObjects(recs) {
-		return "", false
-	}
+	seen := false
 	for _, r := range recs {
-		if isAnthropicEvent(getStr(r.(map[string]any), "type")) {
-			return streamReason(in, len(recs), "Anthropic Messages stream event"), true
+		m, ok := r.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		switch t := getStr(m, "type"); {
+		case isAnthropicEvent(t):
+			seen = true
+		case t == "ping" || t == "error":
+		default:
+			return "", false
 		}
 	}
-	return "", false
+	if !seen {
+		return "", false
+	}
+	return streamReason(in, len(recs), "Anthropic Messages stream event"), true
 }
 
 // streamBlock is one content block being assembled.
@@ -69,7 +78,7 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("anthropic-stream", []any{i}, "an event must be an object, not a %s", jsonType(r))
+			return engine.Trace{}, shapeErr("anthropic-stream", []any{i}, "an event must be an object, not %s", aType(r))
 		}
 		switch getStr(m, "type") {
 		case "message_start":

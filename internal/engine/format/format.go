@@ -65,26 +65,62 @@ type ShapeError struct {
 	Msg string
 }
 
-// Error formats the error as "format: line L: /pointer: msg".
+// Error formats the error as "format: /pointer: msg", or for JSON Lines
+// and SSE input "format: line L: /pointer: msg" (the pointer within the
+// record, left out when it is the record itself).
 func (e *ShapeError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Format)
 	b.WriteString(": ")
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0:
 		fmt.Fprintf(&b, "line %d: ", e.Line)
+		if e.Pointer != "" {
+			b.WriteString(e.Pointer)
+			b.WriteString(": ")
+		}
+	case e.Pointer == "":
+		b.WriteString("/: ")
+	default:
+		b.WriteString(e.Pointer)
+		b.WriteString(": ")
 	}
-	p := e.Pointer
-	if p == "" {
-		p = "/"
-	}
-	b.WriteString(p)
-	b.WriteString(": ")
 	b.WriteString(e.Msg)
 	return b.String()
 }
 
 // Is reports whether target is engine.ErrInvalidTrace.
 func (e *ShapeError) Is(target error) bool { return target == engine.ErrInvalidTrace }
+
+// loc is the place of a value as JSON pointer tokens, kept cheap because
+// it is passed for every message and turned into tokens only for an error:
+// the parent's tokens, then idx when idx >= 0.
+type loc struct {
+	parent []any
+	idx    int
+}
+
+// root is the place of the document itself, or of the value the tokens
+// point to.
+func root(tokens ...any) loc { return loc{parent: tokens, idx: -1} }
+
+// elem is the place of element i of the value at l.
+func (l loc) elem(i int) loc {
+	if l.idx < 0 {
+		return loc{parent: l.parent, idx: i}
+	}
+	return loc{parent: l.tokens(), idx: i}
+}
+
+// tokens returns l's pointer tokens followed by k, in a new slice.
+func (l loc) tokens(k ...any) []any {
+	p := make([]any, 0, len(l.parent)+1+len(k))
+	p = append(p, l.parent...)
+	if l.idx >= 0 {
+		p = append(p, l.idx)
+	}
+	return append(p, k...)
+}
 
 // shapeErr builds a *ShapeError; parts are the pointer's tokens (strings or
 // ints).
@@ -288,9 +324,22 @@ func describe(in *Input) string {
 			}
 			return where + " (a JSON array whose first element has keys " + strings.Join(keys, ", ") + ")"
 		}
-		return where + " (a JSON array of " + jsonType(t[0]) + ")"
+		return where + " (a JSON array whose first element is " + aType(t[0]) + ")"
 	}
-	return where + " (a JSON " + jsonType(v) + ")"
+	return where + " (" + aType(v) + ")"
+}
+
+// aType names the JSON type of a decoded value with its article: "a
+// string", "an object", "null".
+func aType(v any) string {
+	switch t := jsonType(v); t {
+	case "null":
+		return t
+	case "object", "array":
+		return "an " + t
+	default:
+		return "a " + t
+	}
 }
 
 // jsonType names the JSON type of a decoded value.

@@ -72,12 +72,12 @@ func allGeminiContents(recs []any) bool {
 
 func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	add := func(v any, at []any) error {
+	add := func(v any, l loc) error {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return shapeErr("gemini", at, "a Content must be an object, not a %s", jsonType(v))
+			return shapeErr("gemini", l.tokens(), "a Content must be an object, not %s", aType(v))
 		}
-		return geminiContent(b, m, at)
+		return geminiContent(b, m, l)
 	}
 	switch v := in.Value.(type) {
 	case map[string]any:
@@ -86,26 +86,26 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 			if c, ok := v["contents"]; ok {
 				list, ok := c.([]any)
 				if !ok {
-					return engine.Trace{}, shapeErr("gemini", []any{"contents"}, "contents must be an array, not a %s", jsonType(c))
+					return engine.Trace{}, shapeErr("gemini", []any{"contents"}, "contents must be an array, not %s", aType(c))
 				}
 				for i, e := range list {
-					if err := add(e, []any{"contents", i}); err != nil {
+					if err := add(e, root("contents").elem(i)); err != nil {
 						return engine.Trace{}, err
 					}
 				}
 			}
 			if c, ok := v["candidates"]; ok {
 				if _, ok := c.([]any); !ok {
-					return engine.Trace{}, shapeErr("gemini", []any{"candidates"}, "candidates must be an array, not a %s", jsonType(c))
+					return engine.Trace{}, shapeErr("gemini", []any{"candidates"}, "candidates must be an array, not %s", aType(c))
 				}
 				if cand := candidate0(v); cand != nil {
-					if err := geminiContent(b, cand, []any{"candidates", 0, "content"}); err != nil {
+					if err := geminiContent(b, cand, root("candidates", 0, "content")); err != nil {
 						return engine.Trace{}, err
 					}
 				}
 			}
 		case isGeminiContent(v):
-			if err := geminiContent(b, v, nil); err != nil {
+			if err := geminiContent(b, v, root()); err != nil {
 				return engine.Trace{}, err
 			}
 		case isGeminiCallPart(v):
@@ -115,12 +115,12 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 	case []any:
 		for i, e := range v {
-			if err := add(e, []any{i}); err != nil {
+			if err := add(e, root().elem(i)); err != nil {
 				return engine.Trace{}, err
 			}
 		}
 	default:
-		return engine.Trace{}, shapeErr("gemini", nil, "expected a JSON object or array, not a %s", jsonType(v))
+		return engine.Trace{}, shapeErr("gemini", nil, "expected a JSON object or array, not %s", aType(v))
 	}
 	return b.trace(), nil
 }
@@ -142,14 +142,14 @@ func candidate0(resp map[string]any) map[string]any {
 	return nil
 }
 
-func geminiContent(b *builder, m map[string]any, at []any) error {
+func geminiContent(b *builder, m map[string]any, l loc) error {
 	role := getStr(m, "role")
 	if role == "" {
 		role = "model" // a candidate's content may leave the role out
 	}
 	parts, ok := m["parts"].([]any)
 	if !ok && m["parts"] != nil {
-		return shapeErr("gemini", append(at, "parts"), "parts must be an array, not a %s", jsonType(m["parts"]))
+		return shapeErr("gemini", l.tokens("parts"), "parts must be an array, not %s", aType(m["parts"]))
 	}
 	text, made := geminiParts(b, parts, role)
 	if role == "model" {
@@ -179,8 +179,8 @@ func geminiParts(b *builder, parts []any, role string) (string, bool) {
 		if fr, ok := first(pm, "functionResponse", "function_response"); ok {
 			fm, _ := fr.(map[string]any)
 			id := idString(fm["id"])
-			if !b.hasID(id) {
-				id = ""
+			if !b.anyID {
+				id = "" // the calls carry no ids: join by name
 			}
 			resp := fm["response"]
 			errText := ""
@@ -220,12 +220,12 @@ func (geminiStreamAdapter) Detect(in *Input) (string, bool) {
 		}
 	}
 	recs := in.Records()
-	if !allObjects(recs) {
-		return "", false
-	}
 	seen := false
 	for _, r := range recs {
-		m := r.(map[string]any)
+		m, ok := r.(map[string]any)
+		if !ok {
+			return "", false
+		}
 		if _, ok := m["candidates"].([]any); ok {
 			seen = true
 		} else if _, ok := first(m, "usageMetadata", "usage_metadata", "promptFeedback", "prompt_feedback"); !ok {
@@ -245,14 +245,14 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	open := false
 	finish := func() {
 		if open {
-			geminiContent(b, map[string]any{"role": "model", "parts": parts}, nil)
+			geminiContent(b, map[string]any{"role": "model", "parts": parts}, root())
 		}
 		parts, open = nil, false
 	}
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("gemini-stream", []any{i}, "a chunk must be an object, not a %s", jsonType(r))
+			return engine.Trace{}, shapeErr("gemini-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
 		}
 		id, _ := first(m, "responseId", "response_id")
 		if s, _ := id.(string); s != "" {

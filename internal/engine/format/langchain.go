@@ -231,7 +231,7 @@ func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 		if msgs, ok := v["messages"]; ok {
 			list, ok := msgs.([]any)
 			if !ok {
-				return engine.Trace{}, shapeErr("langchain", []any{"messages"}, "messages must be an array, not a %s", jsonType(msgs))
+				return engine.Trace{}, shapeErr("langchain", []any{"messages"}, "messages must be an array, not %s", aType(msgs))
 			}
 			if err := p.messages(list, []any{"messages"}); err != nil {
 				return engine.Trace{}, err
@@ -250,7 +250,7 @@ func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 			return engine.Trace{}, err
 		}
 	default:
-		return engine.Trace{}, shapeErr("langchain", nil, "expected a JSON object or array, not a %s", jsonType(v))
+		return engine.Trace{}, shapeErr("langchain", nil, "expected a JSON object or array, not %s", aType(v))
 	}
 	return p.b.trace(), nil
 }
@@ -315,7 +315,7 @@ func (p *lcParser) messages(list []any, at []any) error {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return shapeErr("langchain", append(at, i), "a message must be an object, not a %s", jsonType(e))
+			return shapeErr("langchain", append(at, i), "a message must be an object, not %s", aType(e))
 		}
 		k, f := lcAnyMessage(m)
 		if k == "" {

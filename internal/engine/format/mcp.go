@@ -26,13 +26,11 @@ func (mcpAdapter) Detect(in *Input) (string, bool) {
 	n := 0
 	ok := true
 	eachMCP(in.Records(), func(m map[string]any, _ []any) {
-		if m == nil {
+		if !ok || m == nil || getStr(m, "jsonrpc") != "2.0" {
 			ok = false
 			return
 		}
-		if getStr(m, "jsonrpc") == "2.0" {
-			n++
-		}
+		n++
 	})
 	if !ok || n == 0 {
 		return "", false

@@ -98,27 +98,27 @@ func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
 			if msgs, ok := v["messages"]; ok {
 				list, ok := msgs.([]any)
 				if !ok {
-					return engine.Trace{}, shapeErr("openai", []any{"messages"}, "messages must be an array, not a %s", jsonType(msgs))
+					return engine.Trace{}, shapeErr("openai", []any{"messages"}, "messages must be an array, not %s", aType(msgs))
 				}
-				if err = p.messages(list, []any{"messages"}); err != nil {
+				if err = p.messages(list, root("messages")); err != nil {
 					return engine.Trace{}, err
 				}
 			}
 			if isChatCompletion(v) {
-				err = p.completion(v, nil)
+				err = p.completion(v, root())
 			}
 		case isOpenAIToolCall(v):
 			c := p.toolCall(v)
 			p.b.add(c)
 		case v["role"] != nil:
-			err = p.message(v, nil)
+			err = p.message(v, root())
 		default:
 			err = shapeErr("openai", nil, "expected a chat.completion object, a list of messages, a message or a tool call")
 		}
 	case []any:
-		err = p.messages(v, nil)
+		err = p.messages(v, root())
 	default:
-		err = shapeErr("openai", nil, "expected a JSON object or array, not a %s", jsonType(v))
+		err = shapeErr("openai", nil, "expected a JSON object or array, not %s", aType(v))
 	}
 	if err != nil {
 		return engine.Trace{}, err
@@ -130,17 +130,17 @@ type openAIParser struct {
 	b *builder
 }
 
-func (p *openAIParser) messages(list []any, at []any) error {
+func (p *openAIParser) messages(list []any, l loc) error {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return shapeErr("openai", append(at, i), "a message must be an object, not a %s", jsonType(e))
+			return shapeErr("openai", l.elem(i).tokens(), "a message must be an object, not %s", aType(e))
 		}
 		var err error
 		if _, isMsg := m["role"]; !isMsg && isChatCompletion(m) {
-			err = p.completion(m, append(at, i))
+			err = p.completion(m, l.elem(i))
 		} else {
-			err = p.message(m, append(at, i))
+			err = p.message(m, l.elem(i))
 		}
 		if err != nil {
 			return err
@@ -150,36 +150,36 @@ func (p *openAIParser) messages(list []any, at []any) error {
 }
 
 // completion reads choice 0 of a chat.completion object.
-func (p *openAIParser) completion(m map[string]any, at []any) error {
+func (p *openAIParser) completion(m map[string]any, l loc) error {
 	choices, ok := m["choices"].([]any)
 	if !ok {
-		return shapeErr("openai", append(at, "choices"), "choices must be an array")
+		return shapeErr("openai", l.tokens("choices"), "choices must be an array")
 	}
 	for i, c := range choices {
 		cm, ok := c.(map[string]any)
 		if !ok {
-			return shapeErr("openai", append(at, "choices", i), "a choice must be an object, not a %s", jsonType(c))
+			return shapeErr("openai", l.tokens("choices", i), "a choice must be an object, not %s", aType(c))
 		}
 		if idx, ok := cm["index"]; ok && idString(idx) != "0" {
 			continue
 		}
 		msg, ok := cm["message"].(map[string]any)
 		if !ok {
-			return shapeErr("openai", append(at, "choices", i, "message"), "the choice has no message object")
+			return shapeErr("openai", l.tokens("choices", i, "message"), "the choice has no message object")
 		}
-		return p.message(msg, append(at, "choices", i, "message"))
+		return p.message(msg, root(l.tokens("choices", i, "message")...))
 	}
 	return nil
 }
 
-func (p *openAIParser) message(m map[string]any, at []any) error {
+func (p *openAIParser) message(m map[string]any, l loc) error {
 	switch getStr(m, "role") {
 	case "assistant":
 		made := false
 		if tcs, ok := m["tool_calls"]; ok && tcs != nil {
 			list, ok := tcs.([]any)
 			if !ok {
-				return shapeErr("openai", append(at, "tool_calls"), "tool_calls must be an array, not a %s", jsonType(tcs))
+				return shapeErr("openai", l.tokens("tool_calls"), "tool_calls must be an array, not %s", aType(tcs))
 			}
 			for _, tc := range list {
 				tm, _ := tc.(map[string]any)

@@ -22,16 +22,16 @@ func (openAIStreamAdapter) Name() string { return "openai-stream" }
 
 func (openAIStreamAdapter) Detect(in *Input) (string, bool) {
 	recs := in.Records()
-	if !allObjects(recs) {
+	if len(recs) == 0 {
 		return "", false
 	}
 	for _, r := range recs {
-		m := r.(map[string]any)
-		if getStr(m, "object") == "chat.completion.chunk" || isChunk(m) {
-			return streamReason(in, len(recs), "OpenAI chat.completion.chunk object"), true
+		m, ok := r.(map[string]any)
+		if !ok || (getStr(m, "object") != "chat.completion.chunk" && !isChunk(m)) {
+			return "", false
 		}
 	}
-	return "", false
+	return streamReason(in, len(recs), "OpenAI chat.completion.chunk object"), true
 }
 
 // isChunk reports whether m has choices carrying a delta.
@@ -82,13 +82,13 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if t == nil {
 			return
 		}
-		p.message(t.message(), nil)
+		p.message(t.message(), root())
 		t = nil
 	}
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("openai-stream", []any{i}, "a chunk must be an object, not a %s", jsonType(r))
+			return engine.Trace{}, shapeErr("openai-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
 		}
 		choices, _ := m["choices"].([]any)
 		if id := getStr(m, "id"); t != nil && id != "" && t.id != "" && id != t.id {

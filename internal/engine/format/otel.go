@@ -47,12 +47,12 @@ func (otelAdapter) Detect(in *Input) (string, bool) {
 		return "", false
 	}
 	recs := in.Records()
-	if !allObjects(recs) {
-		return "", false
-	}
 	exports, spans := 0, 0
 	for _, r := range recs {
-		m := r.(map[string]any)
+		m, ok := r.(map[string]any)
+		if !ok {
+			return "", false
+		}
 		if _, ok := m["resourceSpans"].([]any); ok {
 			exports++
 		} else if isSpan(m) {
@@ -60,6 +60,9 @@ func (otelAdapter) Detect(in *Input) (string, bool) {
 		} else {
 			return "", false
 		}
+	}
+	if exports+spans == 0 {
+		return "", false
 	}
 	if spans == 0 {
 		return plural(exports, "OTLP/JSON export record") + " (resourceSpans)", true
@@ -84,12 +87,12 @@ func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("otel", []any{i}, "expected an object, not a %s", jsonType(r))
+			return engine.Trace{}, shapeErr("otel", []any{i}, "expected an object, not %s", aType(r))
 		}
 		if rs, ok := m["resourceSpans"]; ok {
 			list, ok := rs.([]any)
 			if !ok {
-				return engine.Trace{}, shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not a %s", jsonType(rs))
+				return engine.Trace{}, shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not %s", aType(rs))
 			}
 			for _, r := range list {
 				rm, _ := r.(map[string]any)

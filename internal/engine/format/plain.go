@@ -15,8 +15,8 @@ func (plainAdapter) Name() string { return "plain" }
 func (plainAdapter) Detect(in *Input) (string, bool) {
 	switch v := in.Value.(type) {
 	case map[string]any:
-		if _, ok := v["calls"].([]any); ok && in.Form == FormJSON {
-			return `a JSON object with a "calls" array`, true
+		if _, ok := v["calls"]; ok && in.Form == FormJSON {
+			return `a JSON object with "calls"`, true
 		}
 		if isPlainCall(v) && in.Form == FormJSON {
 			return `a single {"tool", "args"} call object`, true
@@ -53,7 +53,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 		if c, ok := v["calls"]; ok {
 			l, ok := c.([]any)
 			if !ok && c != nil {
-				return engine.Trace{}, shapeErr("plain", []any{"calls"}, "calls must be an array, not a %s", jsonType(c))
+				return engine.Trace{}, shapeErr("plain", []any{"calls"}, "calls must be an array, not %s", aType(c))
 			}
 			list, base = l, []any{"calls"}
 			switch fa := v["final_answer"].(type) {
@@ -61,7 +61,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 			case string:
 				b.final = &fa
 			default:
-				return engine.Trace{}, shapeErr("plain", []any{"final_answer"}, "final_answer must be a string or null, not a %s", jsonType(fa))
+				return engine.Trace{}, shapeErr("plain", []any{"final_answer"}, "final_answer must be a string or null, not %s", aType(fa))
 			}
 		} else if _, ok := v["tool"]; ok {
 			list, single = []any{v}, true
@@ -71,7 +71,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 	case []any:
 		list = v
 	default:
-		return engine.Trace{}, shapeErr("plain", nil, "expected an array of calls or an object, not a %s", jsonType(v))
+		return engine.Trace{}, shapeErr("plain", nil, "expected an array of calls or an object, not %s", aType(v))
 	}
 	at := func(i int, k ...any) []any {
 		p := append(append(append([]any{}, base...), i), k...)
@@ -83,7 +83,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("plain", at(i), "a call must be an object, not a %s", jsonType(e))
+			return engine.Trace{}, shapeErr("plain", at(i), "a call must be an object, not %s", aType(e))
 		}
 		var c engine.ToolCall
 		tool, ok := m["tool"].(string)
@@ -91,7 +91,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 			if m["tool"] == nil {
 				return engine.Trace{}, shapeErr("plain", at(i), `the call has no "tool"`)
 			}
-			return engine.Trace{}, shapeErr("plain", at(i, "tool"), "tool must be a string, not a %s", jsonType(m["tool"]))
+			return engine.Trace{}, shapeErr("plain", at(i, "tool"), "tool must be a string, not %s", aType(m["tool"]))
 		}
 		c.Tool = tool
 		switch id := m["id"].(type) {
@@ -100,7 +100,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 			c.ID = id
 		default:
 			if c.ID = idString(id); c.ID == "" {
-				return engine.Trace{}, shapeErr("plain", at(i, "id"), "id must be a string, not a %s", jsonType(id))
+				return engine.Trace{}, shapeErr("plain", at(i, "id"), "id must be a string, not %s", aType(id))
 			}
 		}
 		args := m["args"]
@@ -119,7 +119,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 		case string:
 			c.Error = engine.CallError(ev)
 		default:
-			return engine.Trace{}, shapeErr("plain", at(i, "error"), "error must be a boolean or a string, not a %s", jsonType(ev))
+			return engine.Trace{}, shapeErr("plain", at(i, "error"), "error must be a boolean or a string, not %s", aType(ev))
 		}
 		b.calls = append(b.calls, c)
 	}

@@ -129,7 +129,7 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 				case string:
 					// A plain-text input prompt.
 				default:
-					return engine.Trace{}, shapeErr("openai-responses", []any{k}, "%s must be an array of items, not a %s", k, jsonType(l))
+					return engine.Trace{}, shapeErr("openai-responses", []any{k}, "%s must be an array of items, not %s", k, aType(l))
 				}
 			}
 		case getStr(v, "type") != "" || v["role"] != nil:
@@ -141,7 +141,7 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 		for i, e := range v {
 			m, ok := e.(map[string]any)
 			if !ok {
-				return engine.Trace{}, shapeErr("openai-responses", []any{i}, "an item must be an object, not a %s", jsonType(e))
+				return engine.Trace{}, shapeErr("openai-responses", []any{i}, "an item must be an object, not %s", aType(e))
 			}
 			if isResponseObject(m) && getStr(m, "type") == "" {
 				out, _ := m["output"].([]any)
@@ -152,7 +152,7 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 			items = append(items, m)
 		}
 	default:
-		return engine.Trace{}, shapeErr("openai-responses", nil, "expected a JSON object or array, not a %s", jsonType(v))
+		return engine.Trace{}, shapeErr("openai-responses", nil, "expected a JSON object or array, not %s", aType(v))
 	}
 	b := newBuilder()
 	responsesItems(b, items)

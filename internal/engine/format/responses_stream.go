@@ -23,15 +23,24 @@ func (responsesStreamAdapter) Name() string { return "openai-responses-stream" }
 
 func (responsesStreamAdapter) Detect(in *Input) (string, bool) {
 	recs := in.Records()
-	if !allObjects(recs) {
-		return "", false
-	}
+	seen := false
 	for _, r := range recs {
-		if strings.HasPrefix(getStr(r.(map[string]any), "type"), "response.") {
-			return streamReason(in, len(recs), "OpenAI Responses stream event"), true
+		m, ok := r.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		switch t := getStr(m, "type"); {
+		case strings.HasPrefix(t, "response."):
+			seen = true
+		case t == "error":
+		default:
+			return "", false
 		}
 	}
-	return "", false
+	if !seen {
+		return "", false
+	}
+	return streamReason(in, len(recs), "OpenAI Responses stream event"), true
 }
 
 // streamItem is one output item being assembled from events.
@@ -78,7 +87,7 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("openai-responses-stream", []any{i}, "an event must be an object, not a %s", jsonType(r))
+			return engine.Trace{}, shapeErr("openai-responses-stream", []any{i}, "an event must be an object, not %s", aType(r))
 		}
 		switch t := getStr(m, "type"); t {
 		case "response.created":

@@ -9,20 +9,22 @@ import (
 )
 
 // builder collects the calls of one trace, joins tool results to them and
-// keeps the final answer. Joining is O(1) amortised per result, so a trace
-// with many calls never costs quadratic time.
+// keeps the final answer. Joining costs O(1) amortised per result, so a
+// trace with many calls never costs quadratic time.
 type builder struct {
 	calls  []engine.ToolCall
-	done   []bool // done[i]: calls[i] has its result
-	byID   map[string][]int
-	byName map[string][]int
-	queue  []int // calls in order, for formats whose results carry no id
+	done   []bool         // done[i]: calls[i] has its result
+	byID   map[string]int // id -> earliest call with that id still waiting
+	dupIDs map[string][]int
+	anyID  bool
+	byName map[string][]int // built on first use: few formats join by name
+	head   int              // calls before head all have their result
 	final  *string
 	dec    decoder // reused for argument text
 }
 
 func newBuilder() *builder {
-	return &builder{byID: map[string][]int{}, byName: map[string][]int{}}
+	return &builder{byID: map[string]int{}}
 }
 
 // add appends a call and returns its index.
@@ -31,61 +33,91 @@ func (b *builder) add(c engine.ToolCall) int {
 	b.calls = append(b.calls, c)
 	b.done = append(b.done, false)
 	if c.ID != "" {
-		b.byID[c.ID] = append(b.byID[c.ID], i)
+		b.anyID = true
+		if _, dup := b.byID[c.ID]; dup {
+			if b.dupIDs == nil {
+				b.dupIDs = map[string][]int{}
+			}
+			b.dupIDs[c.ID] = append(b.dupIDs[c.ID], i)
+		} else {
+			b.byID[c.ID] = i
+		}
 	}
-	b.byName[c.Tool] = append(b.byName[c.Tool], i)
-	b.queue = append(b.queue, i)
+	if b.byName != nil {
+		b.byName[c.Tool] = append(b.byName[c.Tool], i)
+	}
 	return i
 }
 
-// hasID reports whether some call carries the id.
-func (b *builder) hasID(id string) bool {
-	_, ok := b.byID[id]
-	return ok
+// popID returns the earliest call with the id that has no result yet, or
+// -1.
+func (b *builder) popID(id string) int {
+	for {
+		i, ok := b.byID[id]
+		if !ok {
+			return -1
+		}
+		if more := b.dupIDs[id]; len(more) > 0 {
+			b.byID[id] = more[0]
+			b.dupIDs[id] = more[1:]
+		} else {
+			delete(b.byID, id)
+		}
+		if !b.done[i] {
+			return i
+		}
+	}
 }
 
-// pop returns the first index of q[key] whose call has no result yet, or
-// -1, dropping answered calls from the front.
-func (b *builder) pop(q map[string][]int, key string) int {
-	l := q[key]
+// popName returns the earliest call of the tool that has no result yet,
+// or -1.
+func (b *builder) popName(name string) int {
+	if b.byName == nil {
+		b.byName = map[string][]int{}
+		for i := b.head; i < len(b.calls); i++ {
+			if !b.done[i] {
+				b.byName[b.calls[i].Tool] = append(b.byName[b.calls[i].Tool], i)
+			}
+		}
+	}
+	l := b.byName[name]
 	for len(l) > 0 && b.done[l[0]] {
 		l = l[1:]
 	}
 	if len(l) == 0 {
-		delete(q, key)
+		delete(b.byName, name)
 		return -1
 	}
-	q[key] = l[1:]
+	b.byName[name] = l[1:]
 	return l[0]
 }
 
-// popQueue returns the first call with no result yet, or -1.
-func (b *builder) popQueue() int {
-	for len(b.queue) > 0 && b.done[b.queue[0]] {
-		b.queue = b.queue[1:]
+// popFirst returns the earliest call with no result yet, or -1.
+func (b *builder) popFirst() int {
+	for b.head < len(b.calls) && b.done[b.head] {
+		b.head++
 	}
-	if len(b.queue) == 0 {
+	if b.head == len(b.calls) {
 		return -1
 	}
-	i := b.queue[0]
-	b.queue = b.queue[1:]
-	return i
+	return b.head
 }
 
-// result joins a tool result to a call: with an id, to the first call of
+// result joins a tool result to a call: with an id, to the earliest call of
 // that id still waiting for its result (so duplicate ids pair in order);
-// without one, to the first waiting call of that tool name, or when name is
-// "" the first waiting call. errText is "" for success. It reports whether a
-// call took the result; a result no call is waiting for is dropped.
+// without one, to the earliest waiting call of that tool name, or when name
+// is "" the earliest waiting call. errText is "" for success. It reports
+// whether a call took the result; a result no call is waiting for is
+// dropped.
 func (b *builder) result(id, name string, result any, errText string) bool {
 	var i int
 	switch {
 	case id != "":
-		i = b.pop(b.byID, id)
+		i = b.popID(id)
 	case name != "":
-		i = b.pop(b.byName, name)
+		i = b.popName(name)
 	default:
-		i = b.popQueue()
+		i = b.popFirst()
 	}
 	if i < 0 {
 		return false
@@ -137,7 +169,7 @@ func (b *builder) setArgs(c *engine.ToolCall, v any) {
 	default:
 		raw, _ := json.Marshal(t)
 		c.Args, c.ArgsRaw = nil, string(raw)
-		c.ArgsError = "arguments are a JSON " + jsonType(t) + ", not an object"
+		c.ArgsError = "arguments are " + aType(t) + ", not a JSON object"
 	}
 }
 
@@ -167,7 +199,7 @@ func (b *builder) setArgsText(c *engine.ToolCall, s string) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		c.Args, c.ArgsRaw = nil, s
-		c.ArgsError = "arguments are a JSON " + jsonType(v) + ", not an object"
+		c.ArgsError = "arguments are " + aType(v) + ", not a JSON object"
 		return
 	}
 	c.Args = m
