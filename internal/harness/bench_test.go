@@ -34,11 +34,13 @@ const benchAnswer = `{"trace":[
  {"role":"assistant","content":"Reserved seat 14A on FL-204 (booking BK-9120)."}],
  "final_answer":"Reserved seat 14A on FL-204 (booking BK-9120)."}`
 
-func benchSuite(b *testing.B) *Suite {
+// benchSuite is benchTasks tasks graded by grading (a "contract" or
+// "gold" member).
+func benchSuite(b *testing.B, grading string) *Suite {
 	b.Helper()
 	tasks := make([]string, benchTasks)
 	for i := range tasks {
-		tasks[i] = fmt.Sprintf(`{"id":"t%d","input":"Book me a flight to Lisbon.","contract":%s}`, i, benchContract)
+		tasks[i] = fmt.Sprintf(`{"id":"t%d","input":"Book me a flight to Lisbon.",%s}`, i, grading)
 	}
 	s, err := ParseSuite([]byte(`{"name":"bench","tasks":[`+strings.Join(tasks, ",")+`]}`), ".json")
 	if err != nil {
@@ -47,17 +49,30 @@ func benchSuite(b *testing.B) *Suite {
 	return s
 }
 
-// BenchmarkRun measures the harness's overhead per task against an
-// instant agent at concurrency 16: asking, reading the trace (OpenAI
-// format, auto-detected), grading with the engine and summarising. One op
-// is a run of benchTasks tasks; tasks/s is the throughput.
+// BenchmarkRun measures the harness's cost per task against an instant
+// agent at concurrency 16: asking, reading the trace, grading it with the
+// engine and summarising. One op is a run of benchTasks tasks; tasks/s is
+// the throughput.
 //
-//	go test ./internal/harness -run '^$' -bench BenchmarkRun -benchtime 20x
+//   - in-process: the seed's flight contract and an OpenAI trace of three
+//     calls with results and a final answer (auto-detected), agent in
+//     process;
+//   - http: the same through a local HTTP agent (httptest);
+//   - minimal: a one-call gold file and a one-call plain trace, to show the
+//     harness's own overhead with grading nearly free.
+//
+//	go test ./internal/harness -run '^$' -bench BenchmarkRun -benchtime 40x
 func BenchmarkRun(b *testing.B) {
 	answer := []byte(benchAnswer)
+	contract := `"contract":` + benchContract
 	b.Run("in-process", func(b *testing.B) {
 		runner := RunnerFunc(func(context.Context, *Request) ([]byte, error) { return answer, nil })
-		benchRun(b, runner)
+		benchRun(b, benchSuite(b, contract), runner)
+	})
+	b.Run("minimal", func(b *testing.B) {
+		plain := []byte(`[{"tool":"lookup","args":{"id":"x"}}]`)
+		runner := RunnerFunc(func(context.Context, *Request) ([]byte, error) { return plain, nil })
+		benchRun(b, benchSuite(b, `"gold":[{"tool":"lookup","args":{"id":"x"}}]`), runner)
 	})
 	b.Run("http", func(b *testing.B) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -69,12 +84,11 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchRun(b, runner)
+		benchRun(b, benchSuite(b, contract), runner)
 	})
 }
 
-func benchRun(b *testing.B, runner Runner) {
-	s := benchSuite(b)
+func benchRun(b *testing.B, s *Suite, runner Runner) {
 	// One untimed run first: the engine's one-time set-up (secret rules)
 	// and the agent's connections are not part of the per-task cost.
 	if _, err := Run(context.Background(), s, runner, Options{Concurrency: 16}); err != nil {
