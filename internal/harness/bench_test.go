@@ -57,11 +57,13 @@ func benchSuite(b *testing.B, grading string) *Suite {
 //   - in-process: the seed's flight contract and an OpenAI trace of three
 //     calls with results and a final answer (auto-detected), agent in
 //     process;
+//
 //   - http: the same through a local HTTP agent (httptest);
+//
 //   - minimal: a one-call gold file and a one-call plain trace, to show the
 //     harness's own overhead with grading nearly free.
 //
-//	go test ./internal/harness -run '^$' -bench BenchmarkRun -benchtime 40x
+//     go test ./internal/harness -run '^$' -bench BenchmarkRun -benchtime 40x
 func BenchmarkRun(b *testing.B) {
 	answer := []byte(benchAnswer)
 	contract := `"contract":` + benchContract
