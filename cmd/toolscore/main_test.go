@@ -454,7 +454,7 @@ func TestBadInput(t *testing.T) {
 		{"doctor missing file", "", []string{"doctor", "--contract", missing},
 			missing + ": no such file or directory\n"},
 		{"doctor without --contract", "", []string{"doctor"},
-			"doctor needs --contract FILE\n"},
+			"doctor needs --contract FILE or --suite FILE\n"},
 		{"inspect unknown format", "", []string{"inspect", unknownFormat},
 			unknownFormat + ": invalid trace: no known format fits the document (a JSON object with keys hello) (tried " + strings.Join(format.Names(), ", ") + ")\n"},
 		{"inspect unknown --format", "", []string{"inspect", "--format", "xml", trace},
@@ -484,6 +484,7 @@ func TestDoctorInvalid(t *testing.T) {
 	r := runCLI(t, "", "doctor", "--contract", p)
 	want := result{code: exitError, stderr: "" +
 		"toolscore: " + p + ": /contract_version: contract_version must be 2\n" +
+		"toolscore: " + p + ": /required/0/args/q/$regex: regex does not compile: error parsing regexp: missing closing ): `(`\n" +
 		"toolscore: " + p + ": /required/1/alternatives: an alternatives group needs at least one option\n" +
 		"toolscore: " + p + ": /weights/argument_f1: must be >= 0 but found -1\n"}
 	if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
