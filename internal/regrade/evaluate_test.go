@@ -1,0 +1,192 @@
+package regrade
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+)
+
+func TestDecodeOptions(t *testing.T) {
+	t.Parallel()
+	half := 0.5
+	tests := []struct {
+		name    string
+		in      string
+		want    engine.Options
+		wantErr string
+	}{
+		{"defaults", `{"strict": false, "safety_gate": true}`, engine.Options{}, ""},
+		{"no safety_gate means on", `{}`, engine.Options{}, ""},
+		{"everything", `{"strict": true, "safety_gate": false, "weights": {"selection_accuracy": 2}, "min_score": 0.5,
+			"forbidden": [{"tool": "rm", "reason": "no"}]}`,
+			engine.Options{Strict: true, NoSafetyGate: true, Weights: map[string]float64{"selection_accuracy": 2}, MinScore: &half,
+				Forbidden: []engine.ForbiddenCall{{Tool: "rm", Reason: "no"}}}, ""},
+		{"null forbidden", `{"forbidden": null}`, engine.Options{}, ""},
+		{"missing", ``, engine.Options{}, "options: missing"},
+		{"not an object", `[1]`, engine.Options{}, "options: json: cannot unmarshal array into Go value of type regrade.storedOptions"},
+		{"bad forbidden", `{"forbidden": [{"reason": "x"}]}`, engine.Options{}, "options: forbidden: invalid contract: /forbidden/0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := decodeOptions(json.RawMessage(tc.in))
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Fatalf("decodeOptions(%s) error = %v, want prefix %q", tc.in, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("decodeOptions(%s): %v", tc.in, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decodeOptions(%s) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestDecodeCalls(t *testing.T) {
+	t.Parallel()
+	calls, err := decodeCalls(json.RawMessage(`[{"tool": "a", "args": {"n": 1.50, "big": 12345678901234567890}, "error": true}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []engine.ToolCall{{Tool: "a", Args: map[string]any{"n": json.Number("1.50"), "big": json.Number("12345678901234567890")}, Error: "true"}}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("decodeCalls (-want +got):\n%s", diff)
+	}
+	for in, want := range map[string]string{
+		`{"tool": "a"}`:               "trace_calls: json: cannot unmarshal object",
+		`null`:                        "trace_calls: not an array",
+		`[{"args": {}}]`:              "trace_calls: /0/tool: missing",
+		`[{"tool": "a", "error": 3}]`: "trace_calls: error must be a boolean or a string",
+		`[`:                           "trace_calls: unexpected EOF",
+	} {
+		if _, err := decodeCalls(json.RawMessage(in)); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("decodeCalls(%s) = %v, want prefix %q", in, err, want)
+		}
+	}
+}
+
+// stored turns a result into the original a chunk reads.
+func stored(r record.Result) record.RegradeOriginal {
+	var issues []json.RawMessage
+	_ = json.Unmarshal(r.Issues, &issues)
+	o := record.RegradeOriginal{ResultSummary: r.ResultSummary, Options: r.Options, TraceCalls: r.TraceCalls,
+		FinalAnswer: r.FinalAnswer, Checks: r.Checks}
+	if len(issues) > 0 {
+		o.FirstIssue = issues[0]
+	}
+	return o
+}
+
+func TestRegradeOne(t *testing.T) {
+	t.Parallel()
+	v1 := record.ContractRef{Name: "flights", Version: 1, SHA256: strings.Repeat("1", 64), Kind: record.KindContract}
+	v2 := record.ContractRef{Name: "flights", Version: 2, SHA256: strings.Repeat("2", 64), Kind: record.KindContract}
+	c1, _ := engine.ParseContract([]byte(flightsV1))
+	c2, _ := engine.ParseContract([]byte(flightsV2))
+	orig := regradetest.Result(t, v1, c1, traceSearch, regradetest.Options{SafetyGate: true}, t0)
+	orig.TaskID, orig.RunID, orig.Labels = "task-1", "run-1", map[string]string{"env": "prod"}
+	o := stored(orig)
+	id := uuid.Must(uuid.NewV7())
+	now := t0.Add(time.Hour)
+	out, err := regradeOne(context.Background(), c2, v2, &o, id, now)
+	if err != nil || out.Failure != "" {
+		t.Fatalf("regradeOne = %+v, %v", out, err)
+	}
+	// The same as grading the trace afresh against v2, with the original's
+	// identifiers.
+	want := regradetest.Result(t, v2, c2, traceSearch, regradetest.Options{SafetyGate: true}, now)
+	want.ID, want.TaskID, want.RunID, want.Labels = id, "task-1", "run-1", map[string]string{"env": "prod"}
+	if diff := cmp.Diff(&want, out.Result); diff != "" {
+		t.Errorf("regraded result (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(orig.ResultSummary, out.Original); diff != "" {
+		t.Errorf("outcome original (-want +got):\n%s", diff)
+	}
+
+	for name, mod := range map[string]func(*record.RegradeOriginal){
+		"unreadable": func(o *record.RegradeOriginal) { o.Unreadable = "labels: bad" },
+		"options":    func(o *record.RegradeOriginal) { o.Options = json.RawMessage(`{"min_score": "high"}`) },
+		"weights":    func(o *record.RegradeOriginal) { o.Options = json.RawMessage(`{"weights": {"nope": 1}}`) },
+		"calls":      func(o *record.RegradeOriginal) { o.TraceCalls = json.RawMessage(`7`) },
+	} {
+		bad := stored(orig)
+		mod(&bad)
+		out, err := regradeOne(context.Background(), c2, v2, &bad, id, now)
+		if err != nil || out.Result != nil || out.Failure == "" {
+			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := regradeOne(ctx, c2, v2, &o, id, now); err != context.Canceled {
+		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
+	}
+}
+
+func TestRegradeKeepsCredentialFinding(t *testing.T) {
+	t.Parallel()
+	v1 := record.ContractRef{Name: "flights", Version: 1, SHA256: strings.Repeat("1", 64), Kind: record.KindContract}
+	v2 := record.ContractRef{Name: "flights", Version: 2, SHA256: strings.Repeat("2", 64), Kind: record.KindContract}
+	c1, _ := engine.ParseContract([]byte(flightsV1))
+	// v2 without flightsV2's min_score: the extra api_key argument costs
+	// the score 0.1.
+	c2, _ := engine.ParseContract([]byte(`{"contract_version": 2, "required": [{"tool": "search", "args": {"q": {"$regex": "^a"}}}, {"tool": "book"}]}`))
+	leaky := engine.Trace{Calls: []engine.ToolCall{
+		{Tool: "search", Args: map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"}},
+		{Tool: "book", Args: map[string]any{}},
+	}}
+	orig := regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: true}, t0)
+	if orig.Passed || strings.Contains(string(orig.TraceCalls), "k7Hq93LmPz2Xw8Rt") {
+		t.Fatalf("original: passed %v, trace_calls %s; want a failed, redacted result", orig.Passed, orig.TraceCalls)
+	}
+	o := stored(orig)
+	out, err := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0)
+	if err != nil || out.Result == nil {
+		t.Fatalf("regradeOne = %+v, %v", out, err)
+	}
+	// Against v2 the calls pass on score (0.9), but the leaked secret still
+	// fails the safety gate.
+	r := out.Result
+	if r.Passed || !engine.PassesMinScore(r.Score, r.MinScore) {
+		t.Errorf("regraded: passed %v, score %v (min %v); want FAIL with a passing score", r.Passed, r.Score, r.MinScore)
+	}
+	var checks engine.Checks
+	var issues []engine.Issue
+	if err := json.Unmarshal(r.Checks, &checks); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.Issues, &issues); err != nil {
+		t.Fatal(err)
+	}
+	var cred engine.Check
+	for _, c := range checks.Items {
+		if c.Name == "credentials" {
+			cred = c
+		}
+	}
+	if cred.Status != engine.CheckFail || checks.Fail < 1 || checks.Pass+checks.Fail+checks.Unknown != len(checks.Items) {
+		t.Errorf("checks = %+v; want the original's failed credentials check, counts consistent", checks)
+	}
+	if len(issues) == 0 || issues[0].Kind != engine.IssueCredential || issues[0].Tool != "search" || issues[0].Severity != engine.SeverityCritical {
+		t.Errorf("issues = %+v; want the credential issue first", issues)
+	}
+
+	// With the safety gate off the verdict follows the score.
+	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
+	o = stored(orig)
+	if out, _ := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0); out.Result == nil || !out.Result.Passed {
+		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
+	}
+}

@@ -1,0 +1,193 @@
+package regrade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+// planArgs are the arguments of a regrade's plan job.
+type planArgs struct {
+	ProjectID int64     `json:"project_id"`
+	RegradeID uuid.UUID `json:"regrade_id"`
+}
+
+// Kind implements river.JobArgs.
+func (planArgs) Kind() string { return "regrade_plan" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (planArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queue} }
+
+// chunkArgs are the arguments of one chunk job: the range of originals it
+// regrades.
+type chunkArgs struct {
+	ProjectID int64               `json:"project_id"`
+	RegradeID uuid.UUID           `json:"regrade_id"`
+	Chunk     record.RegradeChunk `json:"chunk"`
+}
+
+// Kind implements river.JobArgs.
+func (chunkArgs) Kind() string { return "regrade_chunk" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (chunkArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: queue} }
+
+// completeIn returns a store hook completing job in the store's
+// transaction, so the job is done exactly when what it wrote is committed.
+func completeIn[T river.JobArgs](job *river.Job[T]) func(context.Context, pgx.Tx) error {
+	return func(ctx context.Context, tx pgx.Tx) error {
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	}
+}
+
+// planWorker plans a regrade: counts, cuts into chunks, queues them.
+type planWorker struct {
+	river.WorkerDefaults[planArgs]
+	s *Service
+}
+
+// Work implements river.Worker.
+func (w *planWorker) Work(ctx context.Context, job *river.Job[planArgs]) error {
+	s := w.s
+	err := s.store.PlanRegrade(ctx, job.Args.RegradeID, func(ctx context.Context, tx pgx.Tx, rg record.Regrade, chunks []record.RegradeChunk) error {
+		if len(chunks) > 0 {
+			params := make([]river.InsertManyParams, len(chunks))
+			for i, c := range chunks {
+				params[i] = river.InsertManyParams{Args: chunkArgs{ProjectID: rg.ProjectID, RegradeID: rg.ID, Chunk: c}}
+			}
+			if _, err := s.client.InsertManyFastTx(ctx, tx, params); err != nil {
+				return fmt.Errorf("queue chunks: %w", err)
+			}
+		}
+		return completeIn(job)(ctx, tx)
+	})
+	return w.s.jobDone(ctx, "plan", job.JobRow.Attempt, job.JobRow.MaxAttempts, job.Args.ProjectID, job.Args.RegradeID, err)
+}
+
+// chunkWorker regrades one chunk.
+type chunkWorker struct {
+	river.WorkerDefaults[chunkArgs]
+	s *Service
+}
+
+// Work implements river.Worker.
+func (w *chunkWorker) Work(ctx context.Context, job *river.Job[chunkArgs]) error {
+	start := time.Now()
+	err := w.s.workChunk(ctx, job)
+	w.s.metrics.chunkDuration.Observe(time.Since(start).Seconds())
+	return w.s.jobDone(ctx, "chunk", job.JobRow.Attempt, job.JobRow.MaxAttempts, job.Args.ProjectID, job.Args.RegradeID, err)
+}
+
+// errStop wraps an error that no retry can cure: the job is cancelled and
+// its regrade fails.
+type errStop struct{ err error }
+
+func (e *errStop) Error() string { return e.err.Error() }
+func (e *errStop) Unwrap() error { return e.err }
+
+// jobDone counts a job's outcome and decides its fate: a permanent error
+// or a last failed attempt fails the regrade and cancels the job; any
+// other error retries it.
+func (s *Service) jobDone(ctx context.Context, kind string, attempt, maxAttempts int, projectID int64, id uuid.UUID, err error) error {
+	var stop *errStop
+	switch {
+	case err == nil:
+		s.metrics.jobs.WithLabelValues(kind, "completed").Inc()
+		return nil
+	case errors.As(err, &stop):
+		s.metrics.jobs.WithLabelValues(kind, "cancelled").Inc()
+		s.fail(ctx, projectID, id, stop.Error())
+		return river.JobCancel(stop.err)
+	case ctx.Err() != nil:
+		// Shutdown, a timeout or a JobCancel: river decides; no regrade
+		// state changes here.
+		s.metrics.jobs.WithLabelValues(kind, "retried").Inc()
+		return err
+	case attempt >= maxAttempts:
+		s.metrics.jobs.WithLabelValues(kind, "cancelled").Inc()
+		s.fail(ctx, projectID, id, fmt.Sprintf("%s job failed %d times, last: %v", kind, attempt, err))
+		return err
+	}
+	s.metrics.jobs.WithLabelValues(kind, "retried").Inc()
+	s.log.Warn("regrade job failed, retrying", zap.String("kind", kind), zap.String("regrade_id", id.String()),
+		zap.Int("attempt", attempt), zap.Error(err))
+	return err
+}
+
+// workChunk reads, grades and writes one chunk.
+func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) error {
+	a := job.Args
+	rg, err := s.store.GetRegrade(ctx, a.ProjectID, a.RegradeID)
+	if errors.Is(err, engine.ErrNotFound) {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	if rg.State.Final() {
+		return nil // cancelled (or failed) meanwhile: nothing to do
+	}
+	c := s.cached(rg.Target.SHA256)
+	if c == nil {
+		cv, err := s.store.GetContractVersion(ctx, rg.ProjectID, rg.Target.Name, rg.Target.Version)
+		if err != nil {
+			return err
+		}
+		if c, err = s.parse(cv); err != nil {
+			return &errStop{fmt.Errorf("target %w", err)}
+		}
+	}
+	originals, err := s.store.ReadRegradeChunk(ctx, rg, a.Chunk)
+	if err != nil {
+		return err
+	}
+	outcomes := make([]record.RegradeOutcome, len(originals))
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.cfg.Parallelism)
+	for i := range originals {
+		g.Go(func() error {
+			id, err := uuid.NewV7()
+			if err != nil {
+				return err
+			}
+			outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], id, now)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	counts, err := s.store.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: rg.ProjectID, Chunk: a.Chunk.Index, Outcomes: outcomes}, completeIn(job))
+	if err != nil {
+		return err
+	}
+	s.metrics.results.WithLabelValues("regraded").Add(float64(counts.Done))
+	s.metrics.results.WithLabelValues("failed").Add(float64(counts.Failed))
+	s.metrics.results.WithLabelValues("skipped").Add(float64(counts.Skipped))
+	s.metrics.flips.WithLabelValues("pass_to_fail").Add(float64(counts.PassToFail))
+	s.metrics.flips.WithLabelValues("fail_to_pass").Add(float64(counts.FailToPass))
+	if counts.State == record.RegradeCompleted {
+		s.log.Info("regrade completed", zap.String("regrade_id", rg.ID.String()))
+	}
+	return nil
+}
+
+// cached returns the cached parsed contract of a sha256, nil when none.
+func (s *Service) cached(sha string) *engine.Contract {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.contracts[sha]
+}
