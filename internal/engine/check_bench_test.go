@@ -79,6 +79,26 @@ func BenchmarkCredentialScan(b *testing.B) {
 	}
 }
 
+// BenchmarkCredentialScanAnswer scans typical short final answers: one
+// without any gitleaks keyword, one that mentions a key and a token (which
+// runs gitleaks' generic-api-key rule, the costliest).
+func BenchmarkCredentialScanAnswer(b *testing.B) {
+	for _, tc := range []struct{ name, text string }{
+		{"plain", "Booked flight FL-200 and sent the invoice to ana@example.com."},
+		{"keywords", "I've reset your API key and emailed a new access token to ana@example.com."},
+	} {
+		tr := Trace{FinalAnswer: &tc.text}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				scanCredentials(&tr)
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
 // BenchmarkCredentialScanText scans final answers of 1 KB, 16 KB and 1 MB of
 // prose that mentions keys and tokens (the gitleaks rules' keywords).
 func BenchmarkCredentialScanText(b *testing.B) {

@@ -451,3 +451,41 @@ func checkNamed(tb testing.TB, res *EvaluationResult, name string) Check {
 	tb.Fatalf("no check %q", name)
 	return Check{}
 }
+
+// TestRulePrefilters checks every prefilter is in use (its rule's pattern
+// is the one it was derived from) and agrees with the rule on texts built
+// around the rule's operators.
+func TestRulePrefilters(t *testing.T) {
+	sr := mustSecretRules(t)
+	for id := range rulePrefilters {
+		i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == id })
+		if i < 0 || sr.rules[i].mayMatch == nil {
+			t.Errorf("prefilter of %s is not in use: the rule changed; derive it again", id)
+		}
+	}
+	i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == "generic-api-key" })
+	r := sr.rules[i]
+	const sec = "Zq8vR2kL9xT4wQ"
+	texts := []string{
+		"password=" + sec, "api_key: '" + sec + "'", "token =>  \"" + sec + "\"",
+		"secret,\t" + sec[:6] + "+/" + sec[6:], "key |= " + sec, "access: short", "auth: " + sec[:9] + "!",
+		"the key and token, they asked for access.", "key:\n\n\n\n\n\n" + sec, "key:     =" + sec,
+		"key: `\"' =" + sec, "key: \u212a" + sec, "creds ||" + sec + ".x", "AUTH_TOKEN=" + sec + ";",
+	}
+	matched := 0
+	for _, text := range texts {
+		found := len(r.det.DetectString(text)) > 0
+		if found {
+			matched++
+		}
+		if found && !r.mayMatch(text) {
+			t.Errorf("generic-api-key prefilter rejects %q, which the rule matches", text)
+		}
+	}
+	if matched < 6 {
+		t.Errorf("the rule matched %d of the texts; the test needs at least 6 to mean something", matched)
+	}
+	if genericAPIKeyMayMatch("The api key and token are in the vault; they asked for access.") {
+		t.Errorf("the prefilter lets plain prose through")
+	}
+}
