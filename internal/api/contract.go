@@ -30,8 +30,9 @@ const latestTTL = 2 * time.Second
 
 // parsedContract is a parsed contract and its identity.
 type parsedContract struct {
-	c   *engine.Contract
-	ref record.ContractRef
+	c        *engine.Contract
+	ref      record.ContractRef
+	expected expectedCache
 }
 
 type latestEntry struct {

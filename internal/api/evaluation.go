@@ -245,13 +245,17 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		Options:     opts,
 		FinalAnswer: res.FinalAnswer,
 	}
+	if out.ExpectedCalls, err = pc.expected.encode(res); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	if out.TraceCalls, out.ScoredCalls, err = encodeCalls(res); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
 	for _, p := range []struct {
 		dst *json.RawMessage
 		v   any
 	}{
-		{&out.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&out.TraceCalls, nonNil(res.TraceCalls)},
-		{&out.ScoredCalls, nonNil(res.ScoredCalls)}, {&out.ScoredIndexes, nonNil(res.ScoredIndexes)},
-		{&out.Metrics, res.Metrics}, {&out.Checks, res.Checks}, {&out.Issues, nonNil(res.Issues)},
+		{&out.ScoredIndexes, nonNil(res.ScoredIndexes)}, {&out.Metrics, res.Metrics}, {&out.Checks, res.Checks}, {&out.Issues, nonNil(res.Issues)},
 	} {
 		b, err := json.Marshal(p.v)
 		if err != nil {
@@ -435,7 +439,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if !store {
-		writeJSON(w, mediaJSON, http.StatusOK, viewEvaluation(res))
+		writeEvaluation(w, http.StatusOK, viewEvaluation(res))
 		return nil
 	}
 	res.CreatedAt = s.now()
@@ -453,7 +457,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	w.Header().Set("Location", "/v1/evaluations/"+id.String())
-	writeJSON(w, mediaJSON, http.StatusCreated, viewEvaluation(res))
+	writeEvaluation(w, http.StatusCreated, viewEvaluation(res))
 	return nil
 }
 
@@ -489,7 +493,7 @@ func (s *Server) replaySingle(w http.ResponseWriter, r *http.Request, project in
 	s.metrics.idempotentReplay.Inc()
 	w.Header().Set("Idempotent-Replayed", "true")
 	w.Header().Set("Location", "/v1/evaluations/"+rs[0].ID.String())
-	writeJSON(w, mediaJSON, http.StatusCreated, viewEvaluation(&rs[0]))
+	writeEvaluation(w, http.StatusCreated, viewEvaluation(&rs[0]))
 	return true, nil
 }
 
@@ -505,7 +509,7 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, mediaJSON, http.StatusOK, viewEvaluation(&res))
+	writeEvaluation(w, http.StatusOK, viewEvaluation(&res))
 	return nil
 }
 
@@ -583,6 +587,9 @@ func parseFilter(r *http.Request) (record.ResultFilter, error) {
 }
 
 func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("latest") {
+		return s.listLatestEvaluations(w, r) // regrade.go
+	}
 	f, err := parseFilter(r)
 	if err != nil {
 		return err

@@ -37,6 +37,14 @@ func newFakeStore() *fakeStore {
 	return &fakeStore{results: map[uuid.UUID]record.Result{}, keys: map[string]record.Idempotency{}}
 }
 
+// reset forgets the stored results (benchmarks call it per iteration).
+func (f *fakeStore) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.results)
+	f.order = f.order[:0]
+}
+
 func (f *fakeStore) Ready(context.Context) error { return f.readyErr }
 
 func (f *fakeStore) CreateContractVersion(_ context.Context, cv record.ContractVersion) (record.ContractVersion, bool, error) {

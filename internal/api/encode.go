@@ -1,0 +1,236 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// Encoding a result is a large share of an evaluation's cost, so the hot
+// path avoids work encoding/json would repeat: expected calls (full of
+// matchers) are encoded once per contract and combination, each trace call
+// once for both trace_calls and scored_calls, and responses are assembled
+// from the stored JSON pieces without re-validating them.
+
+// expectedCache holds, per combination of one parsed contract, the JSON of
+// its expected calls. The expected list G depends only on the contract and
+// the chosen options (SPEC section 4.1), so it can be reused.
+type expectedCache struct{ m sync.Map } // combination key → []byte
+
+// combinationKey identifies the chosen combination of a result.
+func combinationKey(res *engine.EvaluationResult) string {
+	cm := res.Metrics.Contract
+	if cm == nil || len(cm.Alternatives.Chosen) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range cm.Alternatives.Chosen {
+		b.WriteString(strconv.Itoa(c.Option))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func (c *expectedCache) encode(res *engine.EvaluationResult) ([]byte, error) {
+	key := combinationKey(res)
+	if b, ok := c.m.Load(key); ok {
+		return b.([]byte), nil
+	}
+	b, err := json.Marshal(nonNil(res.ExpectedCalls))
+	if err != nil {
+		return nil, err
+	}
+	c.m.Store(key, b)
+	return b, nil
+}
+
+// encodeCalls returns the JSON of trace_calls and scored_calls, encoding
+// each trace call once: scored calls are trace calls (by ScoredIndexes),
+// so their encodings are shared. When a scored call does not look like
+// its trace call, it is encoded on its own.
+func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte, err error) {
+	parts := make([][]byte, len(res.TraceCalls))
+	size := 2
+	for i := range res.TraceCalls {
+		if parts[i], err = json.Marshal(&res.TraceCalls[i]); err != nil {
+			return nil, nil, err
+		}
+		size += len(parts[i]) + 1
+	}
+	trace = joinArray(parts, size)
+	if len(res.ScoredIndexes) != len(res.ScoredCalls) {
+		scored, err = json.Marshal(nonNil(res.ScoredCalls))
+		return trace, scored, err
+	}
+	sp := make([][]byte, len(res.ScoredCalls))
+	size = 2
+	for j, idx := range res.ScoredIndexes {
+		sc := &res.ScoredCalls[j]
+		if idx >= 0 && idx < len(res.TraceCalls) && sameCall(sc, &res.TraceCalls[idx]) {
+			sp[j] = parts[idx]
+		} else if sp[j], err = json.Marshal(sc); err != nil {
+			return nil, nil, err
+		}
+		size += len(sp[j]) + 1
+	}
+	return trace, joinArray(sp, size), nil
+}
+
+// sameCall reports whether two calls are the same trace call (the engine
+// builds scored calls from the trace calls, redacted alike).
+func sameCall(a, b *engine.ToolCall) bool {
+	return a.Tool == b.Tool && a.ID == b.ID && a.ArgsRaw == b.ArgsRaw && a.Error == b.Error && len(a.Args) == len(b.Args)
+}
+
+func joinArray(parts [][]byte, size int) []byte {
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p...)
+	}
+	return append(b, ']')
+}
+
+// MarshalJSON implements json.Marshaler (used inside batch answers).
+func (v *evaluationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+// appendJSON appends the view as JSON. The raw pieces are the stored,
+// already valid JSON; they are copied as they are.
+func (v *evaluationView) appendJSON(b []byte) []byte {
+	n := 512 + len(v.Options) + len(v.Metrics) + len(v.ExpectedCalls) + len(v.TraceCalls) + len(v.ScoredCalls) +
+		len(v.ScoredIndexes) + len(v.Checks) + len(v.Issues)
+	if v.FinalAnswer != nil {
+		n += len(*v.FinalAnswer) + 16
+	}
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), len(b)+n)
+		copy(nb, b)
+		b = nb
+	}
+	b = append(b, '{')
+	if v.ID != "" {
+		b = appendStringField(b, "id", v.ID)
+		b = append(b, `"created_at":"`...)
+		b = v.CreatedAt.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `",`...)
+	}
+	b = append(b, `"stored":`...)
+	b = strconv.AppendBool(b, v.Stored)
+	b = append(b, `,"contract":{`...)
+	if v.Contract.Name != "" {
+		b = appendStringField(b, "name", v.Contract.Name)
+		b = append(b, `"version":`...)
+		b = strconv.AppendInt(b, int64(v.Contract.Version), 10)
+		b = append(b, ',')
+	}
+	b = appendStringField(b, "sha256", v.Contract.SHA256)
+	b = append(b, `"kind":`...)
+	b = appendString(b, v.Contract.Kind)
+	b = append(b, "},"...)
+	for _, f := range []struct{ k, v string }{{"task_id", v.TaskID}, {"run_id", v.RunID}, {"agent", v.Agent}} {
+		if f.v != "" {
+			b = appendStringField(b, f.k, f.v)
+		}
+	}
+	if len(v.Labels) > 0 {
+		labels, _ := json.Marshal(v.Labels) // a map[string]string always encodes
+		b = append(b, `"labels":`...)
+		b = append(b, labels...)
+		b = append(b, ',')
+	}
+	b = appendStringField(b, "format", v.Format)
+	b = append(b, `"score":`...)
+	b = appendFloat(b, v.Score)
+	b = appendStringField(append(b, ','), "grade", v.Grade)
+	b = append(b, `"passed":`...)
+	b = strconv.AppendBool(b, v.Passed)
+	b = append(b, `,"min_score":`...)
+	b = appendFloat(b, v.MinScore)
+	b = append(b, `,"safety_gate":`...)
+	b = strconv.AppendBool(b, v.SafetyGate)
+	for _, f := range []struct {
+		k string
+		v json.RawMessage
+	}{{"options", v.Options}, {"metrics", v.Metrics}, {"expected_calls", v.ExpectedCalls}, {"trace_calls", v.TraceCalls},
+		{"scored_calls", v.ScoredCalls}, {"scored_indexes", v.ScoredIndexes}} {
+		b = appendRawField(b, f.k, f.v)
+	}
+	b = append(b, `,"final_answer":`...)
+	if v.FinalAnswer == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, *v.FinalAnswer)
+	}
+	b = appendRawField(b, "checks", v.Checks)
+	b = appendRawField(b, "issues", v.Issues)
+	return append(b, '}')
+}
+
+// appendRawField appends ,"k":raw (null for empty raw).
+func appendRawField(b []byte, k string, raw json.RawMessage) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, bytes.TrimSpace(raw)...)
+}
+
+// appendStringField appends "k":"v", (with the trailing comma).
+func appendStringField(b []byte, k, v string) []byte {
+	b = append(b, '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	return append(appendString(b, v), ',')
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(b []byte, s string) []byte {
+	q, err := json.Marshal(s)
+	if err != nil {
+		return append(b, `""`...)
+	}
+	return append(b, q...)
+}
+
+// appendFloat appends f as encoding/json does (ES6 number formatting).
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		panic(fmt.Sprintf("api: non-finite score %v", f)) // the engine never returns one
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// writeEvaluation sends one evaluation as JSON.
+func writeEvaluation(w http.ResponseWriter, status int, v evaluationView) {
+	b := v.appendJSON(nil)
+	w.Header()["Content-Type"] = []string{mediaJSON}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
