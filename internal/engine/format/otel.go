@@ -217,10 +217,10 @@ func otelValue(v any) any {
 		case "stringValue", "boolValue", "bytesValue":
 			return x
 		case "intValue", "doubleValue":
-			if s, ok := x.(string); ok {
-				if _, err := strconv.ParseFloat(s, 64); err == nil {
-					return json.Number(s)
-				}
+			// OTLP/JSON writes 64-bit integers as strings, and doubles
+			// may be "NaN" or "Infinity", which stay strings.
+			if s, ok := x.(string); ok && isJSONNumber(s) {
+				return json.Number(s)
 			}
 			return x
 		case "arrayValue":
@@ -243,6 +243,16 @@ func otelValue(v any) any {
 		}
 	}
 	return v
+}
+
+// isJSONNumber reports whether s is exactly one JSON number.
+func isJSONNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	d := &decoder{s: s}
+	_, err := d.number()
+	return err == nil && d.pos == len(s)
 }
 
 // nanos reads a startTimeUnixNano given as a decimal string or a number;
