@@ -587,6 +587,9 @@ func parseFilter(r *http.Request) (record.ResultFilter, error) {
 }
 
 func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("latest") {
+		return s.listLatestEvaluations(w, r) // regrade.go
+	}
 	f, err := parseFilter(r)
 	if err != nil {
 		return err

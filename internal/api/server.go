@@ -51,6 +51,9 @@ type Config struct {
 	Version string
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
+	// Regrades serves /v1/regrades, /v1/stats/compare and
+	// /v1/evaluations?latest=true (regrade.go); nil answers them 503.
+	Regrades Regrades
 }
 
 // Server is the HTTP API. Create it with New, serve Handler, and call
@@ -157,6 +160,7 @@ func (s *Server) routes() chi.Router {
 		s.evaluationRoutes(r)
 		s.batchRoutes(r)
 		s.statsRoutes(r)
+		s.regradeRoutes(r)
 	})
 	return r
 }

@@ -72,6 +72,8 @@ type Store interface {
 	FinishRegrade(ctx context.Context, projectID int64, id uuid.UUID, state record.RegradeState, reason string, hook func(context.Context, pgx.Tx) error) (record.Regrade, error)
 	ListRegradeChanges(ctx context.Context, projectID int64, id, after uuid.UUID, limit int) ([]record.RegradeChange, error)
 	ListRegradeFailures(ctx context.Context, projectID int64, id, after uuid.UUID, limit int) ([]record.RegradeFailure, error)
+	ListLatestResults(ctx context.Context, projectID int64, f record.ResultFilter, after *record.Cursor, limit int) ([]record.LatestResult, error)
+	CompareContractVersions(ctx context.Context, projectID int64, name string, a, b int, f record.ResultFilter) (record.VersionComparison, error)
 }
 
 // Config configures New. Zero values take the documented defaults.
@@ -328,6 +330,23 @@ func (s *Service) Changes(ctx context.Context, projectID int64, id, after uuid.U
 // engine.ErrUnavailable.
 func (s *Service) Failures(ctx context.Context, projectID int64, id, after uuid.UUID, limit int) ([]record.RegradeFailure, error) {
 	return s.store.ListRegradeFailures(ctx, projectID, id, after, limit)
+}
+
+// LatestResults lists original results of a project, newest first, each
+// with its latest verdict (its newest regrade result, or itself); see
+// store.DB.ListLatestResults.
+//
+// Errors: engine.ErrUnavailable.
+func (s *Service) LatestResults(ctx context.Context, projectID int64, f record.ResultFilter, after *record.Cursor, limit int) ([]record.LatestResult, error) {
+	return s.store.ListLatestResults(ctx, projectID, f, after, limit)
+}
+
+// CompareVersions compares versions a and b of contract name on the same
+// originals; see store.DB.CompareContractVersions.
+//
+// Errors: engine.ErrUnavailable.
+func (s *Service) CompareVersions(ctx context.Context, projectID int64, name string, a, b int, f record.ResultFilter) (record.VersionComparison, error) {
+	return s.store.CompareContractVersions(ctx, projectID, name, a, b, f)
 }
 
 // Cancel cancels a regrade that is pending or running: in one
