@@ -47,6 +47,11 @@ type Config struct {
 	// LogLevel is debug, info, warn or error: TOOLSCORE_LOG_LEVEL,
 	// -log-level; default info.
 	LogLevel string
+	// RegradeRescueAfter is how long a regrade job may run before another
+	// process takes it over, its own presumed dead (regrade.Config
+	// RescueAfter): TOOLSCORE_REGRADE_RESCUE_AFTER, -regrade-rescue-after;
+	// default 2m.
+	RegradeRescueAfter time.Duration
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -58,6 +63,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
+		RegradeRescueAfter: 2 * time.Minute,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -102,6 +108,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	dur("TOOLSCORE_SHUTDOWN_GRACE", &cfg.ShutdownGrace)
 	num("TOOLSCORE_DB_MAX_CONNS", &cfg.DBMaxConns)
 	str("TOOLSCORE_LOG_LEVEL", &cfg.LogLevel)
+	dur("TOOLSCORE_REGRADE_RESCUE_AFTER", &cfg.RegradeRescueAfter)
 	if len(errs) > 0 {
 		return cfg, errs[0]
 	}
@@ -118,6 +125,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "time for in-flight requests at shutdown (TOOLSCORE_SHUTDOWN_GRACE)")
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", cfg.DBMaxConns, "Postgres connections (TOOLSCORE_DB_MAX_CONNS)")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
+	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "time before a running regrade job is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -144,6 +152,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_MAX_BATCH_BYTES (%d) must be at least TOOLSCORE_MAX_BODY_BYTES (%d)", c.MaxBatchBytes, c.MaxBodyBytes)
 	case c.EvalTimeout <= 0:
 		return fmt.Errorf("TOOLSCORE_EVAL_TIMEOUT must be positive, got %s", c.EvalTimeout)
+	case c.RegradeRescueAfter <= 0:
+		return fmt.Errorf("TOOLSCORE_REGRADE_RESCUE_AFTER must be positive, got %s", c.RegradeRescueAfter)
 	case c.ShutdownGrace <= 0:
 		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
 	case c.DBMaxConns < 2:
@@ -178,7 +188,8 @@ func (c Config) LogFields() []zap.Field {
 		zap.String("addr", c.Addr), zap.String("database_url", Redacted(c.DatabaseURL)),
 		zap.Int("workers", c.Workers), zap.Int("queue", c.Queue),
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
-		zap.Duration("eval_timeout", c.EvalTimeout), zap.Duration("shutdown_grace", c.ShutdownGrace),
+		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
 		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel),
+		zap.Duration("regrade_rescue_after", c.RegradeRescueAfter),
 	}
 }
