@@ -220,6 +220,10 @@ func (r *Registry) Names() []string {
 // (see Form). name is "auto" (or "") to detect the format, or one of
 // Names() to force it.
 //
+// data is copied once and not kept, so the caller may reuse it; strings in
+// the returned trace may share memory with that copy, which therefore lives
+// as long as the trace.
+//
 // Every error wraps engine.ErrInvalidTrace. Malformed JSON gives an
 // *engine.SyntaxError (line:column in data); a document no adapter
 // recognises gives an error listing the formats tried; a document that does

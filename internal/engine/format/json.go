@@ -315,8 +315,17 @@ func (d *decoder) str() (string, error) {
 // copying it; i is the first byte that needs care.
 func (d *decoder) strSlow(start, i int) (string, error) {
 	s := d.s
+	// Size the builder once from the literal's raw length: escapes only
+	// shrink it (invalid UTF-8, replaced by U+FFFD, may grow it a little).
+	end := i
+	for end < len(s) && s[end] != '"' {
+		if s[end] == '\\' {
+			end++
+		}
+		end++
+	}
 	var b strings.Builder
-	b.Grow(i - start + 16)
+	b.Grow(min(end, len(s)) - start)
 	b.WriteString(s[start:i])
 	for i < len(s) {
 		c := s[i]

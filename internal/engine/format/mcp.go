@@ -25,7 +25,7 @@ func (mcpAdapter) Name() string { return "mcp" }
 func (mcpAdapter) Detect(in *Input) (string, bool) {
 	n := 0
 	ok := true
-	eachMCP(in.Records(), func(m map[string]any, _ []any) {
+	eachMCP(in.Records(), func(m map[string]any, _, _ int) {
 		if !ok || m == nil || getStr(m, "jsonrpc") != "2.0" {
 			ok = false
 			return
@@ -60,21 +60,21 @@ func formSuffix(f Form) string {
 	return ""
 }
 
-// eachMCP calls fn for every message with its pointer tokens, flattening
-// batches one level; fn gets nil for an element that is neither an object
-// nor an array of objects.
-func eachMCP(recs []any, fn func(m map[string]any, at []any)) {
+// eachMCP calls fn for every message with its record index i and, inside
+// a batch, its index j (else -1), flattening batches one level; fn gets nil
+// for an element that is neither an object nor an array of objects.
+func eachMCP(recs []any, fn func(m map[string]any, i, j int)) {
 	for i, r := range recs {
 		switch t := r.(type) {
 		case map[string]any:
-			fn(t, []any{i})
+			fn(t, i, -1)
 		case []any:
 			for j, e := range t {
 				m, _ := e.(map[string]any)
-				fn(m, []any{i, j})
+				fn(m, i, j)
 			}
 		default:
-			fn(nil, []any{i})
+			fn(nil, i, -1)
 		}
 	}
 }
@@ -97,11 +97,15 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
 	pending := map[string][]int{}
 	var err error
-	eachMCP(in.Records(), func(m map[string]any, at []any) {
+	eachMCP(in.Records(), func(m map[string]any, i, j int) {
 		if err != nil {
 			return
 		}
 		if m == nil {
+			at := []any{i}
+			if j >= 0 {
+				at = append(at, j)
+			}
 			err = shapeErr("mcp", at, "a JSON-RPC message must be an object")
 			return
 		}
@@ -110,11 +114,11 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 			params, _ := m["params"].(map[string]any)
 			c := engine.ToolCall{Tool: getStr(params, "name"), ID: idString(m["id"])}
 			b.setArgs(&c, params["arguments"])
-			j := b.add(c)
+			k := b.add(c)
 			if hasID {
-				pending[key] = append(pending[key], j)
+				pending[key] = append(pending[key], k)
 			} else {
-				b.done[j] = true // a notification gets no answer
+				b.done[k] = true // a notification gets no answer
 			}
 			return
 		}
@@ -125,10 +129,10 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 		if len(q) == 0 {
 			return // the answer to another method
 		}
-		j := q[0]
+		k := q[0]
 		pending[key] = q[1:]
-		b.done[j] = true
-		c := &b.calls[j]
+		b.done[k] = true
+		c := &b.calls[k]
 		if res, ok := m["result"]; ok {
 			c.Result = res
 			if rm, ok := res.(map[string]any); ok {

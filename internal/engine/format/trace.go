@@ -19,7 +19,9 @@ type builder struct {
 	anyID  bool
 	byName map[string][]int // built on first use: few formats join by name
 	head   int              // calls before head all have their result
-	final  *string
+	final  *string          // set by formats that give the answer directly
+	answer string           // the latest turn's text, when turned is true
+	turned bool
 	dec    decoder // reused for argument text
 }
 
@@ -131,11 +133,11 @@ func (b *builder) result(id, name string, result any, errText string) bool {
 // turn records the agent's latest turn: the final answer is its visible
 // text when it made no tool calls, else none.
 func (b *builder) turn(text string, madeCalls bool) {
+	b.turned = true
+	b.answer = text
 	if madeCalls {
-		b.final = nil
-		return
+		b.answer = ""
 	}
-	b.final = visible(text)
 }
 
 func (b *builder) trace() engine.Trace {
@@ -143,7 +145,11 @@ func (b *builder) trace() engine.Trace {
 	if calls == nil {
 		calls = []engine.ToolCall{}
 	}
-	return engine.Trace{Calls: calls, FinalAnswer: b.final}
+	final := b.final
+	if b.turned {
+		final = visible(b.answer)
+	}
+	return engine.Trace{Calls: calls, FinalAnswer: final}
 }
 
 // visible returns &s, or nil when s is empty or only white space.
