@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -153,8 +154,8 @@ func (f *evalFlags) options() (engine.Options, error) {
 		KeepSecrets:  f.keepSecrets,
 	}
 	if f.minScore != "" {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f.minScore), 64)
-		if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+		v, err := parseDecimal(f.minScore)
+		if err != nil || v < 0 || v > 1 {
 			return opts, failf("--min-score: must be a number in [0,1], got %q", f.minScore)
 		}
 		opts.MinScore = &v
@@ -175,6 +176,23 @@ func (f *evalFlags) options() (engine.Options, error) {
 	return opts, nil
 }
 
+// decimalRE is the syntax of a decimal number flag value: no hex floats,
+// no Inf or NaN.
+var decimalRE = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
+// parseDecimal reads a finite decimal number; the error says why not.
+func parseDecimal(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if !decimalRE.MatchString(s) {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is out of range", s)
+	}
+	return v, nil
+}
+
 // parseWeights reads "name=value" items (already split at commas) into a
 // weights map and checks it with engine.CheckWeights: unknown names,
 // negative or non-finite values and repeated names are errors naming
@@ -190,9 +208,9 @@ func parseWeights(items []string) (map[string]float64, error) {
 		if !ok || name == "" {
 			return nil, failf("--weights: %q is not name=value", it)
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		v, err := parseDecimal(val)
 		if err != nil {
-			return nil, failf("--weights: %s: %q is not a number", name, val)
+			return nil, failf("--weights: %s: %v", name, err)
 		}
 		if _, dup := m[name]; dup {
 			return nil, failf("--weights: %s given twice", name)

@@ -282,3 +282,19 @@ func TestGradeFor(t *testing.T) {
 		}
 	}
 }
+
+func TestSyntaxErrorNamesTheCharacter(t *testing.T) {
+	_, err := ParseContract([]byte("[{\"tool\":\"é\"},\n{\"tool\":€}]"))
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Error() != "line 2:9: invalid character '€' looking for beginning of value" {
+		t.Errorf("error = %v, want line 2:9 naming '€'", err)
+	}
+}
+
+func TestWeightsOverflow(t *testing.T) {
+	_, err := Evaluate(context.Background(), mustContract(t, `[{"tool":"a"}]`), Trace{}, Options{Weights: map[string]float64{"selection_accuracy": 1e308, "argument_f1": 1e308}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Errors[0].Message != "weights are too large: their sum overflows" {
+		t.Errorf("error = %v, want the overflow error", err)
+	}
+}

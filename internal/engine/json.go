@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // SyntaxError is a JSON document that does not parse, located by byte
@@ -56,6 +59,14 @@ func locate(data []byte, err error, fallback int64) error {
 			off-- // Offset is just after the offending byte.
 		}
 		msg = se.Error()
+		// encoding/json quotes the offending byte, not the character:
+		// name the whole UTF-8 character instead.
+		if off < int64(len(data)) && strings.HasPrefix(msg, "invalid character '") {
+			r, _ := utf8.DecodeRune(data[off:])
+			if end := strings.Index(msg[len("invalid character '"):], "' "); end >= 0 {
+				msg = "invalid character " + strconv.QuoteRune(r) + msg[len("invalid character '")+end+1:]
+			}
+		}
 	case errors.As(err, &te):
 		off = te.Offset
 	case errors.Is(err, io.ErrUnexpectedEOF):

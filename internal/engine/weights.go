@@ -93,7 +93,10 @@ func effectiveWeights(layers ...map[string]float64) (Weights, error) {
 		return w, nil
 	}
 	total := w.SelectionAccuracy + w.ArgumentF1 + w.SequenceAccuracy + w.RedundantRate + w.RequiredCallRecall
-	if total <= 0 || math.IsInf(total, 0) {
+	if math.IsInf(total, 0) {
+		return Weights{}, &ValidationError{Kind: "options", Errors: []FieldError{{"/weights", "weights are too large: their sum overflows"}}}
+	}
+	if total <= 0 {
 		return Weights{}, &ValidationError{Kind: "options", Errors: []FieldError{{"/weights", "weights must not all be zero"}}}
 	}
 	w.SelectionAccuracy /= total
