@@ -27,6 +27,7 @@ import (
 	"github.com/toolscore/toolscore"
 	"github.com/toolscore/toolscore/internal/api"
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/regrade"
 	"github.com/toolscore/toolscore/internal/store"
 )
 
@@ -107,11 +108,21 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		}
 	}
 
+	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
+		RescueAfter: cfg.RegradeRescueAfter})
+	if err != nil {
+		return err
+	}
+	if err := regrades.Start(ctx); err != nil {
+		return err
+	}
+	defer stopRegrades(regrades, log) // after srv.Close, before db.Close
+
 	srv := api.New(api.Config{
 		Store: db, Logger: log, Registerer: reg, Gatherer: reg,
 		Workers: cfg.Workers, Queue: cfg.Queue, EvalTimeout: cfg.EvalTimeout,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
-		OpenAPI: toolscore.OpenAPI, Version: version,
+		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades,
 	})
 	defer srv.Close()
 
@@ -150,4 +161,14 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	// the writer and closes the Postgres pool.
 	log.Info("stopped")
 	return nil
+}
+
+// stopRegrades stops the regrade job workers, letting running chunks
+// finish for up to 10 s (the rest roll back and run again later).
+func stopRegrades(r *regrade.Service, log *zap.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.Stop(ctx); err != nil {
+		log.Warn("stop regrade workers", zap.Error(err))
+	}
 }

@@ -80,6 +80,12 @@ type Store interface {
 type Config struct {
 	// Store persists regrades and results. Required.
 	Store Store
+	// DatabaseURL, when set, gives river a small pool of its own (up to 4
+	// connections) on this database, so that its listener and polling
+	// neither compete with API requests for the store's connections nor
+	// change how that pool recovers from an outage; "" makes river share
+	// Store.Pool(). Jobs commit in store transactions either way.
+	DatabaseURL string
 	// Logger receives job failures (and river's warnings); nil means none.
 	Logger *zap.Logger
 	// Registerer receives the metrics; nil means none are registered.
@@ -93,11 +99,13 @@ type Config struct {
 	Parallelism int
 	// ChunkSize is the number of originals per chunk job; default 1000.
 	ChunkSize int
-	// JobTimeout bounds one job; default 1 min.
+	// JobTimeout bounds one job; default 1 min, or RescueAfter when that
+	// is shorter.
 	JobTimeout time.Duration
 	// RescueAfter is how long a job may stay running before river
-	// considers its process dead and runs it again elsewhere; default
-	// 2 min, and never less than JobTimeout.
+	// considers its process dead and runs it again elsewhere (river's
+	// rescuer looks every 30 s); default 2 min, and never less than
+	// JobTimeout.
 	RescueAfter time.Duration
 	// MaxAttempts is the number of times a failing job runs before its
 	// regrade fails; default 100 (about 45 min of retries at the 30 s
@@ -115,6 +123,8 @@ type Service struct {
 	cfg     Config
 	store   Store
 	log     *zap.Logger
+	pool    *pgxpool.Pool // river's
+	ownPool bool          // pool was made by New and is closed by Stop
 	client  *river.Client[pgx.Tx]
 	metrics *metrics
 
@@ -142,22 +152,36 @@ func New(cfg Config) (*Service, error) {
 	if cfg.ChunkSize <= 0 {
 		cfg.ChunkSize = 1000
 	}
-	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = time.Minute
-	}
 	if cfg.RescueAfter <= 0 {
 		cfg.RescueAfter = 2 * time.Minute
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = min(time.Minute, cfg.RescueAfter)
 	}
 	cfg.RescueAfter = max(cfg.RescueAfter, cfg.JobTimeout)
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 100
 	}
-	s := &Service{cfg: cfg, store: cfg.Store, log: cfg.Logger, contracts: map[string]*engine.Contract{}}
+	s := &Service{cfg: cfg, store: cfg.Store, log: cfg.Logger, pool: cfg.Store.Pool(), contracts: map[string]*engine.Contract{}}
+	if cfg.DatabaseURL != "" {
+		pcfg, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+		if err != nil {
+			return nil, errors.New("regrade: invalid database URL") // the error may quote the password
+		}
+		if pcfg.ConnConfig.ConnectTimeout == 0 {
+			pcfg.ConnConfig.ConnectTimeout = 5 * time.Second
+		}
+		pcfg.MaxConns, pcfg.MinConns = 4, 0
+		if s.pool, err = pgxpool.NewWithConfig(context.Background(), pcfg); err != nil {
+			return nil, fmt.Errorf("regrade: %w", err)
+		}
+		s.ownPool = true
+	}
 	s.metrics = newMetrics(cfg.Registerer, cfg.Store.CountActiveRegrades)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &planWorker{s: s})
 	river.AddWorker(workers, &chunkWorker{s: s})
-	client, err := river.NewClient(riverpgxv5.New(cfg.Store.Pool()), &river.Config{
+	client, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
 		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,
 		Logger:               newSlog(cfg.Logger),
@@ -167,6 +191,7 @@ func New(cfg Config) (*Service, error) {
 		RetryPolicy:          retryPolicy{},
 	})
 	if err != nil {
+		s.closePool()
 		return nil, fmt.Errorf("regrade: %w", err)
 	}
 	s.client = client
@@ -180,7 +205,15 @@ func New(cfg Config) (*Service, error) {
 //
 // Errors: the database is unreachable or river's schema is not current.
 func (s *Service) Start(ctx context.Context) error {
-	m, err := rivermigrate.New(riverpgxv5.New(s.store.Pool()), nil)
+	err := s.start(ctx)
+	if err != nil {
+		s.closePool()
+	}
+	return err
+}
+
+func (s *Service) start(ctx context.Context) error {
+	m, err := rivermigrate.New(riverpgxv5.New(s.pool), nil)
 	if err != nil {
 		return fmt.Errorf("regrade: %w", err)
 	}
@@ -199,8 +232,10 @@ func (s *Service) Start(ctx context.Context) error {
 
 // Stop stops taking jobs and waits for the running ones to finish until
 // ctx ends; then it cancels them (their chunks roll back and run again
-// later, on this or another process).
+// later, on this or another process). It closes river's own pool, if
+// any: call it once, after Start.
 func (s *Service) Stop(ctx context.Context) error {
+	defer s.closePool()
 	err := s.client.Stop(ctx)
 	if err == nil {
 		return nil
@@ -211,6 +246,12 @@ func (s *Service) Stop(ctx context.Context) error {
 		return fmt.Errorf("regrade: stop: %w", err)
 	}
 	return nil
+}
+
+func (s *Service) closePool() {
+	if s.ownPool {
+		s.pool.Close()
+	}
 }
 
 // target resolves and parses a target contract version (0: latest).
