@@ -59,6 +59,47 @@ func BenchmarkChecks(b *testing.B) {
 	}
 }
 
+// BenchmarkScoring measures what Evaluate does besides the checks, the
+// issue list and redaction: score every combination and build the chosen
+// one's evaluation state. It is the "without checks" figure beside
+// BenchmarkChecks.
+func BenchmarkScoring(b *testing.B) {
+	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large} {
+		b.Run(s.Name, func(b *testing.B) {
+			c := mustContract(b, string(workload.Contract(s)))
+			tr := mustTrace(b, string(workload.PlainTrace(s)))
+			w, err := effectiveWeights(c.Weights, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var groups []int // options per group
+			for _, st := range c.Required {
+				if st.Group != nil {
+					groups = append(groups, len(st.Group.Options))
+				}
+			}
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				sc := newScorer(c, &tr, CompareOptions{}, w)
+				choice := make([]int, len(groups))
+				var G []expected
+				for k := 0; k < max(c.Combinations(), 1); k++ {
+					rem := k
+					for g := len(groups) - 1; g >= 0; g-- {
+						choice[g] = rem % groups[g]
+						rem /= groups[g]
+					}
+					G = sc.combination(G[:0], choice)
+					sc.score(G)
+				}
+				sc.evaluation(G, Options{})
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
 // BenchmarkCredentialScan shows the credential scan is linear in the size
 // of the arguments: the medium workload's calls repeated 1x, 4x and 16x.
 func BenchmarkCredentialScan(b *testing.B) {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -169,100 +168,131 @@ const maxWordLen = 24
 // clause, and is not in a question. Time is linear in len(text) and memory
 // in the length of its longest sentence.
 func extractClaims(text string) []claim {
-	var (
-		out    []claim
-		words  []claimWord // the current sentence
-		clause = true      // the next word opens a clause
-		buf    [maxWordLen + utf8.UTFMax]byte
-		n      int // bytes of the current word in buf; > maxWordLen: too long
-		inWord bool
-	)
-	flushWord := func() {
-		if !inWord {
-			return
-		}
-		inWord = false
-		w := claimWord{start: clause}
-		clause = false
-		if n <= maxWordLen {
-			word := buf[:n]
-			w.class = wordClasses[string(word)]
-			if bytes.HasSuffix(word, []byte("n't")) {
-				w.class |= wordDenial
-			}
-			if _, ok := claimWords[string(word)]; ok {
-				w.claim = string(word)
-			}
-		}
-		words = append(words, w)
-		n = 0
-	}
-	endSentence := func(question bool) {
-		flushWord()
-		if !question {
-			for i, w := range words {
-				if w.claim == "" || !isClaim(words, i) || slices.ContainsFunc(out, func(c claim) bool { return c.word == w.claim }) {
-					continue
-				}
-				out = append(out, claim{word: w.claim, actions: claimWords[w.claim]})
-			}
-		}
-		words = words[:0]
-		clause = true
-	}
-	addRune := func(r rune) {
-		inWord = true
-		if n > maxWordLen {
-			return
-		}
-		if r < utf8.RuneSelf {
-			buf[n] = byte(r)
-			n++
-			return
-		}
-		n += utf8.EncodeRune(buf[n:], r)
-	}
+	var cs claimScanner
+	cs.clause = true
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		switch {
 		case 'a' <= r && r <= 'z':
-			addRune(r)
+			cs.addRune(r)
 		case 'A' <= r && r <= 'Z':
-			addRune(r + 'a' - 'A')
+			cs.addRune(r + 'a' - 'A')
 		case r >= utf8.RuneSelf && unicode.IsLetter(r):
-			addRune(unicode.ToLower(r))
+			cs.addRune(unicode.ToLower(r))
 		case r == '\'' || r == '’':
-			if inWord {
-				addRune('\'')
+			if cs.inWord {
+				cs.addRune('\'')
 			}
 		case r == '&':
-			flushWord()
-			words = append(words, claimWord{class: wordTrigger, start: clause})
-			clause = false
+			cs.flushWord()
+			cs.words = append(cs.words, claimWord{class: wordTrigger, start: cs.clause})
+			cs.clause = false
 		case r == '?' || r == '.' || r == '!':
 			// A '.' or '?' inside a token (example.com, /path?q=1) does
 			// not end the sentence.
 			if i < len(text) && !isSpaceByte(text[i]) {
-				flushWord()
+				cs.flushWord()
 				continue
 			}
-			endSentence(r == '?')
+			cs.endSentence(r == '?')
 		case r == '\n':
-			endSentence(false)
-		case r == '-' && inWord && i < len(text) && isASCIILetter(text[i]):
+			cs.endSentence(false)
+		case r == '-' && cs.inWord && i < len(text) && isASCIILetter(text[i]):
 			// e-mailed, re-sent: one word.
-		case r == '-' && inWord:
-			flushWord()
+		case r == '-' && cs.inWord:
+			cs.flushWord()
 		case r == ',' || r == ';' || r == ':' || r == '(' || r == ')' || r == '-' || r == '–' || r == '—' || r == '•' || r == '*':
-			flushWord()
-			clause = true
+			cs.flushWord()
+			cs.clause = true
 		default:
-			flushWord()
+			cs.flushWord()
 		}
 	}
-	endSentence(false)
-	return out
+	cs.endSentence(false)
+	return cs.out
+}
+
+// claimScanner is extractClaims' state.
+type claimScanner struct {
+	out    []claim
+	words  []claimWord // the current sentence
+	clause bool        // the next word opens a clause
+	buf    [maxWordLen + utf8.UTFMax]byte
+	n      int // bytes of the current word in buf; > maxWordLen: too long
+	inWord bool
+}
+
+// addRune appends a lower-case rune to the current word.
+func (cs *claimScanner) addRune(r rune) {
+	cs.inWord = true
+	if cs.n > maxWordLen {
+		return
+	}
+	if r < utf8.RuneSelf {
+		cs.buf[cs.n] = byte(r)
+		cs.n++
+		return
+	}
+	cs.n += utf8.EncodeRune(cs.buf[cs.n:], r)
+}
+
+// flushWord classifies the current word and appends it to the sentence.
+func (cs *claimScanner) flushWord() {
+	if !cs.inWord {
+		return
+	}
+	cs.inWord = false
+	w := claimWord{start: cs.clause}
+	cs.clause = false
+	if cs.n <= maxWordLen {
+		word := cs.buf[:cs.n]
+		w.class = wordClasses[string(word)]
+		if bytes.HasSuffix(word, []byte("n't")) {
+			w.class |= wordDenial
+		}
+		if acts, ok := claimWords[string(word)]; ok {
+			w.claim = actions[acts[0]].claimWord(string(word))
+		}
+	}
+	cs.words = append(cs.words, w)
+	cs.n = 0
+}
+
+// endSentence records the sentence's claims, unless it is a question.
+func (cs *claimScanner) endSentence(question bool) {
+	cs.flushWord()
+	if !question {
+		for i, w := range cs.words {
+			if w.claim == "" || cs.seen(w.claim) || !isClaim(cs.words, i) {
+				continue
+			}
+			cs.out = append(cs.out, claim{word: w.claim, actions: claimWords[w.claim]})
+		}
+	}
+	cs.words = cs.words[:0]
+	cs.clause = true
+}
+
+// seen reports whether the claim word is already in out.
+func (cs *claimScanner) seen(word string) bool {
+	for _, c := range cs.out {
+		if c.word == word {
+			return true
+		}
+	}
+	return false
+}
+
+// claimWord returns the action's own copy of the claim word w, so that
+// recording a claim does not allocate.
+func (a *action) claimWord(w string) string {
+	for _, c := range a.claims {
+		if c == w {
+			return c
+		}
+	}
+	return w
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
@@ -297,13 +327,15 @@ func isClaim(words []claimWord, i int) bool {
 // '/', spaces, digits and camelCase humps: "createTicket" -> create,
 // ticket; "gmail.send_v2" -> gmail, send, v.
 func toolWords(name string) []string {
-	var out []string
-	var b strings.Builder
+	// One lower-cased copy of the name; the words are slices of it.
+	buf := make([]byte, 0, len(name))
+	var bounds []int // start, end pairs into buf
+	start := -1
 	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
+		if start >= 0 && len(buf) > start {
+			bounds = append(bounds, start, len(buf))
 		}
+		start = -1
 	}
 	prevLower := false
 	for _, r := range name {
@@ -312,10 +344,16 @@ func toolWords(name string) []string {
 			if prevLower {
 				flush()
 			}
-			b.WriteRune(unicode.ToLower(r))
+			if start < 0 {
+				start = len(buf)
+			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 			prevLower = false
 		case unicode.IsLetter(r):
-			b.WriteRune(r)
+			if start < 0 {
+				start = len(buf)
+			}
+			buf = utf8.AppendRune(buf, r)
 			prevLower = true
 		default:
 			flush()
@@ -323,6 +361,14 @@ func toolWords(name string) []string {
 		}
 	}
 	flush()
+	if len(bounds) == 0 {
+		return nil
+	}
+	all := string(buf)
+	out := make([]string, len(bounds)/2)
+	for i := range out {
+		out[i] = all[bounds[2*i]:bounds[2*i+1]]
+	}
 	return out
 }
 

@@ -411,23 +411,43 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 
 // argumentIssue words one call's argument differences.
 func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
-	var parts, fixes []string
+	var problem, fix strings.Builder
+	sep := func(b *strings.Builder) {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+	}
 	if len(d.missing) > 0 {
-		parts = append(parts, "missing: "+strings.Join(d.missing, ", "))
-		fixes = append(fixes, "add "+backquoteAll(d.missing))
+		problem.WriteString("missing: ")
+		problem.WriteString(strings.Join(d.missing, ", "))
+		fix.WriteString("add ")
+		writeBackquoted(&fix, d.missing)
 	}
 	if len(d.unexpected) > 0 {
-		parts = append(parts, "unexpected: "+strings.Join(d.unexpected, ", "))
-		fixes = append(fixes, "drop "+backquoteAll(d.unexpected))
+		sep(&problem)
+		problem.WriteString("unexpected: ")
+		problem.WriteString(strings.Join(d.unexpected, ", "))
+		sep(&fix)
+		fix.WriteString("drop ")
+		writeBackquoted(&fix, d.unexpected)
 	}
 	if len(d.mismatched) > 0 {
-		var ms, fs []string
-		for _, m := range d.mismatched {
-			ms = append(ms, fmt.Sprintf("%s (expected %s, got %s)", m.key, m.expected, m.actual))
-			fs = append(fs, fmt.Sprintf("`%s` to %s", m.key, m.expected))
+		sep(&problem)
+		problem.WriteString("mismatched: ")
+		sep(&fix)
+		fix.WriteString("set ")
+		for i, m := range d.mismatched {
+			if i > 0 {
+				problem.WriteString(", ")
+				fix.WriteString(", ")
+			}
+			for _, part := range [...]string{m.key, " (expected ", m.expected, ", got ", m.actual, ")"} {
+				problem.WriteString(part)
+			}
+			for _, part := range [...]string{"`", m.key, "` to ", m.expected} {
+				fix.WriteString(part)
+			}
 		}
-		parts = append(parts, "mismatched: "+strings.Join(ms, ", "))
-		fixes = append(fixes, "set "+strings.Join(fs, ", "))
 	}
 	headline := "called with wrong arguments"
 	switch {
@@ -440,31 +460,52 @@ func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
 	if satisfied {
 		sev = SeverityLow
 	}
-	fix := strings.Join(fixes, "; ")
 	return Issue{
 		Kind: IssueArguments, Severity: sev, Tool: tool,
-		Problem: fmt.Sprintf("`%s` %s (%s)", tool, headline, strings.Join(parts, "; ")),
-		Fix:     "In the call to `" + tool + "`: " + fix,
+		Problem: "`" + tool + "` " + headline + " (" + problem.String() + ")",
+		Fix:     "In the call to `" + tool + "`: " + fix.String(),
 		Calls:   []int{call},
 	}
 }
 
-func backquoteAll(keys []string) string {
-	q := make([]string, len(keys))
+// writeBackquoted writes keys as "`a`, `b`".
+func writeBackquoted(b *strings.Builder, keys []string) {
 	for i, k := range keys {
-		q[i] = "`" + k + "`"
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('`')
+		b.WriteString(k)
+		b.WriteByte('`')
 	}
-	return strings.Join(q, ", ")
 }
 
 // renderValue renders a JSON value or matcher compactly, cut to
 // maxValueText bytes (on a rune boundary) with "…".
 func renderValue(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
+	var s string
+	switch x := v.(type) {
+	case nil:
+		s = "null"
+	case bool:
+		s = strconv.FormatBool(x)
+	case json.Number:
+		s = string(x)
+	case string:
+		s = quoteJSON(x)
+	case json.Marshaler: // matchers: their own JSON, without re-checking it
+		b, err := x.MarshalJSON()
+		if err != nil {
+			return fmt.Sprintf("%v", v)
+		}
+		s = string(b)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Sprintf("%v", v)
+		}
+		s = string(b)
 	}
-	s := string(b)
 	if len(s) <= maxValueText {
 		return s
 	}
@@ -473,6 +514,48 @@ func renderValue(v any) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// quoteJSON returns s as a JSON string, as encoding/json writes it (with
+// HTML characters left alone).
+func quoteJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b.WriteString(`\ufffd`)
+			case r == '\u2028' || r == '\u2029':
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func (ev *evaluation) orderIssues(out []Issue) []Issue {
@@ -503,7 +586,7 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 		want, got  int
 		extraCalls []int
 	}
-	var tools []tool
+	tools := make([]tool, 0, len(ev.expected))
 	find := func(name string) int {
 		for k := range tools {
 			if tools[k].name == name {

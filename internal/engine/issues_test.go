@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -167,5 +170,43 @@ func TestIssuesHideSecrets(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, res.Issues); diff != "" {
 		t.Errorf("issues mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderValue checks renderValue writes what encoding/json would, cut
+// at maxValueText bytes.
+func TestRenderValue(t *testing.T) {
+	re, err := NewRegex("^FL-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []any{
+		nil, true, json.Number("1e3"), "plain", "quote \" back \\ nl \n tab \t cr \r ctl \x01 <html> & é \u2028 \xff",
+		re, &OneOf{Candidates: []any{json.Number("1"), "a"}}, map[string]any{"b": []any{"x", json.Number("2")}},
+	}
+	for _, v := range tests {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := string(b)
+		want = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(want)
+		if len(want) > maxValueText {
+			continue
+		}
+		if got := renderValue(v); got != want {
+			t.Errorf("renderValue(%#v) = %s, want %s", v, got, want)
+		}
+	}
+	for _, str := range []string{"quote \" back \\ nl \n tab \t cr \r ctl \x01\x1f <html> & é \u2028 \u2029 \xff end", ""} {
+		b, _ := json.Marshal(str)
+		want := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(b))
+		if got := quoteJSON(str); got != want {
+			t.Errorf("quoteJSON(%q) = %s, want %s", str, got, want)
+		}
+	}
+	long := renderValue(strings.Repeat("é", 100))
+	if !strings.HasSuffix(long, "…") || len(long) > maxValueText+len("…") || !utf8.ValidString(long) {
+		t.Errorf("renderValue(long) = %q, want at most %d bytes then …", long, maxValueText)
 	}
 }
