@@ -62,6 +62,7 @@ type options struct {
 	step     int
 	maxP99   time.Duration
 	timeout  time.Duration
+	pgDB     string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -73,11 +74,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "attack duration (per step with -find)")
 	fs.BoolVar(&o.store, "store", true, "store results (false adds ?store=false: a dry run)")
 	size := fs.String("workload", "medium", "small, medium or large")
-	fs.IntVar(&o.pid, "pid", 0, "server process id, to report its peak RSS from /proc (0: off)")
+	fs.IntVar(&o.pid, "pid", 0, "server process id, to report its peak RSS and CPU time per request from /proc (0: off)")
 	fs.BoolVar(&o.find, "find", false, "raise the rate by -step until it is no longer sustained; report the highest sustained rate")
 	fs.IntVar(&o.step, "step", 250, "rate increment for -find")
 	fs.DurationVar(&o.maxP99, "max-p99", 100*time.Millisecond, "a rate is sustained when >= 99.9% succeed (2xx) and p99 <= max-p99")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.StringVar(&o.pgDB, "pg-db", "", "with -pid: count the CPU of Postgres backends of this database (and Postgres's background processes); empty: every postgres process")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -121,8 +123,11 @@ func bodies(s workload.Size) ([][]byte, error) {
 type report struct {
 	rate       int
 	m          vegeta.Metrics
-	peakRSS    int64 // bytes sampled during the attack; 0 when not sampled
-	hwm        int64 // the process's VmHWM at the end
+	peakRSS    int64         // bytes sampled during the attack; 0 when not sampled
+	hwm        int64         // the process's VmHWM at the end
+	serverCPU  time.Duration // CPU time the server used during the attack
+	pgCPU      time.Duration // CPU time all postgres processes used
+	loadCPU    time.Duration // CPU time this process used
 	sustained  bool
 	statusList string
 }
@@ -134,6 +139,10 @@ func (r report) String() string {
 		ms(r.m.Latencies.P99), ms(r.m.Latencies.Max), r.statusList)
 	if r.peakRSS > 0 {
 		fmt.Fprintf(&b, " peak_rss=%.1fMiB hwm=%.1fMiB", float64(r.peakRSS)/(1<<20), float64(r.hwm)/(1<<20))
+	}
+	if n := r.m.Requests; n > 0 && r.serverCPU > 0 {
+		per := func(d time.Duration) string { return fmt.Sprintf("%.0fus", float64(d.Microseconds())/float64(n)) }
+		fmt.Fprintf(&b, " cpu_per_req: server=%s postgres=%s loadgen=%s", per(r.serverCPU), per(r.pgCPU), per(r.loadCPU))
 	}
 	if len(r.m.Errors) > 0 {
 		fmt.Fprintf(&b, " errors=%q", r.m.Errors[:min(3, len(r.m.Errors))])
@@ -193,6 +202,7 @@ func attack(ctx context.Context, o options, target string, bs [][]byte, rate int
 	atk := vegeta.NewAttacker(vegeta.Timeout(o.timeout), vegeta.KeepAlive(true), vegeta.HTTP2(false), vegeta.Workers(64))
 	var m vegeta.Metrics
 	rss := newSampler(o.pid)
+	cpu0 := cpuTimes(o.pid, o.pgDB)
 	results := atk.Attack(targeter, vegeta.Rate{Freq: rate, Per: time.Second}, o.duration, "toolscore")
 loop:
 	for {
@@ -209,6 +219,10 @@ loop:
 	m.Close()
 	r := report{rate: rate, m: m}
 	r.peakRSS, r.hwm = rss.stop()
+	if o.pid > 0 {
+		cpu1 := cpuTimes(o.pid, o.pgDB)
+		r.serverCPU, r.pgCPU, r.loadCPU = cpu1.server-cpu0.server, cpu1.pg-cpu0.pg, cpu1.self-cpu0.self
+	}
 	r.sustained = m.Success >= 0.999 && m.Latencies.P99 <= o.maxP99
 	var codes []string
 	for c, k := range m.StatusCodes {
@@ -292,4 +306,82 @@ func parseStatus(r io.Reader) (rss, hwm int64, err error) {
 		return 0, 0, errors.New("no VmRSS in /proc status")
 	}
 	return rss, hwm, sc.Err()
+}
+
+// cpuSample is the CPU time (user + system) used so far by the server, by
+// Postgres (see cpuTimes) and by this process. Backends that exit during
+// an attack are missed, so the Postgres figure is a lower bound; the
+// server keeps its pool's connections open.
+type cpuSample struct{ server, pg, self time.Duration }
+
+// clockTick is USER_HZ, the unit of /proc/PID/stat times (100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// cpuTimes samples the CPU times. Postgres processes are those named
+// postgres; with db set, only the background processes (checkpointer, WAL
+// writer, ...) and the client backends whose process title names db.
+func cpuTimes(server int, db string) cpuSample {
+	var s cpuSample
+	if server <= 0 {
+		return s
+	}
+	s.server, _ = procCPU(server)
+	s.self, _ = procCPU(os.Getpid())
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.TrimSpace(string(comm)) != "postgres" {
+			continue
+		}
+		if db != "" {
+			title, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if !countBackend(string(title), db) {
+				continue
+			}
+		}
+		t, _ := procCPU(pid)
+		s.pg += t
+	}
+	return s
+}
+
+// procCPU returns utime + stime of a process from /proc/PID/stat.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStat(string(b))
+}
+
+// parseStat reads utime and stime (fields 14 and 15) of /proc/PID/stat
+// text; the command name (field 2) may hold spaces, so fields are counted
+// after its closing parenthesis.
+func parseStat(s string) (time.Duration, error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("malformed /proc stat times")
+	}
+	return time.Duration(u+st) * clockTick, nil
+}
+
+// countBackend reports whether a postgres process title belongs to the
+// measured database: a client backend ("postgres: 15/main: user db
+// 127.0.0.1(5432) idle") of db, or a background process.
+func countBackend(title, db string) bool {
+	title = strings.TrimRight(strings.ReplaceAll(title, "\x00", " "), " ")
+	client := strings.Contains(title, "(") || strings.Contains(title, "[local]")
+	return !client || strings.Contains(title, " "+db+" ")
 }

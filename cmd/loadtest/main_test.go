@@ -50,3 +50,31 @@ func TestParseOptions(t *testing.T) {
 		t.Errorf("parseOptions = %+v, %v", o, err)
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	stat := "4242 (toolscore server) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 75 0 0 20 0 9 0 100 0 0"
+	got, err := parseStat(stat)
+	if err != nil || got.Milliseconds() != 3250 {
+		t.Errorf("parseStat = %v, %v; want 3.25s (325 ticks)", got, err)
+	}
+	if _, err := parseStat("garbage"); err == nil {
+		t.Error("parseStat(garbage) succeeded")
+	}
+}
+
+func TestCountBackend(t *testing.T) {
+	tests := []struct {
+		title string
+		want  bool
+	}{
+		{"postgres: 15/main: postgres toolscore_bench 127.0.0.1(33080) idle", true},
+		{"postgres: 15/main: postgres toolscore_test_1 127.0.0.1(44188) INSERT", false},
+		{"postgres: 15/main: walwriter ", true},
+		{"postgres: 15/main: postgres toolscore_bench [local] idle", true},
+	}
+	for _, tc := range tests {
+		if got := countBackend(tc.title, "toolscore_bench"); got != tc.want {
+			t.Errorf("countBackend(%q) = %v, want %v", tc.title, got, tc.want)
+		}
+	}
+}

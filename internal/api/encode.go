@@ -60,7 +60,7 @@ func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte, err error)
 	parts := make([][]byte, len(res.TraceCalls))
 	size := 2
 	for i := range res.TraceCalls {
-		if parts[i], err = json.Marshal(&res.TraceCalls[i]); err != nil {
+		if parts[i], err = appendToolCall(nil, &res.TraceCalls[i]); err != nil {
 			return nil, nil, err
 		}
 		size += len(parts[i]) + 1
@@ -76,7 +76,7 @@ func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte, err error)
 		sc := &res.ScoredCalls[j]
 		if idx >= 0 && idx < len(res.TraceCalls) && sameCall(sc, &res.TraceCalls[idx]) {
 			sp[j] = parts[idx]
-		} else if sp[j], err = json.Marshal(sc); err != nil {
+		} else if sp[j], err = appendToolCall(nil, sc); err != nil {
 			return nil, nil, err
 		}
 		size += len(sp[j]) + 1
@@ -230,7 +230,9 @@ func appendFloat(b []byte, f float64) []byte {
 // writeEvaluation sends one evaluation as JSON.
 func writeEvaluation(w http.ResponseWriter, status int, v evaluationView) {
 	b := v.appendJSON(nil)
-	w.Header()["Content-Type"] = []string{mediaJSON}
+	h := w.Header()
+	h["Content-Type"] = []string{mediaJSON}
+	h["Content-Length"] = []string{strconv.Itoa(len(b))} // one write, not chunks
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

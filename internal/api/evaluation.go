@@ -68,6 +68,8 @@ type evalInput struct {
 	refName    string          // registry reference
 	refVersion int
 	registry   *parsedContract // resolved registry contract
+	body       []byte          // the request (item) the input was decoded from
+	fast       bool            // decoded by decodeFast: raw fields are not yet known to be valid JSON
 }
 
 // Limits of the caller's identifiers.
@@ -82,9 +84,12 @@ const (
 // decodeEvaluation decodes and checks one evaluation request. Pointers in
 // its errors are relative to the request object.
 func decodeEvaluation(data []byte) (*evalInput, error) {
-	in := &evalInput{}
-	if err := decodeStrict(data, &in.req, ""); err != nil {
-		return nil, err
+	in := &evalInput{body: data, fast: true}
+	if !decodeFast(data, &in.req) {
+		in.req, in.fast = evaluationRequest{}, false
+		if err := decodeStrict(data, &in.req, ""); err != nil {
+			return nil, err
+		}
 	}
 	req := &in.req
 	var errs []FieldProblem
@@ -106,7 +111,9 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 		switch bytes.TrimSpace(req.Contract)[0] {
 		case '"':
 			var ref string
-			_ = json.Unmarshal(req.Contract, &ref) // a valid JSON string
+			if err := json.Unmarshal(req.Contract, &ref); err != nil {
+				return nil, in.syntaxError(err)
+			}
 			name, version, err := parseRef(ref)
 			if err != nil {
 				add("/contract", "%v", err)
@@ -145,10 +152,25 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 	}
 	errs = append(errs, fieldErrors("", engine.CheckWeights("/weights", req.Weights))...)
 	if len(errs) > 0 {
+		if err := in.syntaxError(nil); err != nil {
+			return nil, err // bad JSON is reported before bad fields
+		}
 		slices.SortStableFunc(errs, func(a, b FieldProblem) int { return strings.Compare(a.Pointer, b.Pointer) })
 		return nil, &apiError{kind: probInvalidRequest, detail: errs[0].Pointer + ": " + errs[0].Message, errors: errs}
 	}
 	return in, nil
+}
+
+// syntaxError returns the precise 400 for a request whose raw field
+// turned out not to be JSON (decodeFast only delimits them), or err when
+// the request is valid JSON.
+func (in *evalInput) syntaxError(err error) error {
+	if in.fast {
+		if serr := decodeStrict(in.body, &evaluationRequest{}, ""); serr != nil {
+			return serr
+		}
+	}
+	return err
 }
 
 // resolveContract looks up a registry reference (I/O; done on the request
@@ -203,6 +225,10 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		var err error
 		pc, err = s.contracts.parseInline(in.inline)
 		if err != nil {
+			var se *engine.SyntaxError
+			if errors.As(err, &se) {
+				return nil, in.syntaxError(err)
+			}
 			var ve *engine.ValidationError
 			if errors.As(err, &ve) {
 				return nil, &apiError{kind: probInvalidContract, detail: "the contract does not validate",
@@ -217,10 +243,13 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	forbidden, err := parseForbidden(req.Forbidden)
 	if err != nil {
-		return nil, err
+		return nil, in.syntaxError(err)
 	}
 	parsed, err := format.Parse(req.Trace, req.Format)
 	if err != nil {
+		if in.fast && !json.Valid(req.Trace) {
+			return nil, in.syntaxError(err)
+		}
 		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
 	}
 	trace := parsed.Trace

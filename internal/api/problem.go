@@ -201,6 +201,7 @@ func writeJSON(w http.ResponseWriter, contentType string, status int, v any) {
 		contentType, status = "application/problem+json", http.StatusInternalServerError
 	}
 	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -1,0 +1,380 @@
+package api
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// This file holds the request hot path's JSON work that encoding/json does
+// slowly through reflection: encoding trace calls (plain JSON values in
+// maps) and splitting the top-level request object in one pass. Both give
+// exactly what encoding/json gives (tests compare them), and anything
+// unusual falls back to encoding/json.
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as encoding/json encodes a string (HTML
+// characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
+// escaped); a port of encoding/json's appendString.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendJSONValue appends a decoded JSON value (nil, bool, string,
+// json.Number, float64, []any, map[string]any with sorted keys) as
+// encoding/json would, and anything else with encoding/json.
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case string:
+		return appendJSONString(b, v), nil
+	case json.Number:
+		if v == "" {
+			return append(b, '0'), nil
+		}
+		if !json.Valid([]byte(v)) {
+			break // let encoding/json report it
+		}
+		return append(b, v...), nil
+	case []any:
+		b = append(b, '[')
+		for i, el := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSONValue(b, el); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		return appendJSONObject(b, v)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, out...), nil
+}
+
+func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendJSONValue(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendToolCall appends c as encoding/json encodes an engine.ToolCall
+// (TestAppendToolCall keeps the two in step, field by field).
+func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
+	var err error
+	b = append(b, `{"tool":`...)
+	b = appendJSONString(b, c.Tool)
+	b = append(b, `,"args":`...)
+	if b, err = appendJSONObject(b, c.Args); err != nil {
+		return nil, err
+	}
+	if c.ID != "" {
+		b = append(b, `,"id":`...)
+		b = appendJSONString(b, c.ID)
+	}
+	if c.Result != nil {
+		b = append(b, `,"result":`...)
+		if b, err = appendJSONValue(b, c.Result); err != nil {
+			return nil, err
+		}
+	}
+	if c.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, string(c.Error))
+	}
+	if c.ArgsRaw != "" {
+		b = append(b, `,"args_raw":`...)
+		b = appendJSONString(b, c.ArgsRaw)
+	}
+	if c.ArgsError != "" {
+		b = append(b, `,"args_error":`...)
+		b = appendJSONString(b, c.ArgsError)
+	}
+	return append(b, '}'), nil
+}
+
+// splitObject walks the members of the JSON object in data in one pass,
+// calling fn with each key (without quotes) and raw value. It reports false
+// when data is not a simple object (a key with escapes, bad structure,
+// trailing data) or fn returns false; values are only delimited, not
+// validated, so callers must decode or validate them.
+func splitObject(data []byte, fn func(key string, val []byte) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		start := i + 1
+		end := start
+		for end < len(data) && data[end] != '"' {
+			if data[end] == '\\' || data[end] < 0x20 {
+				return false
+			}
+			end++
+		}
+		if end >= len(data) {
+			return false
+		}
+		key := data[start:end]
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		vend := skipValue(data, i)
+		if vend < 0 || !fn(string(key), data[i:vend]) {
+			return false
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return skipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i, or -1.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				if i = skipString(data, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	start := i
+	for i < len(data) && data[i] != ',' && data[i] != '}' && data[i] != ']' &&
+		data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r' {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string starting at data[i] == '"',
+// or -1.
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// plainString returns the content of a JSON string literal without escapes
+// or control characters, and false for anything else.
+func plainString(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return "", false
+	}
+	s := val[1 : len(val)-1]
+	for _, c := range s {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(s) {
+		return "", false
+	}
+	return string(s), true
+}
+
+// decodeFast fills req from data in one pass when data is a plain request
+// object; it reports false (leaving req partly filled) for anything else,
+// and the caller then decodes with decodeStrict, which reports the precise
+// problem. The raw fields (contract, gold, trace, forbidden) are not
+// validated here: the engine parses each of them later.
+func decodeFast(data []byte, req *evaluationRequest) bool {
+	str := func(val []byte, dst *string) bool {
+		if s, ok := plainString(val); ok {
+			*dst = s
+			return true
+		}
+		return json.Unmarshal(val, dst) == nil
+	}
+	return splitObject(data, func(key string, val []byte) bool {
+		switch key {
+		case "contract":
+			req.Contract = val
+		case "gold":
+			req.Gold = val
+		case "trace":
+			req.Trace = val
+		case "forbidden":
+			req.Forbidden = val
+		case "format":
+			return str(val, &req.Format)
+		case "task_id":
+			return str(val, &req.TaskID)
+		case "run_id":
+			return str(val, &req.RunID)
+		case "agent":
+			return str(val, &req.Agent)
+		case "final_answer":
+			req.FinalAnswer = nil
+			if string(val) == "null" {
+				return true
+			}
+			var s string
+			if !str(val, &s) {
+				return false
+			}
+			req.FinalAnswer = &s
+		case "strict":
+			switch string(val) {
+			case "true", "false":
+				req.Strict = string(val) == "true"
+			default:
+				return false
+			}
+		case "safety_gate":
+			switch string(val) {
+			case "true", "false":
+				b := string(val) == "true"
+				req.SafetyGate = &b
+			case "null":
+				req.SafetyGate = nil
+			default:
+				return false
+			}
+		case "labels":
+			req.Labels = nil
+			return json.Unmarshal(val, &req.Labels) == nil
+		case "weights":
+			req.Weights = nil
+			return json.Unmarshal(val, &req.Weights) == nil
+		case "min_score":
+			req.MinScore = nil
+			return json.Unmarshal(val, &req.MinScore) == nil
+		default:
+			return false
+		}
+		return true
+	})
+}
