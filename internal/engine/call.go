@@ -11,10 +11,11 @@ import (
 //
 // Args holds the decoded arguments: a JSON object whose numbers are
 // json.Number (never float64, so no digits are lost), strings, bools, nil,
-// []any and map[string]any. Args is nil when the trace gave no arguments
-// (counted as {}) or when they could not be read; in the latter case ArgsRaw
-// keeps the original text and ArgsError says why, and the call never
-// satisfies an expected call's arguments (SPEC section 7).
+// []any and map[string]any. The trace adapters give an empty map when the
+// trace gave no arguments; nil (as from a caller's own ToolCall) counts as
+// {} too. When the arguments could not be read Args is nil, ArgsRaw keeps
+// the original text and ArgsError says why, and the call never satisfies
+// an expected call's arguments (SPEC section 7).
 type ToolCall struct {
 	// Tool is the tool's name as the agent called it.
 	Tool string `json:"tool"`
