@@ -29,7 +29,8 @@ type Config struct {
 	// MaxConns caps the pool's connections; 0 means 8.
 	MaxConns int32
 	// Writers is the number of concurrent group-commit transactions; 0
-	// means 2.
+	// means 4. A commit waits for its WAL flush (fsync, milliseconds), so
+	// several in flight keep requests from queueing behind one.
 	Writers int
 	// MaxGroupRows caps the results written by one group-commit
 	// transaction; 0 means 1000.

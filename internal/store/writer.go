@@ -44,7 +44,7 @@ type writeReq struct {
 
 func newWriter(db *DB, n, maxRows int, reg prometheus.Registerer) *writer {
 	if n <= 0 {
-		n = 2
+		n = 4
 	}
 	if maxRows <= 0 {
 		maxRows = 1000
