@@ -429,6 +429,20 @@ func TestQueueFull(t *testing.T) {
 	}
 }
 
+func TestInFlightLimit(t *testing.T) {
+	b := setup(t, func(c *Config) { c.MaxInFlight = 1 })
+	b.s.inflight <- struct{}{} // one evaluation in flight
+	rec := b.do(t, "POST", "/v1/evaluations", body(`"gold":`+goldList, `"trace":`+traceHalf))
+	problemOf(t, rec, 429, "queue-full")
+	if rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("Retry-After = %q", rec.Header().Get("Retry-After"))
+	}
+	<-b.s.inflight
+	if rec := b.do(t, "POST", "/v1/evaluations", body(`"gold":`+goldList, `"trace":`+traceHalf)); rec.Code != 201 {
+		t.Errorf("after the evaluation ended = %d", rec.Code)
+	}
+}
+
 func TestBatch(t *testing.T) {
 	b := setup(t, nil)
 	good := body(`"gold":`+goldList, `"trace":`+traceHalf)

@@ -420,6 +420,13 @@ func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Micros
 // createEvaluation grades one trace: 201 with the stored evaluation after
 // it is committed, or 200 with a dry run (?store=false).
 func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error {
+	select {
+	case s.inflight <- struct{}{}:
+		defer func() { <-s.inflight }()
+	default:
+		s.countError(errQueueFull)
+		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
+	}
 	ctx := r.Context()
 	store, err := storeParam(r)
 	if err != nil {

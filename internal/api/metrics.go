@@ -21,7 +21,7 @@ type metrics struct {
 	idempotentReplay prometheus.Counter
 }
 
-func newMetrics(reg prometheus.Registerer, version string, pool *Pool) *metrics {
+func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight chan struct{}) *metrics {
 	m := &metrics{
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolscore_http_requests_total",
@@ -75,6 +75,10 @@ func newMetrics(reg prometheus.Registerer, version string, pool *Pool) *metrics 
 		Name: "toolscore_pool_busy_workers",
 		Help: "Workers currently running an evaluation.",
 	}, func() float64 { return float64(pool.Busy()) })
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "toolscore_evaluations_in_flight",
+		Help: "Single evaluations being decoded, evaluated or stored.",
+	}, func() float64 { return float64(len(inflight)) })
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "toolscore_build_info",
 		Help: "Build metadata; the value is always 1.",
@@ -83,6 +87,6 @@ func newMetrics(reg prometheus.Registerer, version string, pool *Pool) *metrics 
 	m.poolWorkers.Set(float64(pool.workers))
 	m.poolCapacity.Set(float64(cap(pool.jobs)))
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.evalDuration, m.combinations, m.evaluations, m.evalErrors,
-		m.poolRejected, m.poolWorkers, m.poolCapacity, m.idempotentReplay, queue, busy, build)
+		m.poolRejected, m.poolWorkers, m.poolCapacity, m.idempotentReplay, queue, busy, inFlight, build)
 	return m
 }

@@ -45,6 +45,11 @@ type Config struct {
 	// MaxBatches caps the batch requests served at once (more get 429);
 	// default 2.
 	MaxBatches int
+	// MaxInFlight caps the single evaluations being decoded, evaluated or
+	// stored at once (more get 429), so that memory stays bounded when
+	// Postgres is slow, not only when the workers are; default Queue +
+	// Workers + 512.
+	MaxInFlight int
 	// OpenAPI is the spec served at /openapi.yaml.
 	OpenAPI []byte
 	// Version is reported by toolscore_build_info; default "dev".
@@ -66,6 +71,7 @@ type Server struct {
 	metrics   *metrics
 	contracts *contractCache
 	batches   chan struct{}
+	inflight  chan struct{}
 	ids       *requestIDs
 	router    chi.Router
 }
@@ -104,6 +110,9 @@ func New(cfg Config) *Server {
 	if cfg.MaxBatches <= 0 {
 		cfg.MaxBatches = 2
 	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = cfg.Queue + cfg.Workers + 512
+	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -117,9 +126,10 @@ func New(cfg Config) *Server {
 		pool:      NewPool(cfg.Workers, cfg.Queue, cfg.EvalTimeout),
 		contracts: newContractCache(cfg.Store),
 		batches:   make(chan struct{}, cfg.MaxBatches),
+		inflight:  make(chan struct{}, cfg.MaxInFlight),
 		ids:       newRequestIDs(),
 	}
-	s.metrics = newMetrics(cfg.Registerer, cfg.Version, s.pool)
+	s.metrics = newMetrics(cfg.Registerer, cfg.Version, s.pool, s.inflight)
 	s.router = s.routes()
 	return s
 }
