@@ -136,9 +136,11 @@ type RegradeOriginal struct {
 	Options     json.RawMessage
 	TraceCalls  json.RawMessage
 	FinalAnswer *string
-	// Checks and FirstIssue are the original's checks and its first issue
-	// (nil when none).
-	Checks     json.RawMessage
+	// FailedCredentials is the original's credentials check when it
+	// failed (nil otherwise): the stored calls are redacted, so a regrade
+	// cannot find those secrets again and keeps this finding.
+	FailedCredentials json.RawMessage
+	// FirstIssue is the original's first issue (nil when none).
 	FirstIssue json.RawMessage
 	// Unreadable says why a stored column could not be read ("" when
 	// the row was read whole); the regrade counts the original as failed.

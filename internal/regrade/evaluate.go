@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,7 +86,7 @@ func decodeCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 // credentials check failed, its failure (and its credential issues) carry
 // over to the new result, which the safety gate then fails as it failed
 // the original.
-func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, id uuid.UUID, now time.Time) (record.RegradeOutcome, error) {
+func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -108,7 +110,7 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		}
 		return fail("evaluate: " + err.Error())
 	}
-	if err := carryCredentials(res, o.Checks); err != nil {
+	if err := carryCredentials(res, o.FailedCredentials); err != nil {
 		return fail(err.Error())
 	}
 	r := &record.Result{
@@ -120,6 +122,19 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		Options:     o.Options,
 		FinalAnswer: res.FinalAnswer,
 	}
+	// Encoding is most of a regrade's CPU: reuse what is known to be the
+	// same JSON. Without a credential finding the engine returns the
+	// stored calls unchanged (redaction is the only change it makes), and
+	// the expected calls depend only on the contract and the chosen
+	// combination.
+	unchanged := !credentialFound(res)
+	if unchanged {
+		r.TraceCalls = o.TraceCalls
+		if isIdentity(res.ScoredIndexes, len(calls)) {
+			r.ScoredCalls = o.TraceCalls
+		}
+	}
+	r.ExpectedCalls = enc.expected(c, res)
 	for _, p := range []struct {
 		dst *json.RawMessage
 		v   any
@@ -128,14 +143,85 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		{&r.ScoredCalls, nonNil(res.ScoredCalls)}, {&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
 		{&r.Metrics, res.Metrics}, {&r.Checks, res.Checks}, {&r.Issues, nonNil(res.Issues)},
 	} {
+		if *p.dst != nil {
+			continue
+		}
 		b, err := json.Marshal(p.v)
 		if err != nil {
 			return fail("encode result: " + err.Error())
 		}
 		*p.dst = b
 	}
+	enc.storeExpected(c, res, r.ExpectedCalls)
 	out.Result = r
 	return out, nil
+}
+
+// credentialFound reports whether res's credentials check found a secret
+// (and so the engine redacted its calls).
+func credentialFound(res *engine.EvaluationResult) bool {
+	for _, ch := range res.Checks.Items {
+		if ch.Name == "credentials" && (ch.Status == engine.CheckFail || len(ch.Findings) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIdentity reports whether idx is 0, 1, ..., n-1.
+func isIdentity(idx []int, n int) bool {
+	if len(idx) != n {
+		return false
+	}
+	for i, j := range idx {
+		if i != j {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeCache keeps the JSON of expected calls per contract and chosen
+// combination, shared by the evaluations of one chunk. Safe for concurrent
+// use; the zero value is ready.
+type encodeCache struct {
+	m sync.Map // encodeKey -> json.RawMessage
+}
+
+type encodeKey struct {
+	c      *engine.Contract
+	choice string
+}
+
+func choiceKey(res *engine.EvaluationResult) string {
+	cm := res.Metrics.Contract
+	if cm == nil {
+		return ""
+	}
+	b := make([]byte, 0, 4*len(cm.Alternatives.Chosen))
+	for _, ch := range cm.Alternatives.Chosen {
+		b = strconv.AppendInt(b, int64(ch.Option), 10)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
+// expected returns the cached JSON of res's expected calls, nil when not
+// cached yet.
+func (e *encodeCache) expected(c *engine.Contract, res *engine.EvaluationResult) json.RawMessage {
+	if e == nil {
+		return nil
+	}
+	if v, ok := e.m.Load(encodeKey{c, choiceKey(res)}); ok {
+		return v.(json.RawMessage)
+	}
+	return nil
+}
+
+func (e *encodeCache) storeExpected(c *engine.Contract, res *engine.EvaluationResult, b json.RawMessage) {
+	if e != nil {
+		e.m.LoadOrStore(encodeKey{c, choiceKey(res)}, b)
+	}
 }
 
 // nonNil returns an empty slice for a nil one, so it encodes as [].
@@ -146,26 +232,18 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// carryCredentials applies the original's failed credentials check to res
-// (see regradeOne). origChecks is the original's checks JSON.
-func carryCredentials(res *engine.EvaluationResult, origChecks json.RawMessage) error {
-	// Cheap test first: most originals hold no failed credentials check.
-	if !bytes.Contains(origChecks, []byte(`"credentials"`)) || !bytes.Contains(origChecks, []byte(`"fail"`)) {
+// carryCredentials applies the original's failed credentials check
+// (origCheck, the check's JSON; nil when it passed) to res (see
+// regradeOne).
+func carryCredentials(res *engine.EvaluationResult, origCheck json.RawMessage) error {
+	if len(origCheck) == 0 || string(origCheck) == "null" {
 		return nil
 	}
-	var orig struct {
-		Items []engine.Check `json:"items"`
+	failed := &engine.Check{}
+	if err := json.Unmarshal(origCheck, failed); err != nil {
+		return fmt.Errorf("checks: credentials: %w", err)
 	}
-	if err := json.Unmarshal(origChecks, &orig); err != nil {
-		return fmt.Errorf("checks: %w", err)
-	}
-	var failed *engine.Check
-	for i := range orig.Items {
-		if orig.Items[i].Name == "credentials" && orig.Items[i].Status == engine.CheckFail {
-			failed = &orig.Items[i]
-		}
-	}
-	if failed == nil {
+	if failed.Name != "credentials" || failed.Status != engine.CheckFail {
 		return nil
 	}
 	replaced := false

@@ -77,12 +77,28 @@ func TestDecodeCalls(t *testing.T) {
 	}
 }
 
+// failedCredentials returns the failed credentials check of checks, as
+// the store's query does.
+func failedCredentials(checks json.RawMessage) json.RawMessage {
+	var cs struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	_ = json.Unmarshal(checks, &cs)
+	for _, raw := range cs.Items {
+		var c engine.Check
+		if json.Unmarshal(raw, &c) == nil && c.Name == "credentials" && c.Status == engine.CheckFail {
+			return raw
+		}
+	}
+	return nil
+}
+
 // stored turns a result into the original a chunk reads.
 func stored(r record.Result) record.RegradeOriginal {
 	var issues []json.RawMessage
 	_ = json.Unmarshal(r.Issues, &issues)
 	o := record.RegradeOriginal{ResultSummary: r.ResultSummary, Options: r.Options, TraceCalls: r.TraceCalls,
-		FinalAnswer: r.FinalAnswer, Checks: r.Checks}
+		FinalAnswer: r.FinalAnswer, FailedCredentials: failedCredentials(r.Checks)}
 	if len(issues) > 0 {
 		o.FirstIssue = issues[0]
 	}
@@ -100,7 +116,7 @@ func TestRegradeOne(t *testing.T) {
 	o := stored(orig)
 	id := uuid.Must(uuid.NewV7())
 	now := t0.Add(time.Hour)
-	out, err := regradeOne(context.Background(), c2, v2, &o, id, now)
+	out, err := regradeOne(context.Background(), c2, v2, &o, id, now, nil)
 	if err != nil || out.Failure != "" {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -123,14 +139,14 @@ func TestRegradeOne(t *testing.T) {
 	} {
 		bad := stored(orig)
 		mod(&bad)
-		out, err := regradeOne(context.Background(), c2, v2, &bad, id, now)
+		out, err := regradeOne(context.Background(), c2, v2, &bad, id, now, nil)
 		if err != nil || out.Result != nil || out.Failure == "" {
 			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := regradeOne(ctx, c2, v2, &o, id, now); err != context.Canceled {
+	if _, err := regradeOne(ctx, c2, v2, &o, id, now, nil); err != context.Canceled {
 		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
 	}
 }
@@ -152,7 +168,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 		t.Fatalf("original: passed %v, trace_calls %s; want a failed, redacted result", orig.Passed, orig.TraceCalls)
 	}
 	o := stored(orig)
-	out, err := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0)
+	out, err := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0, nil)
 	if err != nil || out.Result == nil {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -186,7 +202,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// With the safety gate off the verdict follows the score.
 	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
 	o = stored(orig)
-	if out, _ := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0); out.Result == nil || !out.Result.Passed {
+	if out, _ := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
 		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
 	}
 }

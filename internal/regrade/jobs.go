@@ -149,12 +149,15 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 			return &errStop{fmt.Errorf("target %w", err)}
 		}
 	}
+	t0 := time.Now()
 	originals, err := s.store.ReadRegradeChunk(ctx, rg, a.Chunk)
 	if err != nil {
 		return err
 	}
+	t1 := time.Now()
 	outcomes := make([]record.RegradeOutcome, len(originals))
 	now := time.Now().UTC().Truncate(time.Microsecond)
+	enc := &encodeCache{}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.cfg.Parallelism)
 	for i := range originals {
@@ -163,17 +166,21 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 			if err != nil {
 				return err
 			}
-			outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], id, now)
+			outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], id, now, enc)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	t2 := time.Now()
 	counts, err := s.store.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: rg.ProjectID, Chunk: a.Chunk.Index, Outcomes: outcomes}, completeIn(job))
 	if err != nil {
 		return err
 	}
+	s.log.Debug("regrade chunk", zap.String("regrade_id", rg.ID.String()), zap.Int("chunk", a.Chunk.Index),
+		zap.Int("originals", len(originals)), zap.Duration("read", t1.Sub(t0)), zap.Duration("grade", t2.Sub(t1)),
+		zap.Duration("write", time.Since(t2)))
 	s.metrics.results.WithLabelValues("regraded").Add(float64(counts.Done))
 	s.metrics.results.WithLabelValues("failed").Add(float64(counts.Failed))
 	s.metrics.results.WithLabelValues("skipped").Add(float64(counts.Skipped))

@@ -240,7 +240,8 @@ func (db *DB) PlanRegrade(ctx context.Context, id uuid.UUID, hook func(ctx conte
 }
 
 // regradeOriginalSelect is what ReadRegradeChunk reads of an original.
-var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answer, checks, issues -> 0`
+var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answer,
+	jsonb_path_query_first(checks::jsonb, '$.items[*] ? (@.name == "credentials" && @.status == "fail")'), issues -> 0`
 
 // ReadRegradeChunk returns the originals of one chunk of rg, in
 // (created_at, id) order: at most about rg.ChunkSize rows (more only when
@@ -262,7 +263,7 @@ func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.
 	for rows.Next() {
 		var o record.RegradeOriginal
 		var s summaryScan
-		dest := append(s.dest(&o.ResultSummary), &o.Options, &o.TraceCalls, &o.FinalAnswer, &o.Checks, &o.FirstIssue)
+		dest := append(s.dest(&o.ResultSummary), &o.Options, &o.TraceCalls, &o.FinalAnswer, &o.FailedCredentials, &o.FirstIssue)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
 		}
@@ -286,10 +287,12 @@ var regradeColumns = append(append([]string(nil), resultColumns...), "regrade_of
 // WriteRegradeChunk writes the outcomes of one chunk and counts them, in
 // one transaction that runs hook before it commits:
 //   - the new results, with INSERT ... ON CONFLICT DO NOTHING on the
-//     (regrade_id, regrade_of) key, so a chunk that ran before adds
-//     nothing; only the rows actually inserted are counted (Done,
-//     flips) and listed in regrade_changes when their verdict or grade
-//     changed;
+//     (regrade_id, regrade_of) key when any of them exists already, so a
+//     chunk that ran before adds nothing (a first run uses a plain COPY,
+//     which the same key makes fail, and so retry, if another run of the
+//     chunk commits first); only the rows actually inserted are counted
+//     (Done, flips) and listed in regrade_changes when their verdict or
+//     grade changed;
 //   - the failures, likewise keyed by (regrade_id, original id);
 //   - the chunk in regrade_chunks, keyed by (regrade_id, chunk), and the
 //     regrade's counters, with chunks_done + 1 the first time the chunk
@@ -334,18 +337,41 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	var chOldPassed, chNewPassed []bool
 	var chOldIssue, chNewIssue []*string
 	if len(rows) > 0 {
-		// A session's temporary table, emptied at each commit: COPY is the
-		// fast way in, and INSERT ... SELECT ... ON CONFLICT the way to
-		// skip what an earlier run of the chunk wrote.
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS regrade_stage (LIKE results INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`); err != nil {
+		origIDs := make([]uuid.UUID, 0, len(rows))
+		for _, o := range cw.Outcomes {
+			if o.Result != nil {
+				origIDs = append(origIDs, o.Original.ID)
+			}
+		}
+		var again bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM results WHERE regrade_id = $1 AND regrade_of = ANY($2))`,
+			cw.RegradeID, origIDs).Scan(&again); err != nil {
 			return counts, err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"regrade_stage"}, regradeColumns, pgx.CopyFromRows(rows)); err != nil {
-			return counts, err
+		var ins pgx.Rows
+		if !again {
+			// The chunk's first run: COPY straight into results. A run
+			// of the same chunk committing meanwhile makes this fail on
+			// the unique key; the job then retries through the path
+			// below.
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"results"}, regradeColumns, pgx.CopyFromRows(rows)); err != nil {
+				return counts, err
+			}
+			ins, err = tx.Query(ctx, `SELECT unnest($1::uuid[])`, origIDs)
+		} else {
+			// A chunk that ran before: a session's temporary table,
+			// emptied at each commit, takes the rows by COPY, and INSERT
+			// ... ON CONFLICT DO NOTHING skips what the earlier run wrote.
+			if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS regrade_stage (LIKE results INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`); err != nil {
+				return counts, err
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"regrade_stage"}, regradeColumns, pgx.CopyFromRows(rows)); err != nil {
+				return counts, err
+			}
+			cols := strings.Join(regradeColumns, ", ")
+			ins, err = tx.Query(ctx, `INSERT INTO results (`+cols+`) SELECT `+cols+` FROM regrade_stage
+				ON CONFLICT (regrade_id, regrade_of) WHERE regrade_id IS NOT NULL DO NOTHING RETURNING regrade_of`)
 		}
-		cols := strings.Join(regradeColumns, ", ")
-		ins, err := tx.Query(ctx, `INSERT INTO results (`+cols+`) SELECT `+cols+` FROM regrade_stage
-			ON CONFLICT (regrade_id, regrade_of) WHERE regrade_id IS NOT NULL DO NOTHING RETURNING regrade_of`)
 		if err != nil {
 			return counts, err
 		}

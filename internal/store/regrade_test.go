@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -456,5 +457,99 @@ func TestLatestResultsAndCompare(t *testing.T) {
 	none, err := db.CompareContractVersions(ctx, 1, "flights", 1, 7, record.ResultFilter{Agent: "agent-a"})
 	if err != nil || none.Originals != 0 || none.MeanScoreA != 0 {
 		t.Errorf("compare with an unused version = %+v, %v", none, err)
+	}
+}
+
+func TestReadRegradeChunkCredentials(t *testing.T) {
+	f := newRegradeFixture(t, 1, 0)
+	ctx := context.Background()
+	leaky := engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"}}}}
+	r := regradetest.Result(t, f.v1, f.c1, leaky, regradetest.Options{SafetyGate: true}, t0.Add(time.Hour))
+	regradetest.Seed(t, f.db, r, 1, time.Minute)
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	planned, _ := f.db.GetRegrade(ctx, 1, rg.ID)
+	originals, err := f.db.ReadRegradeChunk(ctx, planned, chunks[0])
+	if err != nil || len(originals) != 2 {
+		t.Fatalf("ReadRegradeChunk = %d, %v", len(originals), err)
+	}
+	if originals[0].FailedCredentials != nil {
+		t.Errorf("clean original: FailedCredentials = %s, want nil", originals[0].FailedCredentials)
+	}
+	var c engine.Check
+	if err := json.Unmarshal(originals[1].FailedCredentials, &c); err != nil || c.Name != "credentials" || c.Status != engine.CheckFail || len(c.Findings) != 1 {
+		t.Errorf("leaky original: FailedCredentials = %s, %v", originals[1].FailedCredentials, err)
+	}
+	if strings.Contains(string(originals[1].TraceCalls), "k7Hq93LmPz2Xw8Rt") {
+		t.Error("the stored calls hold the secret")
+	}
+}
+
+// TestWriteRegradeChunkConcurrentRuns runs one chunk twice at once: the run
+// that commits second fails on the unique key (nothing of it is written),
+// and its retry writes and counts nothing.
+func TestWriteRegradeChunkConcurrentRuns(t *testing.T) {
+	f := newRegradeFixture(t, 3, 2)
+	ctx := context.Background()
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	planned, _ := f.db.GetRegrade(ctx, 1, rg.ID)
+	originals, err := f.db.ReadRegradeChunk(ctx, planned, chunks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw := func() record.ChunkWrite {
+		return record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: f.grade(t, originals)}
+	}
+	inFirst, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		_, err := f.db.WriteRegradeChunk(ctx, cw(), func(context.Context, pgx.Tx) error {
+			close(inFirst) // rows inserted, not committed
+			<-release
+			return nil
+		})
+		first <- err
+	}()
+	<-inFirst
+	second := make(chan error, 1)
+	go func() {
+		_, err := f.db.WriteRegradeChunk(ctx, cw(), nil)
+		second <- err
+	}()
+	// Wait until the second run waits on the first's rows (the unique
+	// key), as Postgres reports it.
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for waiting := 0; waiting == 0; {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the second run never waited on the first")
+		}
+		if err := f.db.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	if err := <-second; !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("second, concurrent run = %v, want ErrConflict (a retry)", err)
+	}
+	retry, err := f.db.WriteRegradeChunk(ctx, cw(), nil)
+	if want := (record.ChunkCounts{Repeated: true, Skipped: 5, State: record.RegradeCompleted}); err != nil || retry != want {
+		t.Errorf("retry = %+v, %v; want %+v", retry, err, want)
+	}
+	got, _ := f.db.GetRegrade(ctx, 1, rg.ID)
+	if got.Done != 5 || got.ChunksDone != 1 || got.State != record.RegradeCompleted {
+		t.Errorf("regrade = %+v", got)
+	}
+	var n int
+	if err := f.db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE regrade_id = $1`, rg.ID).Scan(&n); err != nil || n != 5 {
+		t.Errorf("results = %d, %v, want 5", n, err)
 	}
 }

@@ -115,11 +115,14 @@ func nonNil[T any](s []T) []T {
 
 // Seed stores template and n-1 copies of it, the copies with fresh ids and
 // created_at template.CreatedAt + i*step (i = 1..n-1), and returns the
-// template's id. The copies are made by one INSERT ... SELECT inside
-// Postgres.
+// template's id; nothing for n < 1. The copies are made by one INSERT ...
+// SELECT inside Postgres.
 func Seed(tb testing.TB, st Store, template record.Result, n int, step time.Duration) uuid.UUID {
 	tb.Helper()
 	ctx := context.Background()
+	if n < 1 {
+		return template.ID
+	}
 	if err := st.InsertResults(ctx, record.ResultBatch{Results: []record.Result{template}}); err != nil {
 		tb.Fatalf("insert template: %v", err)
 	}
