@@ -1,11 +1,8 @@
 package regrade
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -14,78 +11,13 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/reeval"
 )
-
-// storedOptions are the evaluation options the service stores with each
-// result (internal/api's evalOptions).
-type storedOptions struct {
-	Strict     bool               `json:"strict"`
-	SafetyGate *bool              `json:"safety_gate"`
-	Forbidden  json.RawMessage    `json:"forbidden"`
-	Weights    map[string]float64 `json:"weights"`
-	MinScore   *float64           `json:"min_score"`
-}
-
-// decodeOptions reads stored options into engine options. An absent
-// safety_gate means on, as in the API.
-func decodeOptions(raw json.RawMessage) (engine.Options, error) {
-	var so storedOptions
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return engine.Options{}, errors.New("options: missing")
-	}
-	if err := json.Unmarshal(raw, &so); err != nil {
-		return engine.Options{}, fmt.Errorf("options: %w", err)
-	}
-	opts := engine.Options{
-		Strict:       so.Strict,
-		Weights:      so.Weights,
-		MinScore:     so.MinScore,
-		NoSafetyGate: so.SafetyGate != nil && !*so.SafetyGate,
-	}
-	if f := bytes.TrimSpace(so.Forbidden); len(f) > 0 && !bytes.Equal(f, []byte("null")) {
-		// The API validates forbidden rules as a contract's; so does this.
-		doc := make([]byte, 0, len(f)+48)
-		doc = append(doc, `{"contract_version":2,"required":[],"forbidden":`...)
-		doc = append(doc, f...)
-		doc = append(doc, '}')
-		c, err := engine.ParseContract(doc)
-		if err != nil {
-			return opts, fmt.Errorf("options: forbidden: %w", err)
-		}
-		opts.Forbidden = c.Forbidden
-	}
-	return opts, nil
-}
-
-// decodeCalls reads stored trace calls, numbers kept as json.Number as the
-// engine wants them.
-func decodeCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var calls []engine.ToolCall
-	if err := dec.Decode(&calls); err != nil {
-		return nil, fmt.Errorf("trace_calls: %w", err)
-	}
-	if calls == nil {
-		return nil, errors.New("trace_calls: not an array")
-	}
-	for i, c := range calls {
-		if c.Tool == "" {
-			return nil, fmt.Errorf("trace_calls: /%d/tool: missing", i)
-		}
-	}
-	return calls, nil
-}
 
 // regradeOne re-evaluates one stored original against contract c (target
 // identifies it) and returns the new result, id id, created at now, or the
 // reason the stored row cannot be regraded. Only ctx ending is an error.
-//
-// The original's trace calls were stored with detected secrets redacted,
-// so grading them again cannot find those secrets: when the original's
-// credentials check failed, its failure (and its credential issues) carry
-// over to the new result, which the safety gate then fails as it failed
-// the original.
+// The original's failed credentials check carries over (reeval.Evaluate).
 func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
@@ -95,23 +27,27 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 	if o.Unreadable != "" {
 		return fail(o.Unreadable)
 	}
-	opts, err := decodeOptions(o.Options)
+	opts, err := reeval.Options(o.Options)
 	if err != nil {
 		return fail(err.Error())
 	}
-	calls, err := decodeCalls(o.TraceCalls)
+	calls, err := reeval.Calls(o.TraceCalls)
 	if err != nil {
 		return fail(err.Error())
 	}
-	res, err := engine.Evaluate(ctx, c, engine.Trace{Calls: calls, FinalAnswer: o.FinalAnswer}, opts)
+	var failed *engine.Check
+	if len(o.FailedCredentials) > 0 {
+		failed = &engine.Check{}
+		if err := json.Unmarshal(o.FailedCredentials, failed); err != nil {
+			return fail("checks: credentials: " + err.Error())
+		}
+	}
+	res, err := reeval.Evaluate(ctx, c, calls, o.FinalAnswer, opts, failed)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return out, ctxErr
 		}
 		return fail("evaluate: " + err.Error())
-	}
-	if err := carryCredentials(res, o.FailedCredentials); err != nil {
-		return fail(err.Error())
 	}
 	r := &record.Result{
 		ResultSummary: record.ResultSummary{
@@ -230,68 +166,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// carryCredentials applies the original's failed credentials check
-// (origCheck, the check's JSON; nil when it passed) to res (see
-// regradeOne).
-func carryCredentials(res *engine.EvaluationResult, origCheck json.RawMessage) error {
-	if len(origCheck) == 0 || string(origCheck) == "null" {
-		return nil
-	}
-	failed := &engine.Check{}
-	if err := json.Unmarshal(origCheck, failed); err != nil {
-		return fmt.Errorf("checks: credentials: %w", err)
-	}
-	if failed.Name != "credentials" || failed.Status != engine.CheckFail {
-		return nil
-	}
-	replaced := false
-	for i := range res.Checks.Items {
-		if res.Checks.Items[i].Name == "credentials" {
-			if res.Checks.Items[i].Status == engine.CheckFail {
-				return nil // found again (a secret the redaction missed)
-			}
-			res.Checks.Items[i] = *failed
-			replaced = true
-		}
-	}
-	if !replaced {
-		res.Checks.Items = append(res.Checks.Items, *failed)
-	}
-	res.Checks.Pass, res.Checks.Fail, res.Checks.Unknown = 0, 0, 0
-	for _, ch := range res.Checks.Items {
-		switch ch.Status {
-		case engine.CheckPass:
-			res.Checks.Pass++
-		case engine.CheckFail:
-			res.Checks.Fail++
-		default:
-			res.Checks.Unknown++
-		}
-	}
-	if res.SafetyGate {
-		res.Passed = false
-	}
-	// The issue of a leaked secret ranks right after forbidden calls, as
-	// the engine ranks it.
-	at := 0
-	for at < len(res.Issues) && res.Issues[at].Kind == engine.IssueForbiddenCall {
-		at++
-	}
-	tool := ""
-	if len(failed.Calls) > 0 && failed.Calls[0] >= 0 && failed.Calls[0] < len(res.TraceCalls) {
-		tool = res.TraceCalls[failed.Calls[0]].Tool
-	}
-	issues := make([]engine.Issue, 0, len(res.Issues)+1)
-	issues = append(issues, res.Issues[:at]...)
-	issues = append(issues, engine.Issue{
-		Kind: engine.IssueCredential, Severity: engine.SeverityCritical, Tool: tool,
-		Problem: "the original result leaked credentials (" + failed.Detail + "); the stored trace is redacted, so this regrade keeps that finding",
-		Fix:     "Never pass secrets in tool arguments; rotate the exposed secret",
-		Calls:   nonNil(failed.Calls),
-	})
-	issues = append(issues, res.Issues[at:]...)
-	res.Issues = issues
-	return nil
 }

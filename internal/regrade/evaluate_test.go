@@ -15,68 +15,6 @@ import (
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
 )
 
-func TestDecodeOptions(t *testing.T) {
-	t.Parallel()
-	half := 0.5
-	tests := []struct {
-		name    string
-		in      string
-		want    engine.Options
-		wantErr string
-	}{
-		{"defaults", `{"strict": false, "safety_gate": true}`, engine.Options{}, ""},
-		{"no safety_gate means on", `{}`, engine.Options{}, ""},
-		{"everything", `{"strict": true, "safety_gate": false, "weights": {"selection_accuracy": 2}, "min_score": 0.5,
-			"forbidden": [{"tool": "rm", "reason": "no"}]}`,
-			engine.Options{Strict: true, NoSafetyGate: true, Weights: map[string]float64{"selection_accuracy": 2}, MinScore: &half,
-				Forbidden: []engine.ForbiddenCall{{Tool: "rm", Reason: "no"}}}, ""},
-		{"null forbidden", `{"forbidden": null}`, engine.Options{}, ""},
-		{"missing", ``, engine.Options{}, "options: missing"},
-		{"not an object", `[1]`, engine.Options{}, "options: json: cannot unmarshal array into Go value of type regrade.storedOptions"},
-		{"bad forbidden", `{"forbidden": [{"reason": "x"}]}`, engine.Options{}, "options: forbidden: invalid contract: /forbidden/0"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := decodeOptions(json.RawMessage(tc.in))
-			if tc.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-					t.Fatalf("decodeOptions(%s) error = %v, want prefix %q", tc.in, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("decodeOptions(%s): %v", tc.in, err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("decodeOptions(%s) (-want +got):\n%s", tc.in, diff)
-			}
-		})
-	}
-}
-
-func TestDecodeCalls(t *testing.T) {
-	t.Parallel()
-	calls, err := decodeCalls(json.RawMessage(`[{"tool": "a", "args": {"n": 1.50, "big": 12345678901234567890}, "error": true}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []engine.ToolCall{{Tool: "a", Args: map[string]any{"n": json.Number("1.50"), "big": json.Number("12345678901234567890")}, Error: "true"}}
-	if diff := cmp.Diff(want, calls); diff != "" {
-		t.Errorf("decodeCalls (-want +got):\n%s", diff)
-	}
-	for in, want := range map[string]string{
-		`{"tool": "a"}`:               "trace_calls: json: cannot unmarshal object",
-		`null`:                        "trace_calls: not an array",
-		`[{"args": {}}]`:              "trace_calls: /0/tool: missing",
-		`[{"tool": "a", "error": 3}]`: "trace_calls: error must be a boolean or a string",
-		`[`:                           "trace_calls: unexpected EOF",
-	} {
-		if _, err := decodeCalls(json.RawMessage(in)); err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("decodeCalls(%s) = %v, want prefix %q", in, err, want)
-		}
-	}
-}
-
 // failedCredentials returns the failed credentials check of checks, as
 // the store's query does.
 func failedCredentials(checks json.RawMessage) json.RawMessage {
