@@ -112,7 +112,7 @@ func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 		case v["role"] != nil || v["content"] != nil:
 			err = anthropicMessage(b, v, root())
 		default:
-			err = shapeErr("anthropic", nil, "expected a message, a list of messages or a tool_use block")
+			err = notFit("anthropic", nil, v, "expected a message, a list of messages or a tool_use block")
 		}
 	case []any:
 		err = anthropicList(b, v, root())
@@ -138,7 +138,60 @@ func anthropicList(b *builder, list []any, l loc) error {
 	return nil
 }
 
+// notAnthropicParts are content part types of OpenAI's APIs: a message
+// holding one is not an Anthropic message.
+var notAnthropicParts = map[string]bool{
+	"image_url": true, "input_audio": true, "refusal": true, "file": true,
+	"input_text": true, "output_text": true, "input_image": true, "input_file": true,
+}
+
+// checkAnthropicMessage reports, as a *ShapeError, what keeps m from being
+// an Anthropic message: role "user" or "assistant"; no OpenAI tool_calls or
+// function_call; content a string or an array of blocks, each an object
+// with a "type" that is not an OpenAI part type.
+func checkAnthropicMessage(m map[string]any, l loc) error {
+	switch r, ok := m["role"]; {
+	case !ok:
+		return notFit("anthropic", l.tokens(), m, `not an Anthropic message: it has no "role"`)
+	case r != "user" && r != "assistant":
+		return notFit("anthropic", l.tokens("role"), r, `not an Anthropic message: "role" must be "user" or "assistant"`)
+	}
+	for _, k := range [...]string{"tool_calls", "function_call"} {
+		if _, ok := m[k]; ok {
+			return shapeErr("anthropic", l.tokens(k), "an Anthropic message has no %q (OpenAI chat messages do)", k)
+		}
+	}
+	switch c := m["content"].(type) {
+	case string:
+	case []any:
+		for j, bl := range c {
+			bm, ok := bl.(map[string]any)
+			if !ok {
+				return shapeErr("anthropic", l.tokens("content", j), "a content block must be an object, not %s", aType(bl))
+			}
+			t, ok := bm["type"].(string)
+			if !ok {
+				return notFit("anthropic", l.tokens("content", j), bm, `an Anthropic content block needs a string "type"`)
+			}
+			if notAnthropicParts[t] {
+				return notFit("anthropic", l.tokens("content", j, "type"), t, "not an Anthropic content block type (an OpenAI part type)")
+			}
+		}
+	case nil:
+		if _, ok := m["content"]; !ok {
+			return notFit("anthropic", l.tokens(), m, `an Anthropic message needs "content"`)
+		}
+		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not null")
+	default:
+		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not %s", aType(c))
+	}
+	return nil
+}
+
 func anthropicMessage(b *builder, m map[string]any, l loc) error {
+	if err := checkAnthropicMessage(m, l); err != nil {
+		return err
+	}
 	role := getStr(m, "role")
 	switch c := m["content"].(type) {
 	case string:
@@ -150,12 +203,6 @@ func anthropicMessage(b *builder, m map[string]any, l loc) error {
 		if role == "assistant" {
 			b.turn(text, made)
 		}
-	case nil:
-		if role == "assistant" {
-			b.turn("", false)
-		}
-	default:
-		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not %s", aType(c))
 	}
 	return nil
 }

@@ -80,7 +80,14 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if !ok {
 			return engine.Trace{}, shapeErr("anthropic-stream", []any{i}, "an event must be an object, not %s", aType(r))
 		}
-		switch getStr(m, "type") {
+		t, ok := m["type"].(string)
+		if !ok || (!isAnthropicEvent(t) && t != "ping" && t != "error") {
+			if !ok {
+				return engine.Trace{}, notFit("anthropic-stream", []any{i}, m, `not an Anthropic stream event: it has no string "type"`)
+			}
+			return engine.Trace{}, notFit("anthropic-stream", []any{i, "type"}, t, "not an Anthropic stream event type (message_start, content_block_start, content_block_delta, content_block_stop, message_delta, message_stop, ping or error)")
+		}
+		switch t {
 		case "message_start":
 			finish()
 			open = true

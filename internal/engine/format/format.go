@@ -45,8 +45,11 @@ type Adapter interface {
 	// (one short sentence naming what was seen). It must be cheap and
 	// specific: a document it accepts should not fit another format.
 	Detect(in *Input) (reason string, ok bool)
-	// Parse reads the calls and the final answer. An error says what does
-	// not fit the format; a *ShapeError locates it.
+	// Parse reads the calls and the final answer. It checks the shape of
+	// every message or record it reads, so that a document of another
+	// format, forced on it, is an error and never a trace with 0 calls; a
+	// document of the right shape with no tool calls reads with 0 calls.
+	// An error says what does not fit the format; a *ShapeError locates it.
 	Parse(in *Input) (engine.Trace, error)
 }
 
@@ -126,6 +129,41 @@ func (l loc) tokens(k ...any) []any {
 // ints).
 func shapeErr(format string, parts []any, msg string, args ...any) *ShapeError {
 	return &ShapeError{Format: format, Pointer: pointer(parts...), Msg: fmt.Sprintf(msg, args...)}
+}
+
+// notFit builds the *ShapeError for a value v, at the place parts, that is
+// not what the format reads there: msg, then what v is ("found an object
+// with keys args, tool").
+func notFit(format string, parts []any, v any, msg string, args ...any) *ShapeError {
+	e := shapeErr(format, parts, msg, args...)
+	e.Msg += " (found " + shapeOf(v) + ")"
+	return e
+}
+
+// shapeOf names a decoded value for an error: a short string is quoted, an
+// object lists its keys (at most 8), anything else is its type.
+func shapeOf(v any) string {
+	switch t := v.(type) {
+	case string:
+		if len(t) <= 40 {
+			return strconv.Quote(t)
+		}
+	case map[string]any:
+		if len(t) == 0 {
+			return "an empty object"
+		}
+		return "an object with keys " + keyList(t)
+	}
+	return aType(v)
+}
+
+// keyList lists an object's keys in order, at most 8 of them.
+func keyList(m map[string]any) string {
+	keys := slices.Sorted(maps.Keys(m))
+	if len(keys) > 8 {
+		keys = append(keys[:8], "...")
+	}
+	return strings.Join(keys, ", ")
 }
 
 // pointer builds an RFC 6901 JSON pointer from string and int tokens.
@@ -227,7 +265,9 @@ func (r *Registry) Names() []string {
 // Every error wraps engine.ErrInvalidTrace. Malformed JSON gives an
 // *engine.SyntaxError (line:column in data); a document no adapter
 // recognises gives an error listing the formats tried; a document that does
-// not fit the chosen format gives a *ShapeError.
+// not fit the chosen format (detected or forced) gives a *ShapeError naming
+// the format and the place (docs/formats.md section 2 gives each format's
+// rule).
 func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	var a Adapter
 	if name != "" && name != "auto" {
@@ -271,8 +311,20 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 
 // locateRecord turns the leading record index of a JSON Lines or SSE
 // error's pointer into a line number.
+//
+// A lone JSON value that is not an array is read by the list formats as a
+// list of one record (Input.Records); the leading "/0" of its pointers is
+// dropped, so they point into the document.
 func locateRecord(in *Input, se *ShapeError) {
-	if in.Form == FormJSON || se.Line != 0 {
+	if in.Form == FormJSON {
+		if _, isArr := in.Value.([]any); !isArr && se.Pointer != "" {
+			if rest, ok := strings.CutPrefix(se.Pointer, "/0"); ok && (rest == "" || rest[0] == '/') {
+				se.Pointer = rest
+			}
+		}
+		return
+	}
+	if se.Line != 0 {
 		return
 	}
 	tok, rest, _ := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/")
@@ -309,24 +361,16 @@ func describe(in *Input) string {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		keys := slices.Sorted(maps.Keys(t))
-		if len(keys) > 8 {
-			keys = append(keys[:8], "...")
-		}
-		if len(keys) == 0 {
+		if len(t) == 0 {
 			return where + " (an empty JSON object)"
 		}
-		return where + " (a JSON object with keys " + strings.Join(keys, ", ") + ")"
+		return where + " (a JSON object with keys " + keyList(t) + ")"
 	case []any:
 		if len(t) == 0 {
 			return where + " (an empty JSON array)"
 		}
 		if m, ok := t[0].(map[string]any); ok {
-			keys := slices.Sorted(maps.Keys(m))
-			if len(keys) > 8 {
-				keys = append(keys[:8], "...")
-			}
-			return where + " (a JSON array whose first element has keys " + strings.Join(keys, ", ") + ")"
+			return where + " (a JSON array whose first element has keys " + keyList(m) + ")"
 		}
 		return where + " (a JSON array whose first element is " + aType(t[0]) + ")"
 	}

@@ -77,7 +77,7 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 		if !ok {
 			return shapeErr("gemini", l.tokens(), "a Content must be an object, not %s", aType(v))
 		}
-		return geminiContent(b, m, l)
+		return geminiContent(b, m, l, true)
 	}
 	switch v := in.Value.(type) {
 	case map[string]any:
@@ -99,19 +99,19 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 					return engine.Trace{}, shapeErr("gemini", []any{"candidates"}, "candidates must be an array, not %s", aType(c))
 				}
 				if cand := candidate0(v); cand != nil {
-					if err := geminiContent(b, cand, root("candidates", 0, "content")); err != nil {
+					if err := geminiContent(b, cand, root("candidates", 0, "content"), false); err != nil {
 						return engine.Trace{}, err
 					}
 				}
 			}
 		case isGeminiContent(v):
-			if err := geminiContent(b, v, root()); err != nil {
+			if err := geminiContent(b, v, root(), true); err != nil {
 				return engine.Trace{}, err
 			}
 		case isGeminiCallPart(v):
 			geminiParts(b, []any{v}, "model")
 		default:
-			return engine.Trace{}, shapeErr("gemini", nil, "expected a response with candidates, an object with contents, a Content or a functionCall part")
+			return engine.Trace{}, notFit("gemini", nil, v, "expected a response with candidates, an object with contents, a Content or a functionCall part")
 		}
 	case []any:
 		for i, e := range v {
@@ -142,14 +142,27 @@ func candidate0(resp map[string]any) map[string]any {
 	return nil
 }
 
-func geminiContent(b *builder, m map[string]any, l loc) error {
+// geminiContent reads a Content. It must have "parts", an array of
+// objects, except a candidate's content (needParts false), which a blocked
+// response may leave empty.
+func geminiContent(b *builder, m map[string]any, l loc, needParts bool) error {
 	role := getStr(m, "role")
 	if role == "" {
 		role = "model" // a candidate's content may leave the role out
 	}
 	parts, ok := m["parts"].([]any)
-	if !ok && m["parts"] != nil {
-		return shapeErr("gemini", l.tokens("parts"), "parts must be an array, not %s", aType(m["parts"]))
+	if !ok {
+		if m["parts"] != nil {
+			return shapeErr("gemini", l.tokens("parts"), "parts must be an array, not %s", aType(m["parts"]))
+		}
+		if needParts {
+			return notFit("gemini", l.tokens(), m, `not a Gemini Content: it has no "parts"`)
+		}
+	}
+	for j, p := range parts {
+		if _, ok := p.(map[string]any); !ok {
+			return shapeErr("gemini", l.tokens("parts", j), "a part must be an object, not %s", aType(p))
+		}
 	}
 	text, made := geminiParts(b, parts, role)
 	if role == "model" {
@@ -245,7 +258,7 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	open := false
 	finish := func() {
 		if open {
-			geminiContent(b, map[string]any{"role": "model", "parts": parts}, root())
+			geminiContent(b, map[string]any{"role": "model", "parts": parts}, root(), false)
 		}
 		parts, open = nil, false
 	}
@@ -253,6 +266,13 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		m, ok := r.(map[string]any)
 		if !ok {
 			return engine.Trace{}, shapeErr("gemini-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
+		}
+		if c, ok := m["candidates"]; ok {
+			if _, ok := c.([]any); !ok {
+				return engine.Trace{}, shapeErr("gemini-stream", []any{i, "candidates"}, "candidates must be an array, not %s", aType(c))
+			}
+		} else if _, ok := first(m, "usageMetadata", "usage_metadata", "promptFeedback", "prompt_feedback"); !ok {
+			return engine.Trace{}, notFit("gemini-stream", []any{i}, m, `not a Gemini GenerateContentResponse chunk: it has no "candidates"`)
 		}
 		id, _ := first(m, "responseId", "response_id")
 		if s, _ := id.(string); s != "" {

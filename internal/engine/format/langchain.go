@@ -70,15 +70,26 @@ func lcMessage(m map[string]any) (kind string, fields map[string]any, how string
 // kinds.
 var roleKinds = map[string]string{"user": "human", "assistant": "ai", "tool": "tool", "system": "system"}
 
-// lcAnyMessage is lcMessage that also accepts {role, content} dicts.
+// lcAnyMessage is lcMessage that also accepts {role, content} dicts (both
+// keys are needed, as LangChain's convert_to_messages requires).
 func lcAnyMessage(m map[string]any) (string, map[string]any) {
 	if k, f, _ := lcMessage(m); k != "" {
 		return k, f
 	}
-	if k := roleKinds[getStr(m, "role")]; k != "" {
-		return k, m
+	if isRoleDict(m) {
+		return roleKinds[getStr(m, "role")], m
 	}
 	return "", nil
+}
+
+// isRoleDict reports whether m is a {role, content} input dict LangChain
+// accepts.
+func isRoleDict(m map[string]any) bool {
+	if roleKinds[getStr(m, "role")] == "" {
+		return false
+	}
+	_, ok := m["content"]
+	return ok
 }
 
 // lcUpdate returns the state updates of a LangGraph updates-stream chunk,
@@ -206,7 +217,7 @@ func lcList(msgs []any) (string, bool) {
 			}
 			continue
 		}
-		if roleKinds[getStr(m, "role")] == "" {
+		if !isRoleDict(m) {
 			return "", false
 		}
 	}
@@ -240,7 +251,7 @@ func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		states, ok := lcUpdate(v)
 		if !ok {
-			return engine.Trace{}, shapeErr("langchain", nil, "expected messages, a graph state, an updates-stream chunk or a tool call")
+			return engine.Trace{}, notFit("langchain", nil, v, "expected messages, a graph state, an updates-stream chunk or a tool call")
 		}
 		if err := p.states(states, nil); err != nil {
 			return engine.Trace{}, err
@@ -274,6 +285,13 @@ func (p *lcParser) records(recs []any) error {
 		}
 	}
 	if last >= 0 {
+		// A values stream: every record is a state.
+		for i, r := range recs {
+			m, _ := r.(map[string]any)
+			if _, ok := m["messages"].([]any); !ok {
+				return notFit("langchain", []any{i}, r, `not a LangGraph state: it has no "messages" array (other records are states)`)
+			}
+		}
 		m := recs[last].(map[string]any)
 		return p.messages(m["messages"].([]any), []any{last, "messages"})
 	}
@@ -286,7 +304,7 @@ func (p *lcParser) records(recs []any) error {
 					continue
 				}
 			}
-			return shapeErr("langchain", []any{i}, "expected a message or a LangGraph updates-stream chunk")
+			return notFit("langchain", []any{i}, r, "not a LangChain message or a LangGraph updates-stream chunk")
 		}
 		if err := p.states(states, []any{i}); err != nil {
 			return err
@@ -319,7 +337,7 @@ func (p *lcParser) messages(list []any, at []any) error {
 		}
 		k, f := lcAnyMessage(m)
 		if k == "" {
-			return shapeErr("langchain", append(at, i), "not a LangChain message")
+			return notFit("langchain", append(at, i), m, "not a LangChain message")
 		}
 		p.message(k, f)
 	}
@@ -354,6 +372,13 @@ func (p *lcParser) aiCalls(f map[string]any) bool {
 	var calls []engine.ToolCall
 	for _, tc := range tcs {
 		tm, _ := tc.(map[string]any)
+		if _, ok := tm["function"]; ok {
+			// An OpenAI-style call in a {role, content} dict, which
+			// LangChain converts.
+			op := openAIParser{b: p.b}
+			calls = append(calls, op.toolCall(tm))
+			continue
+		}
 		c := engine.ToolCall{Tool: getStr(tm, "name"), ID: idString(tm["id"])}
 		p.b.setArgs(&c, tm["args"])
 		calls = append(calls, c)

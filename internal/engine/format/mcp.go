@@ -109,6 +109,18 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 			err = shapeErr("mcp", at, "a JSON-RPC message must be an object")
 			return
 		}
+		if v, ok := m["jsonrpc"]; v != "2.0" {
+			at := []any{i}
+			if j >= 0 {
+				at = append(at, j)
+			}
+			if !ok {
+				err = notFit("mcp", at, m, `not a JSON-RPC 2.0 message: it has no "jsonrpc"`)
+			} else {
+				err = notFit("mcp", append(at, "jsonrpc"), v, `not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"`)
+			}
+			return
+		}
 		key, hasID := mcpID(m["id"])
 		if getStr(m, "method") == "tools/call" {
 			params, _ := m["params"].(map[string]any)

@@ -113,7 +113,7 @@ func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
 		case v["role"] != nil:
 			err = p.message(v, root())
 		default:
-			err = shapeErr("openai", nil, "expected a chat.completion object, a list of messages, a message or a tool call")
+			err = notFit("openai", nil, v, "expected a chat.completion object, a list of messages, a message or a tool call")
 		}
 	case []any:
 		err = p.messages(v, root())
@@ -172,7 +172,63 @@ func (p *openAIParser) completion(m map[string]any, l loc) error {
 	return nil
 }
 
+// openAIPartTypes are the content part types of Chat Completions messages;
+// "output_text" is accepted too, as some compatible servers write it.
+var openAIPartTypes = map[string]bool{
+	"text": true, "image_url": true, "input_audio": true, "file": true, "refusal": true, "output_text": true,
+}
+
+// checkOpenAIMessage reports, as a *ShapeError, what keeps m from being a
+// Chat Completions message: a role of system, developer, user, assistant,
+// tool or function; no "type" (Anthropic messages and Responses items have
+// one); "content" (an assistant message may have tool_calls,
+// function_call or refusal instead) that is a string, null or an array of
+// OpenAI content parts.
+func checkOpenAIMessage(m map[string]any, l loc) error {
+	r, hasRole := m["role"]
+	if !hasRole {
+		return notFit("openai", l.tokens(), m, `not an OpenAI chat message or chat.completion: it has no "role"`)
+	}
+	if !isOpenAIMessage(m) {
+		return notFit("openai", l.tokens("role"), r, `not an OpenAI chat message: "role" must be system, developer, user, assistant, tool or function`)
+	}
+	if t, ok := m["type"]; ok {
+		return notFit("openai", l.tokens("type"), t, `an OpenAI chat message has no "type" (Anthropic messages and OpenAI Responses items have one)`)
+	}
+	content, ok := m["content"]
+	if !ok {
+		if getStr(m, "role") == "assistant" {
+			if _, ok := first(m, "tool_calls", "function_call", "refusal", "audio"); ok {
+				return nil
+			}
+		}
+		return notFit("openai", l.tokens(), m, `an OpenAI chat message needs "content"`)
+	}
+	switch c := content.(type) {
+	case nil, string:
+	case []any:
+		for j, part := range c {
+			pm, ok := part.(map[string]any)
+			if !ok {
+				return shapeErr("openai", l.tokens("content", j), "a content part must be an object, not %s", aType(part))
+			}
+			if t, ok := pm["type"]; !openAIPartTypes[getStr(pm, "type")] {
+				if !ok {
+					return notFit("openai", l.tokens("content", j), pm, `an OpenAI content part needs a "type"`)
+				}
+				return notFit("openai", l.tokens("content", j, "type"), t, "not an OpenAI content part type (text, image_url, input_audio, file or refusal)")
+			}
+		}
+	default:
+		return shapeErr("openai", l.tokens("content"), "content must be a string, an array of parts or null, not %s", aType(c))
+	}
+	return nil
+}
+
 func (p *openAIParser) message(m map[string]any, l loc) error {
+	if err := checkOpenAIMessage(m, l); err != nil {
+		return err
+	}
 	switch getStr(m, "role") {
 	case "assistant":
 		made := false

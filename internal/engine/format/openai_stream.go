@@ -90,6 +90,9 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if !ok {
 			return engine.Trace{}, shapeErr("openai-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
 		}
+		if err := checkChunk(m, i); err != nil {
+			return engine.Trace{}, err
+		}
 		choices, _ := m["choices"].([]any)
 		if id := getStr(m, "id"); t != nil && id != "" && t.id != "" && id != t.id {
 			finish()
@@ -124,6 +127,30 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	}
 	finish()
 	return p.b.trace(), nil
+}
+
+// checkChunk reports, as a *ShapeError, what keeps record i from being a
+// chat.completion.chunk: its "object" is "chat.completion.chunk", or it has
+// none and its "choices" is an array of choices with a "delta" object (the
+// last chunk of a stream with usage has no choices).
+func checkChunk(m map[string]any, i int) error {
+	if o, ok := m["object"]; ok {
+		if o != "chat.completion.chunk" {
+			return notFit("openai-stream", []any{i, "object"}, o, `not a chat.completion.chunk: "object" must be "chat.completion.chunk"`)
+		}
+		return nil
+	}
+	choices, ok := m["choices"].([]any)
+	if !ok {
+		return notFit("openai-stream", []any{i}, m, `not a chat.completion.chunk: it has no "object" and no "choices" array`)
+	}
+	for j, c := range choices {
+		cm, _ := c.(map[string]any)
+		if _, ok := cm["delta"].(map[string]any); !ok {
+			return notFit("openai-stream", []any{i, "choices", j}, c, `not a chat.completion.chunk choice: it has no "delta" object`)
+		}
+	}
+	return nil
 }
 
 // delta applies one tool_calls delta; j is its position, used when it has

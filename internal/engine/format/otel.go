@@ -94,16 +94,13 @@ func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 			if !ok {
 				return engine.Trace{}, shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not %s", aType(rs))
 			}
-			for _, r := range list {
-				rm, _ := r.(map[string]any)
-				for _, ss := range getArr(rm, "scopeSpans") {
-					sm, _ := ss.(map[string]any)
-					for _, s := range getArr(sm, "spans") {
-						collect(s)
-					}
-				}
+			if err := otelExport(list, []any{i, "resourceSpans"}, collect); err != nil {
+				return engine.Trace{}, err
 			}
 			continue
+		}
+		if _, ok := m["spanId"]; !ok {
+			return engine.Trace{}, notFit("otel", []any{i}, m, `not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId"`)
 		}
 		collect(m)
 	}
@@ -129,6 +126,39 @@ func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 		b.final = otelAnswer(otelAttr(getArr(answer.m, "attributes"), "gen_ai.output.messages"))
 	}
 	return b.trace(), nil
+}
+
+// otelExport gives collect every span of an export's resourceSpans list,
+// at the place at. Each level must be an object and each list an array;
+// empty lists may be left out, as OTLP/JSON allows.
+func otelExport(list []any, at []any, collect func(any)) error {
+	for i, r := range list {
+		rm, ok := r.(map[string]any)
+		if !ok {
+			return shapeErr("otel", append(at, i), "a ResourceSpans must be an object, not %s", aType(r))
+		}
+		scopes, ok := rm["scopeSpans"].([]any)
+		if !ok && rm["scopeSpans"] != nil {
+			return shapeErr("otel", append(at, i, "scopeSpans"), "scopeSpans must be an array, not %s", aType(rm["scopeSpans"]))
+		}
+		for j, ss := range scopes {
+			sm, ok := ss.(map[string]any)
+			if !ok {
+				return shapeErr("otel", append(at, i, "scopeSpans", j), "a ScopeSpans must be an object, not %s", aType(ss))
+			}
+			spans, ok := sm["spans"].([]any)
+			if !ok && sm["spans"] != nil {
+				return shapeErr("otel", append(at, i, "scopeSpans", j, "spans"), "spans must be an array, not %s", aType(sm["spans"]))
+			}
+			for k, s := range spans {
+				if _, ok := s.(map[string]any); !ok {
+					return shapeErr("otel", append(at, i, "scopeSpans", j, "spans", k), "a span must be an object, not %s", aType(s))
+				}
+				collect(s)
+			}
+		}
+	}
+	return nil
 }
 
 func otelCall(b *builder, m map[string]any, attrs []any) engine.ToolCall {

@@ -66,7 +66,7 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 		} else if _, ok := v["tool"]; ok {
 			list, single = []any{v}, true
 		} else {
-			return engine.Trace{}, shapeErr("plain", nil, `expected an array of calls, an object with "calls", or one call object with "tool"`)
+			return engine.Trace{}, notFit("plain", nil, v, `expected an array of calls, an object with "calls", or one call object with "tool"`)
 		}
 	case []any:
 		list = v

@@ -115,6 +115,86 @@ func (responsesAdapter) Detect(in *Input) (string, bool) {
 	return "a list of " + plural(len(recs), "OpenAI Responses item"), true
 }
 
+// responsesItemTypes are the item types of the Responses API. Inside a
+// response object (object "response") other types are skipped, as new
+// ones appear; elsewhere an unknown type means the document is not
+// Responses items.
+var responsesItemTypes = map[string]bool{
+	"message": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "mcp_call": true,
+	"web_search_call": true, "file_search_call": true, "code_interpreter_call": true,
+	"computer_call": true, "computer_call_output": true, "local_shell_call": true,
+	"local_shell_call_output": true, "image_generation_call": true, "reasoning": true,
+	"item_reference": true, "mcp_list_tools": true, "mcp_approval_request": true,
+	"mcp_approval_response": true,
+}
+
+// responsesPartTypes are the content part types of Responses messages
+// ("text" is accepted too, as some compatible servers write it).
+var responsesPartTypes = map[string]bool{
+	"input_text": true, "output_text": true, "refusal": true, "input_image": true,
+	"input_file": true, "input_audio": true, "text": true,
+}
+
+// checkResponsesItem reports, as a *ShapeError at the place at, what keeps
+// m from being a Responses item: a "type" of responsesItemTypes (any string
+// when anyType), or a message: role user, assistant, system or developer,
+// no Chat Completions tool_calls or function_call, content a string or an
+// array of Responses content parts.
+func checkResponsesItem(m map[string]any, at []any, anyType bool) error {
+	const f = "openai-responses"
+	t, hasType := m["type"]
+	if hasType && t != "message" {
+		ts, ok := t.(string)
+		if !ok || (!anyType && !responsesItemTypes[ts]) {
+			return notFit(f, append(at, "type"), t, "not an OpenAI Responses item type")
+		}
+		return nil
+	}
+	switch r, ok := m["role"]; {
+	case !ok:
+		return notFit(f, at, m, `not an OpenAI Responses item: it has no "type" and no "role"`)
+	case r != "user" && r != "assistant" && r != "system" && r != "developer":
+		return notFit(f, append(at, "role"), r, `not an OpenAI Responses message: "role" must be user, assistant, system or developer`)
+	}
+	for _, k := range [...]string{"tool_calls", "function_call", "tool_call_id"} {
+		if _, ok := m[k]; ok {
+			return shapeErr(f, append(at, k), "an OpenAI Responses message has no %q (Chat Completions messages do)", k)
+		}
+	}
+	switch c := m["content"].(type) {
+	case string:
+	case []any:
+		for j, part := range c {
+			pm, ok := part.(map[string]any)
+			if !ok {
+				return shapeErr(f, append(at, "content", j), "a content part must be an object, not %s", aType(part))
+			}
+			if !responsesPartTypes[getStr(pm, "type")] {
+				return notFit(f, append(at, "content", j), pm, "not an OpenAI Responses content part (input_text, output_text, refusal, input_image, input_file or input_audio)")
+			}
+		}
+	default:
+		return shapeErr(f, append(at, "content"), "a message's content must be a string or an array of parts, not %s", aType(c))
+	}
+	return nil
+}
+
+// checkItems checks every item of list (see checkResponsesItem); base is
+// the list's place.
+func checkItems(list []any, base []any, anyType bool) error {
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return shapeErr("openai-responses", append(base[:len(base):len(base)], i), "an item must be an object, not %s", aType(e))
+		}
+		if err := checkResponsesItem(m, append(base[:len(base):len(base)], i), anyType); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 	var items []any
 	switch v := in.Value.(type) {
@@ -125,6 +205,9 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 				switch l := v[k].(type) {
 				case nil:
 				case []any:
+					if err := checkItems(l, []any{k}, getStr(v, "object") == "response"); err != nil {
+						return engine.Trace{}, err
+					}
 					items = append(items, l...)
 				case string:
 					// A plain-text input prompt.
@@ -133,9 +216,12 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 				}
 			}
 		case getStr(v, "type") != "" || v["role"] != nil:
+			if err := checkResponsesItem(v, nil, false); err != nil {
+				return engine.Trace{}, err
+			}
 			items = []any{v}
 		default:
-			return engine.Trace{}, shapeErr("openai-responses", nil, "expected a response object, an input/output item list or an item")
+			return engine.Trace{}, notFit("openai-responses", nil, v, "expected a response object, an input/output item list or an item")
 		}
 	case []any:
 		for i, e := range v {
@@ -145,9 +231,15 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 			}
 			if isResponseObject(m) && getStr(m, "type") == "" {
 				out, _ := m["output"].([]any)
+				if err := checkItems(out, []any{i, "output"}, getStr(m, "object") == "response"); err != nil {
+					return engine.Trace{}, err
+				}
 				items = append(items, turnBreak{})
 				items = append(items, out...)
 				continue
+			}
+			if err := checkResponsesItem(m, []any{i}, false); err != nil {
+				return engine.Trace{}, err
 			}
 			items = append(items, m)
 		}

@@ -89,7 +89,14 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if !ok {
 			return engine.Trace{}, shapeErr("openai-responses-stream", []any{i}, "an event must be an object, not %s", aType(r))
 		}
-		switch t := getStr(m, "type"); t {
+		t, ok := m["type"].(string)
+		if !ok || (!strings.HasPrefix(t, "response.") && t != "error") {
+			if !ok {
+				return engine.Trace{}, notFit("openai-responses-stream", []any{i}, m, `not an OpenAI Responses stream event: it has no string "type"`)
+			}
+			return engine.Trace{}, notFit("openai-responses-stream", []any{i, "type"}, t, `not an OpenAI Responses stream event: "type" must start with "response." (or be "error")`)
+		}
+		switch t {
 		case "response.created":
 			resp++
 		case "response.output_item.added", "response.output_item.done":
