@@ -544,8 +544,8 @@ func TestUsageErrors(t *testing.T) {
 			"doctor takes no arguments, got 1 (c.json)", "Usage:\n  toolscore doctor "},
 		{"version with an argument", []string{"version", "x"},
 			"version takes no arguments, got 1 (x)", "Usage:\n  toolscore version [flags]\n"},
-		{"unknown command", []string{"grade"},
-			"unknown command \"grade\" for \"toolscore\"", "Usage:\n  toolscore [command]\n"},
+		{"unknown command", []string{"frobnicate"},
+			"unknown command \"frobnicate\" for \"toolscore\"", "Usage:\n  toolscore [command]\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// inTempDir makes a fresh temporary directory the working directory, so
+// that outputs name files by short relative paths.
+func inTempDir(t *testing.T) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+}
+
+// put writes content to name in the working directory.
+func put(t *testing.T, name, content string) string {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// evalJSON writes the --json result of grading trace against contract to
+// name and returns name.
+func evalJSON(t *testing.T, name, contract, trace string) string {
+	t.Helper()
+	r := runCLI(t, "", "eval", "--json", contract, trace)
+	if r.code > exitFail {
+		t.Fatalf("eval: %d %s", r.code, r.stderr)
+	}
+	return put(t, name, r.stdout)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// absExample is the absolute path of a file of examples/contracts.
+func absExample(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(example(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRegradeOffline(t *testing.T) {
+	v1, trace := absExample(t, "contract.json"), absExample(t, "trace.json")
+	inTempDir(t)
+	// The example contract with min_score 0.99: the example trace (score
+	// 0.967) then fails.
+	var c map[string]any
+	if err := json.Unmarshal(mustRead(t, v1), &c); err != nil {
+		t.Fatal(err)
+	}
+	c["min_score"] = 0.99
+	b, _ := json.Marshal(c)
+	v2 := put(t, "contract-v2.json", string(b))
+	passing := evalJSON(t, "passing.json", v1, trace)
+	// A trace with a forbidden call: FAIL at v1, and still at v2.
+	forbidden := put(t, "trace-forbidden.json", `[{"tool": "search_flights", "args": {"destination": "LIS", "date": "2026-12-01"}},
+		{"tool": "book_flight", "args": {"flight_id": "FL-1"}}, {"tool": "cancel_booking", "args": {}}]`)
+	failing := evalJSON(t, "failing.json", v1, forbidden)
+
+	r := runCLI(t, "", "regrade", "--contract", v2, passing, failing)
+	if r.code != exitFail || r.stderr != "" {
+		t.Fatalf("regrade = %d, stderr %q", r.code, r.stderr)
+	}
+	compareGoldenAt(t, "regrade_flip", r.stdout)
+
+	// Against the contract it was graded with nothing changes: exit 0.
+	r = runCLI(t, "", "regrade", "--contract", v1, passing)
+	if r.code != exitOK || !strings.Contains(r.stdout, "no verdict or grade changed") || !strings.Contains(r.stdout, "1 unchanged") {
+		t.Errorf("regrade against the same contract = %d:\n%s", r.code, r.stdout)
+	}
+	// --min-score overrides: the stricter contract passes again.
+	if r := runCLI(t, "", "regrade", "--contract", v2, "--min-score", "0.9", passing); r.code != exitOK {
+		t.Errorf("regrade --min-score 0.9 = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = runCLI(t, "", "regrade", "--json", "--contract", v2, passing, failing)
+	var got struct {
+		Results []regradeFileView `json:"results"`
+		Summary regradeSummary    `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitFail {
+		t.Fatalf("regrade --json = %d, %v:\n%s", r.code, err, r.stdout)
+	}
+	if diff := cmp.Diff(regradeSummary{Results: 2, PassToFail: 1, Unchanged: 1}, got.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if res := got.Results[0]; res.Change != "pass_to_fail" || res.Old.Grade != "A" || !res.Old.Passed || res.New.Passed || res.New.Score != res.Old.Score {
+		t.Errorf("first result = %+v", res)
+	}
+	if res := got.Results[1]; res.Change != "" || res.New.Passed || res.New.TopIssue == nil || res.New.TopIssue.Kind != "forbidden-call" {
+		t.Errorf("second result = %+v", res)
+	}
+}
+
+func TestRegradeOfflineKeepsLeakedCredentials(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "search"}]`)
+	leaky := put(t, "leaky.json", `[{"tool": "search", "args": {"api_key": "k7Hq93LmPz2Xw8Rt"}}]`)
+	res := evalJSON(t, "leaky-result.json", gold, leaky)
+	if strings.Contains(string(mustRead(t, res)), "k7Hq93LmPz2Xw8Rt") {
+		t.Fatal("eval --json kept the secret")
+	}
+	// The redacted calls no longer hold the secret; the verdict stays FAIL.
+	r := runCLI(t, "", "regrade", "--json", "--contract", gold, res)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"kind": "credential"`) || !strings.Contains(r.stdout, `"passed": false`) {
+		t.Errorf("regrade of a leaky result = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRegradeErrors(t *testing.T) {
+	v1 := example("contract.json")
+	notResult := writeFile(t, "not-result.json", `{"calls": []}`)
+	badJSON := writeFile(t, "bad.json", "{\n  \"score\": ,\n}")
+	badCalls := writeFile(t, "bad-calls.json", `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"args": {}}]}`)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no contract", []string{"regrade", notResult}, "toolscore: --contract is required"},
+		{"no files", []string{"regrade", "--contract", v1}, "toolscore: regrade needs RESULT.json files, or --server URL"},
+		{"files with server", []string{"regrade", "--server", "http://x", "--contract", "a", notResult}, "toolscore: regrade --server takes no files"},
+		{"not a result", []string{"regrade", "--contract", v1, notResult}, "toolscore: " + notResult + ": not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json"},
+		{"bad json", []string{"regrade", "--contract", v1, badJSON}, "toolscore: " + badJSON + ": line 2:12:"},
+		{"bad calls", []string{"regrade", "--contract", v1, badCalls}, "toolscore: " + badCalls + ": trace_calls: /0/tool: missing"},
+		{"missing file", []string{"regrade", "--contract", v1, "nope.json"}, "toolscore: nope.json: no such file or directory"},
+		{"bad min score", []string{"regrade", "--contract", v1, "--min-score", "2", badCalls}, `toolscore: --min-score: must be a number in [0,1], got "2"`},
+		{"bad server", []string{"regrade", "--server", "ftp://x", "--contract", "a"}, `toolscore: --server: "ftp://x" is not an http(s) URL`},
+		{"bad label", []string{"regrade", "--server", "http://127.0.0.1:1", "--contract", "a", "--label", "x"}, `toolscore: --label: want KEY=VALUE, got "x"`},
+		{"bad since", []string{"regrade", "--server", "http://127.0.0.1:1", "--contract", "a", "--since", "yesterday"}, `toolscore: --since: must be an RFC 3339 time`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, "", tc.args...)
+			if r.code != exitError || !strings.HasPrefix(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant prefix %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// compareGoldenAt is compareGolden for a test that changed its working
+// directory: the golden file is in the package's testdata.
+func compareGoldenAt(t *testing.T, name, got string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	t.Chdir(pkgDir)
+	compareGolden(t, name, got)
+	t.Chdir(wd)
+}
+
+// pkgDir is the package directory, where tests start.
+var pkgDir, _ = os.Getwd()
+
+// fakeRegradeServer answers POST /v1/regrades and GET /v1/regrades/{id}
+// like the service: pending, then running, then completed with flips.
+type fakeRegradeServer struct {
+	mu      sync.Mutex
+	body    map[string]any
+	gets    int
+	final   string
+	problem bool
+}
+
+func (f *fakeRegradeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.Method == "POST" && r.URL.Path == "/v1/regrades":
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &f.body)
+		if f.problem {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(404)
+			_, _ = io.WriteString(w, `{"type": "https://toolscore.dev/problems/not-found", "title": "Resource not found", "status": 404,
+				"detail": "contract flights@9 does not exist: not found", "errors": [{"pointer": "/contract", "message": "contract flights@9 does not exist: not found"}]}`)
+			return
+		}
+		if f.body["dry_run"] == true {
+			_, _ = io.WriteString(w, `{"dry_run": true, "target": {"name": "flights", "version": 3}, "total": 1234}`)
+			return
+		}
+		w.WriteHeader(202)
+		_, _ = io.WriteString(w, `{"id": "r-1", "state": "pending", "target": {"name": "flights", "version": 3}, "total": 0, "done": 0}`)
+	case r.Method == "GET" && r.URL.Path == "/v1/regrades/r-1":
+		f.gets++
+		switch f.gets {
+		case 1:
+			_, _ = io.WriteString(w, `{"id": "r-1", "state": "pending", "total": 0, "done": 0}`)
+		case 2:
+			_, _ = io.WriteString(w, `{"id": "r-1", "state": "running", "total": 2000, "done": 1000, "failed": 0}`)
+		default:
+			_, _ = io.WriteString(w, f.final)
+		}
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestRegradeServer(t *testing.T) {
+	fake := &fakeRegradeServer{final: `{"id": "r-1", "state": "completed", "total": 2000, "done": 1999, "failed": 1,
+		"flips": {"pass_to_fail": 3, "fail_to_pass": 1}, "changed": 5, "mean_score_delta": -0.0125}`}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	r := runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights@3", "--from-versions", "1,2", "--agent", "bot",
+		"--label", "env=prod", "--since", "2026-11-01T00:00:00Z", "--wait", "--poll", "1ms")
+	if r.code != exitFail {
+		t.Fatalf("regrade --wait with pass→fail flips = %d, want 1:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	wantBody := map[string]any{"contract": "flights@3", "from_versions": []any{1.0, 2.0}, "agent": "bot",
+		"labels": map[string]any{"env": "prod"}, "since": "2026-11-01T00:00:00Z"}
+	if diff := cmp.Diff(wantBody, fake.body); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+	want := "Regrade r-1 started against flights@3\n" +
+		"Regrade r-1 completed: 1999 regraded, 1 failed; 3 pass→fail, 1 fail→pass, 5 changed; mean score delta -0.013\n" +
+		"Changes: " + srv.URL + "/v1/regrades/r-1/changes\n"
+	if r.stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	if !strings.Contains(r.stderr, "regrading") {
+		t.Errorf("no progress bar on stderr: %q", r.stderr)
+	}
+
+	// Without --wait it only starts the regrade.
+	fake.gets = 0
+	r = runCLI(t, "", "regrade", "--server", srv.URL+"/", "--contract", "flights")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "Regrade r-1 started against flights@3\nFollow it with: curl "+srv.URL+"/v1/regrades/r-1\n") || fake.gets != 0 {
+		t.Errorf("regrade without --wait = %d:\n%s", r.code, r.stdout)
+	}
+	// A regrade without pass→fail flips exits 0.
+	fake.gets, fake.final = 0, `{"id": "r-1", "state": "completed", "total": 2000, "done": 2000, "flips": {"pass_to_fail": 0, "fail_to_pass": 2}, "changed": 2}`
+	if r := runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights", "--wait", "--poll", "1ms"); r.code != exitOK {
+		t.Errorf("regrade without pass→fail = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A failed regrade is an error.
+	fake.gets, fake.final = 0, `{"id": "r-1", "state": "failed", "error": "chunk job failed 100 times"}`
+	if r := runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights", "--wait", "--poll", "1ms"); r.code != exitError ||
+		!strings.Contains(r.stderr, "toolscore: regrade r-1 failed: chunk job failed 100 times") {
+		t.Errorf("failed regrade = %d:\n%s", r.code, r.stderr)
+	}
+	// Dry run.
+	r = runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights@3", "--dry-run")
+	if r.code != exitOK || r.stdout != "Dry run: 1234 results would be regraded against flights@3\n" {
+		t.Errorf("dry run = %d %q", r.code, r.stdout)
+	}
+	// A problem answer names its detail.
+	fake.problem = true
+	r = runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights@9")
+	if r.code != exitError || r.stderr != "toolscore: POST "+srv.URL+"/v1/regrades: 404 contract flights@9 does not exist: not found\n" {
+		t.Errorf("unknown contract = %d %q", r.code, r.stderr)
+	}
+}
