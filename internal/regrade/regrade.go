@@ -260,15 +260,22 @@ func (s *Service) target(ctx context.Context, projectID int64, name string, vers
 	if err != nil {
 		if errors.Is(err, engine.ErrNotFound) {
 			if version == 0 {
-				return cv, nil, fmt.Errorf("contract %q has no versions: %w", name, err)
+				return cv, nil, notFound(fmt.Sprintf("contract %q does not exist", name))
 			}
-			return cv, nil, fmt.Errorf("contract %s@%d does not exist: %w", name, version, err)
+			return cv, nil, notFound(fmt.Sprintf("contract %s@%d does not exist", name, version))
 		}
 		return cv, nil, err
 	}
 	c, err := s.parse(cv)
 	return cv, c, err
 }
+
+// notFound is an error that says only its message and matches
+// engine.ErrNotFound: its text is shown to API clients as is.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == engine.ErrNotFound }
 
 // parse returns the parsed contract of cv, cached by sha256.
 func (s *Service) parse(cv record.ContractVersion) (*engine.Contract, error) {

@@ -3,11 +3,13 @@ package regrade
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -48,8 +50,14 @@ type testBundle struct {
 
 func setup(t *testing.T, cfg Config) *testBundle {
 	t.Helper()
+	return setupURL(t, cfg, storetest.NewDatabase(t), nil)
+}
+
+// setupURL is setup on the database at url; wrap, when not nil, wraps the
+// store the service uses.
+func setupURL(t *testing.T, cfg Config, url string, wrap func(*store.DB) Store) *testBundle {
+	t.Helper()
 	ctx := context.Background()
-	url := storetest.NewDatabase(t)
 	db, err := store.Open(ctx, store.Config{URL: url, Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +70,9 @@ func setup(t *testing.T, cfg Config) *testBundle {
 	b.v1, b.c1 = regradetest.MustContract(t, db, "flights", flightsV1)
 	b.v2, b.c2 = regradetest.MustContract(t, db, "flights", flightsV2)
 	cfg.Store, cfg.Registerer, cfg.Logger = db, b.reg, zaptest.NewLogger(t)
+	if wrap != nil {
+		cfg.Store = wrap(db)
+	}
 	if b.svc, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -386,5 +397,72 @@ func TestRegradeCancel(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM results WHERE regrade_id = $1`, rg.ID); n != 0 {
 		t.Errorf("results of the cancelled regrade = %d, want 0", n)
+	}
+}
+
+// cuttingStore cuts Postgres off (proxy.Down) inside the transaction of
+// chunk 5's first write, just before it commits, and brings it back a
+// second later.
+type cuttingStore struct {
+	*store.DB
+	proxy *storetest.Proxy
+	once  sync.Once
+	up    chan struct{}
+}
+
+func (c *cuttingStore) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook func(context.Context, pgx.Tx) error) (record.ChunkCounts, error) {
+	if cw.Chunk != 5 {
+		return c.DB.WriteRegradeChunk(ctx, cw, hook)
+	}
+	return c.DB.WriteRegradeChunk(ctx, cw, func(ctx context.Context, tx pgx.Tx) error {
+		if err := hook(ctx, tx); err != nil {
+			return err
+		}
+		c.once.Do(func() {
+			c.proxy.Down()
+			go func() {
+				outage := time.NewTimer(time.Second) // the outage's length, not a synchronisation
+				<-outage.C
+				c.proxy.Up()
+				close(c.up)
+			}()
+		})
+		return nil
+	})
+}
+
+// TestRegradeSurvivesPostgresRestart cuts every connection to Postgres for
+// a second while a chunk commits: the chunk fails and retries, and in the
+// end every original has exactly one new result.
+func TestRegradeSurvivesPostgresRestart(t *testing.T) {
+	t.Parallel()
+	proxy := storetest.NewProxy(t, storetest.NewDatabase(t))
+	cut := &cuttingStore{proxy: proxy, up: make(chan struct{})}
+	b := setupURL(t, Config{ChunkSize: 100, Workers: 1, DatabaseURL: proxy.URL()}, proxy.URL(),
+		func(db *store.DB) Store { cut.DB = db; return cut })
+	ctx := context.Background()
+	const n = 1000
+	b.seed(t, traceSearch, n, t0)
+	b.start(t)
+	rg, err := b.svc.Create(ctx, record.DefaultProject, "flights", 2, record.RegradeSelection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cut.up:
+	case <-time.After(60 * time.Second):
+		t.Fatal("chunk 5 never ran")
+	}
+	final := b.wait(t, rg.ID)
+	want := record.Regrade{State: record.RegradeCompleted, Total: n, Chunks: n / 100, ChunksDone: n / 100, Done: n, PassToFail: n, Changed: n}
+	if diff := cmp.Diff(want, counters(final)); diff != "" {
+		t.Errorf("after the outage (-want +got):\n%s", diff)
+	}
+	if got := b.count(t, `SELECT count(*) FROM results WHERE regrade_id = $1`, rg.ID); got != n {
+		t.Errorf("new results = %d, want exactly %d", got, n)
+	}
+	b.waitJobs(t, chunkArgs{}.Kind(), n/100+1) // 10 completions and the failed attempt
+	if got := metricValue(t, b.reg, `toolscore_regrade_jobs_total{kind="chunk",outcome="retried"}`); got < 1 {
+		t.Errorf("chunk retries = %v, want at least 1", got)
 	}
 }
