@@ -59,6 +59,9 @@ type Config struct {
 	// Regrades serves /v1/regrades, /v1/stats/compare and
 	// /v1/evaluations?latest=true (regrade.go); nil answers them 503.
 	Regrades Regrades
+	// Runs serves /v1/runs, server-side harness runs (run.go); nil answers
+	// them 503.
+	Runs Runs
 }
 
 // Server is the HTTP API. Create it with New, serve Handler, and call
@@ -171,6 +174,7 @@ func (s *Server) routes() chi.Router {
 		s.batchRoutes(r)
 		s.statsRoutes(r)
 		s.regradeRoutes(r)
+		s.runRoutes(r)
 	})
 	return r
 }
