@@ -25,21 +25,21 @@ type parityCase struct {
 	Strict   bool               `json:"strict"`
 	Weights  map[string]float64 `json:"weights"`
 	Ref      struct {
-		ScoreRaw           float64  `json:"score_raw"`
-		Grade              string   `json:"grade"`
-		SelectionAccuracy  float64  `json:"selection_accuracy"`
-		InvocationAccuracy float64  `json:"invocation_accuracy"`
-		ArgumentPrecision  float64  `json:"argument_precision"`
-		ArgumentRecall     float64  `json:"argument_recall"`
-		ArgumentF1         float64  `json:"argument_f1"`
-		EditDistance       float64  `json:"edit_distance"`
-		NormalizedDistance float64  `json:"normalized_distance"`
-		SequenceAccuracy   float64  `json:"sequence_accuracy"`
-		RedundantCount     int      `json:"redundant_count"`
-		RedundantRate      float64  `json:"redundant_rate"`
-		TotalCalls         int      `json:"total_calls"`
-		ToolCorrectness    float64  `json:"tool_correctness"`
-		EffectiveWeights   Weights  `json:"effective_weights"`
+		ScoreRaw           float64 `json:"score_raw"`
+		Grade              string  `json:"grade"`
+		SelectionAccuracy  float64 `json:"selection_accuracy"`
+		InvocationAccuracy float64 `json:"invocation_accuracy"`
+		ArgumentPrecision  float64 `json:"argument_precision"`
+		ArgumentRecall     float64 `json:"argument_recall"`
+		ArgumentF1         float64 `json:"argument_f1"`
+		EditDistance       float64 `json:"edit_distance"`
+		NormalizedDistance float64 `json:"normalized_distance"`
+		SequenceAccuracy   float64 `json:"sequence_accuracy"`
+		RedundantCount     int     `json:"redundant_count"`
+		RedundantRate      float64 `json:"redundant_rate"`
+		TotalCalls         int     `json:"total_calls"`
+		ToolCorrectness    float64 `json:"tool_correctness"`
+		EffectiveWeights   Weights `json:"effective_weights"`
 		Metrics            struct {
 			ToolCorrectness struct {
 				ExpectedTools []string `json:"expected_tools"`
