@@ -483,6 +483,15 @@ func TestReadRegradeChunkCredentials(t *testing.T) {
 	if strings.Contains(string(originals[1].TraceCalls), "k7Hq93LmPz2Xw8Rt") {
 		t.Error("the stored calls hold the secret")
 	}
+	// Rows stored as jsonb before migration 00005 have jsonb's key order
+	// and spacing.
+	if _, err := f.db.pool.Exec(ctx, `UPDATE results SET checks = checks::jsonb::json`); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.db.ReadRegradeChunk(ctx, planned, chunks[0])
+	if err != nil || again[0].FailedCredentials != nil || again[1].FailedCredentials == nil {
+		t.Errorf("jsonb-formatted checks: FailedCredentials = %s, %s, %v", again[0].FailedCredentials, again[1].FailedCredentials, err)
+	}
 }
 
 // TestWriteRegradeChunkConcurrentRuns runs one chunk twice at once: the run
