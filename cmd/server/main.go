@@ -29,6 +29,7 @@ import (
 	"github.com/toolscore/toolscore/internal/api"
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/regrade"
+	"github.com/toolscore/toolscore/internal/runs"
 	"github.com/toolscore/toolscore/internal/store"
 )
 
@@ -113,8 +114,12 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		}
 	}
 
+	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RegradeRescueAfter})
+	if err != nil {
+		return err
+	}
 	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
-		RescueAfter: cfg.RegradeRescueAfter})
+		RescueAfter: cfg.RegradeRescueAfter, Jobs: harnessRuns.Register}) // one river client works regrades and runs
 	if err != nil {
 		return err
 	}
@@ -127,7 +132,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		Store: db, Logger: log, Registerer: reg, Gatherer: reg,
 		Workers: cfg.Workers, Queue: cfg.Queue, EvalTimeout: cfg.EvalTimeout,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
-		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades,
+		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns,
 	})
 	defer srv.Close()
 

@@ -37,6 +37,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"time"
@@ -111,6 +112,14 @@ type Config struct {
 	// regrade fails; default 100 (about 45 min of retries at the 30 s
 	// backoff cap).
 	MaxAttempts int
+	// Jobs, when set, registers more job kinds (such as internal/runs'
+	// harness tasks) on this river client and returns their queues: one
+	// client per process must work every kind, since river's leader
+	// rescues stuck jobs only of the kinds its client knows and discards
+	// the others. The client-wide settings above (RescueAfter,
+	// MaxAttempts, the retry policy, and JobTimeout unless a worker sets
+	// its own) apply to them too.
+	Jobs func(*river.Workers) map[string]river.QueueConfig
 }
 
 // queue is the river queue of regrade jobs.
@@ -181,8 +190,12 @@ func New(cfg Config) (*Service, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &planWorker{s: s})
 	river.AddWorker(workers, &chunkWorker{s: s})
+	queues := map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}}
+	if cfg.Jobs != nil {
+		maps.Copy(queues, cfg.Jobs(workers))
+	}
 	client, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: cfg.Workers}},
+		Queues:               queues,
 		Workers:              workers,
 		Logger:               newSlog(cfg.Logger),
 		JobTimeout:           cfg.JobTimeout,
