@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Matcher decides whether an actual argument value satisfies an expected
@@ -30,14 +32,33 @@ type Matcher interface {
 type Regex struct{ re *regexp.Regexp }
 
 // NewRegex compiles pattern (RE2 syntax); the error says why it does not
-// compile.
+// compile. Compiled patterns are shared: a service parses the same
+// contracts all day, and compiling is most of a contract's parse time.
 func NewRegex(pattern string) (*Regex, error) {
+	if re, ok := regexCache.Load(pattern); ok {
+		return &Regex{re: re.(*regexp.Regexp)}, nil
+	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
+	// A *regexp.Regexp is safe for concurrent use and immutable, so the
+	// cache cannot change any result; it only stops growing when full.
+	if regexCacheSize.Load() < maxCachedRegexes {
+		if _, loaded := regexCache.LoadOrStore(pattern, re); !loaded {
+			regexCacheSize.Add(1)
+		}
+	}
 	return &Regex{re: re}, nil
 }
+
+// maxCachedRegexes bounds the compiled-pattern cache.
+const maxCachedRegexes = 4096
+
+var (
+	regexCache     sync.Map // pattern -> *regexp.Regexp
+	regexCacheSize atomic.Int64
+)
 
 // Match implements Matcher.
 func (m *Regex) Match(actual any, _ CompareOptions) bool {
