@@ -1,15 +1,20 @@
 package runs
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -302,5 +307,73 @@ func TestCancelRun(t *testing.T) {
 	again, err := b.svc.Cancel(ctx, record.DefaultProject, run.ID)
 	if err != nil || again.State != record.RunCancelled || !again.FinishedAt.Equal(*got.FinishedAt) {
 		t.Errorf("second Cancel = %+v, %v", again, err)
+	}
+}
+
+// TestResumeAfterStop stops the only worker process while a task waits for
+// the agent (its job rolls back, as when a process dies) and starts
+// another: the run resumes with the unfinished task only, and every
+// task's result is stored once.
+func TestResumeAfterStop(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	target, err := url.Parse(startAgent(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	blocked := make(chan struct{}, 1)
+	var once sync.Once
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			TaskID string `json:"task_id"`
+		}
+		_ = json.Unmarshal(body, &req)
+		block := false
+		if req.TaskID == "book-lisbon" {
+			once.Do(func() { block = true })
+		}
+		if block {
+			blocked <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(agent.Close)
+
+	run, err := b.svc.Create(ctx, record.DefaultProject, record.Run{Suite: exampleSuite(t), AgentURL: agent.URL,
+		Concurrency: 6, Timeout: 30 * time.Second, Retries: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-blocked
+	b.wait(t, run, func(r record.Run) bool { return r.Done == 5 })
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := b.client.StopAndCancel(sctx); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if got, _ := b.db.GetRun(ctx, 1, run.ID); got.Done != 5 || got.State != record.RunRunning {
+		t.Fatalf("run after the stop = %+v, want running with 5 done", got)
+	}
+
+	b.start(t) // another process
+	got := b.wait(t, run, final)
+	if got.State != record.RunCompleted || got.Done != 6 || got.Passed != 4 || got.Failed != 2 || got.Errors != 0 {
+		t.Errorf("run = %+v, want completed 4 passed 2 failed", got)
+	}
+	_, tasks, err := b.svc.Get(ctx, 1, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantExample, taskRows(tasks)); diff != "" {
+		t.Errorf("tasks (-want +got):\n%s", diff)
+	}
+	results, err := b.db.ListResults(ctx, 1, record.ResultFilter{RunID: run.ID.String()}, nil, 100)
+	if err != nil || len(results) != 6 {
+		t.Errorf("results of the run = %d, %v; want 6", len(results), err)
 	}
 }
