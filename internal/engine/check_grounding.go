@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -61,17 +63,35 @@ var unitSuffixes = map[string]bool{
 // least 4 digits (or upper-case codes of at least 5 letters) after an id
 // keyword ("order 12345"). Time is linear in len(text).
 func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
+	ids, more, _ = extractIdentifiersHiding(text, max, nil)
+	return ids, more
+}
+
+// extractIdentifiersHiding is extractIdentifiers leaving out every
+// identifier for which hide (when not nil) reports true, given its text
+// and its byte range [start, end) in text: an identifier text hidden once
+// is hidden wherever it occurs. hidden counts the distinct identifiers
+// left out; hidden ones do not count towards max.
+func extractIdentifiersHiding(text string, max int, hide func(id string, start, end int) bool) (ids []identifier, more bool, hidden int) {
 	seen := map[string]bool{}
+	at := 0 // the start of the identifier being added
 	add := func(s, kind string) {
+		if more {
+			return
+		}
 		k := strings.ToLower(s)
 		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if hide != nil && hide(s, at, at+len(s)) {
+			hidden++
 			return
 		}
 		if len(ids) == max {
 			more = true
 			return
 		}
-		seen[k] = true
 		ids = append(ids, identifier{text: s, kind: kind})
 	}
 	var prev [3]string // the last words, most recent first
@@ -92,6 +112,7 @@ func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 		// URLs.
 		if (c == 'h' || c == 'H') && hasPrefixFold(text[i:], "http") {
 			if n := urlLen(text[i:]); n > 0 {
+				at = i
 				add(text[i:i+n], "url")
 				i += n
 				push("")
@@ -118,6 +139,7 @@ func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 		}
 		if j < len(text) && text[j] == '@' {
 			if n := domainLen(text[j+1:]); n > 0 {
+				at = i
 				add(text[i:j+1+n], "email")
 				i = j + 1 + n
 				push("")
@@ -130,6 +152,7 @@ func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 		}
 		tok := text[i:j]
 		hash := i > 0 && text[i-1] == '#'
+		at = i
 		switch letters, digits := countLettersDigits(tok); {
 		case letters > 0 && digits >= 2 && !isQuantity(tok):
 			add(tok, "code")
@@ -141,7 +164,7 @@ func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 		push(strings.ToLower(tok))
 		i = j
 	}
-	return ids, more
+	return ids, more, hidden
 }
 
 func isAlnum(c byte) bool { return '0' <= c && c <= '9' || isASCIILetter(c) }
@@ -334,5 +357,49 @@ func containsToken(h, id string) bool {
 			return true
 		}
 		off = start + 1
+	}
+}
+
+// secretHider returns the grounding check's hiding rule for text, a final
+// answer whose detected secrets were replaced by redaction markers, given
+// every detected secret value: an identifier is left out when it overlaps
+// or touches (no character between) a marker "[REDACTED:...]", when it is
+// part of a secret, or when it contains a secret (compared
+// case-insensitively). Building it costs one pass over text; each call
+// costs O(log markers + total length of the secrets).
+func secretHider(text string, secrets []string) func(id string, start, end int) bool {
+	const open = "[REDACTED:"
+	var spans [][2]int // markers, in text order, not overlapping
+	for off := 0; ; {
+		k := strings.Index(text[off:], open)
+		if k < 0 {
+			break
+		}
+		start := off + k
+		end := start + len(open)
+		if m := strings.IndexByte(text[end:], ']'); m >= 0 {
+			end += m + 1
+		}
+		spans = append(spans, [2]int{start, end})
+		off = end
+	}
+	lower := make([]string, len(secrets))
+	for i, s := range secrets {
+		lower[i] = strings.ToLower(s)
+	}
+	return func(id string, start, end int) bool {
+		// The first marker ending at or after start-1...
+		i, _ := slices.BinarySearchFunc(spans, start-1, func(sp [2]int, x int) int { return cmp.Compare(sp[1], x+1) })
+		// ...touches [start, end) when it starts at or before end.
+		if i < len(spans) && spans[i][0] <= end {
+			return true
+		}
+		lid := strings.ToLower(id)
+		for _, s := range lower {
+			if strings.Contains(s, lid) || strings.Contains(lid, s) {
+				return true
+			}
+		}
+		return false
 	}
 }

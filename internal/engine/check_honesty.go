@@ -150,13 +150,6 @@ var wordClasses = func() map[string]uint8 {
 	return m
 }()
 
-// claimWord is one word of a sentence as extractClaims sees it.
-type claimWord struct {
-	class uint8
-	start bool   // the word opens a clause
-	claim string // the claim word, when it is one
-}
-
 // maxWordLen is the longest word extractClaims classifies; longer words
 // are none of the listed ones.
 const maxWordLen = 24
@@ -165,11 +158,13 @@ const maxWordLen = 24
 // claim word once, in order of first appearance (docs/checks.md
 // "honesty"). A claim word counts when it follows a trigger word (or opens
 // a clause), is not denied or hypothetical within claimWindow words of its
-// clause, and is not in a question. Time is linear in len(text) and memory
-// in the length of its longest sentence.
+// clause, and is not in a question. Time is linear in len(text); memory is
+// bounded (the claims of the current sentence, each claim word once), not
+// growing with the length of a sentence.
 func extractClaims(text string) []claim {
 	var cs claimScanner
 	cs.clause = true
+	cs.resetSentence()
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
@@ -186,8 +181,7 @@ func extractClaims(text string) []claim {
 			}
 		case r == '&':
 			cs.flushWord()
-			cs.words = append(cs.words, claimWord{class: wordTrigger, start: cs.clause})
-			cs.clause = false
+			cs.push(wordTrigger, "")
 		case r == '?' || r == '.' || r == '!':
 			// A '.' or '?' inside a token (example.com, /path?q=1) does
 			// not end the sentence.
@@ -213,14 +207,39 @@ func extractClaims(text string) []claim {
 	return cs.out
 }
 
-// claimScanner is extractClaims' state.
+// claimScanner is extractClaims' state. It reads a sentence word by word
+// and decides each claim word when it is read, from a few facts about the
+// words before it, so it keeps no list of the sentence's words.
 type claimScanner struct {
-	out    []claim
-	words  []claimWord // the current sentence
-	clause bool        // the next word opens a clause
-	buf    [maxWordLen + utf8.UTFMax]byte
-	n      int // bytes of the current word in buf; > maxWordLen: too long
-	inWord bool
+	out []claim
+	// pending are the current sentence's claims, recorded at its end
+	// unless it is a question.
+	pending []claim
+	clause  bool // the next word opens a clause
+	buf     [maxWordLen + utf8.UTFMax]byte
+	n       int // bytes of the current word in buf; > maxWordLen: too long
+	inWord  bool
+
+	// The sentence so far, for the rules of isClaim:
+	// idx is the index the next word will have in the sentence.
+	idx int
+	// prevClass is the class of the previous word (0 at the start).
+	prevClass uint8
+	// prevReach reports whether the previous word, were it a claim word,
+	// would satisfy the trigger rule: it opens a clause, or the word
+	// before it is a trigger, or that word is an adverb whose own
+	// prevReach holds.
+	prevReach bool
+	// lastStart is the index of the last word that opened a clause, and
+	// lastDenial that of the last negator or hypothetical (-1: none).
+	lastStart, lastDenial int
+}
+
+// resetSentence starts a new sentence.
+func (cs *claimScanner) resetSentence() {
+	cs.idx, cs.prevClass, cs.prevReach = 0, 0, false
+	cs.lastStart, cs.lastDenial = -1, -1
+	cs.pending = cs.pending[:0]
 }
 
 // addRune appends a lower-case rune to the current word.
@@ -237,46 +256,80 @@ func (cs *claimScanner) addRune(r rune) {
 	cs.n += utf8.EncodeRune(cs.buf[cs.n:], r)
 }
 
-// flushWord classifies the current word and appends it to the sentence.
+// flushWord classifies the current word and adds it to the sentence.
 func (cs *claimScanner) flushWord() {
 	if !cs.inWord {
 		return
 	}
 	cs.inWord = false
-	w := claimWord{start: cs.clause}
-	cs.clause = false
+	var class uint8
+	claimed := ""
 	if cs.n <= maxWordLen {
 		word := cs.buf[:cs.n]
-		w.class = wordClasses[string(word)]
+		class = wordClasses[string(word)]
 		if bytes.HasSuffix(word, []byte("n't")) {
-			w.class |= wordDenial
+			class |= wordDenial
 		}
 		if acts, ok := claimWords[string(word)]; ok {
-			w.claim = actions[acts[0]].claimWord(string(word))
+			claimed = actions[acts[0]].claimWord(string(word))
 		}
 	}
-	cs.words = append(cs.words, w)
 	cs.n = 0
+	cs.push(class, claimed)
+}
+
+// push adds a word of the given class (claimed: its claim word, or "") to
+// the sentence, deciding whether a claim word is a claim (the rules of
+// docs/checks.md "honesty"):
+//
+//   - it opens a clause, or the word before it (adverbs skipped, within
+//     the clause) is a trigger;
+//   - no negator or hypothetical is among the claimWindow words before it,
+//     searching back to (and including) the word that opened its clause.
+func (cs *claimScanner) push(class uint8, claimed string) {
+	i := cs.idx
+	start := cs.clause
+	cs.clause = false
+	reach := start || i > 0 && (cs.prevClass&wordTrigger != 0 || cs.prevClass&wordAdverb != 0 && cs.prevReach)
+	if claimed != "" && reach && !cs.denied(i) && !cs.seen(claimed) {
+		cs.pending = append(cs.pending, claim{word: claimed, actions: claimWords[claimed]})
+	}
+	if start {
+		cs.lastStart = i
+	}
+	if class&wordDenial != 0 {
+		cs.lastDenial = i
+	}
+	cs.prevClass, cs.prevReach = class, reach
+	cs.idx++
+}
+
+// denied reports whether a negator or hypothetical stands among the
+// claimWindow words before word i, searching back no further than the
+// last word that opened a clause before i.
+func (cs *claimScanner) denied(i int) bool {
+	d := cs.lastDenial
+	return d >= 0 && d >= i-claimWindow && d >= cs.lastStart
 }
 
 // endSentence records the sentence's claims, unless it is a question.
 func (cs *claimScanner) endSentence(question bool) {
 	cs.flushWord()
 	if !question {
-		for i, w := range cs.words {
-			if w.claim == "" || cs.seen(w.claim) || !isClaim(cs.words, i) {
-				continue
-			}
-			cs.out = append(cs.out, claim{word: w.claim, actions: claimWords[w.claim]})
-		}
+		cs.out = append(cs.out, cs.pending...)
 	}
-	cs.words = cs.words[:0]
+	cs.resetSentence()
 	cs.clause = true
 }
 
-// seen reports whether the claim word is already in out.
+// seen reports whether the claim word is already in out or pending.
 func (cs *claimScanner) seen(word string) bool {
 	for _, c := range cs.out {
+		if c.word == word {
+			return true
+		}
+	}
+	for _, c := range cs.pending {
 		if c.word == word {
 			return true
 		}
@@ -298,30 +351,6 @@ func (a *action) claimWord(w string) string {
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// isClaim applies the trigger, negation and hypothetical rules to
-// words[i], a claim word.
-func isClaim(words []claimWord, i int) bool {
-	// The word before, adverbs skipped, must be a trigger, or the claim
-	// opens a clause ("Booked FL-204.", "Done: sent.").
-	j := i
-	for j > 0 && !words[j].start && words[j-1].class&wordAdverb != 0 {
-		j--
-	}
-	if !words[j].start && words[j-1].class&wordTrigger == 0 {
-		return false
-	}
-	// Search back within the clause for denials and conditions.
-	for k := i - 1; k >= 0 && k >= i-claimWindow; k-- {
-		if words[k].class&wordDenial != 0 {
-			return false
-		}
-		if words[k].start {
-			break
-		}
-	}
-	return true
-}
 
 // toolWords splits a tool name into lower-case words at '_', '-', '.',
 // '/', spaces, digits and camelCase humps: "createTicket" -> create,

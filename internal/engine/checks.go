@@ -52,6 +52,8 @@ type checkMemo struct {
 	unbacked []unbackedClaim
 	// ungrounded are the final answer's identifiers found in no call.
 	ungrounded []string
+	// answer is the final answer with detected secrets replaced.
+	answer *string
 }
 
 // unbackedClaim is a claimed action with the failed calls of tools that do
@@ -63,9 +65,9 @@ type unbackedClaim struct {
 
 // checks runs the evidence checks of SPEC section 5 over every trace call
 // (optional ones included) and the final answer, in the order of the
-// Check* names. Details and findings never hold a detected secret unless
-// Options.KeepSecrets. The checks run once; later calls return a copy of
-// the same result.
+// Check* names. Details may quote tool names and argument paths as they
+// are: redact (which Evaluate runs last) replaces detected secrets in them.
+// The checks run once; later calls return a copy of the same result.
 func (ev *evaluation) checks() Checks {
 	if ev.memo.checks != nil {
 		return *ev.memo.checks
@@ -79,11 +81,9 @@ func (ev *evaluation) checks() Checks {
 		ev.checkHonesty(),
 		ev.checkGrounding(),
 	}
-	red := ev.redactor()
 	out := Checks{Items: items}
 	for i := range out.Items {
 		c := &out.Items[i]
-		c.Detail = red.text(c.Detail)
 		if c.Calls == nil {
 			c.Calls = []int{}
 		}
@@ -115,15 +115,25 @@ func (ev *evaluation) redactor() *redactor {
 		if ev.opts.KeepSecrets {
 			ev.memo.red = &redactor{}
 		} else {
-			ev.memo.red = newRedactor(ev.credentialScan().findings)
+			var sc *scanner
+			if sr, err := loadSecretRules(); err == nil {
+				sc = newScanner(sr)
+			}
+			ev.memo.red = newRedactor(ev.credentialScan().findings, sc)
 		}
 	}
 	return ev.memo.red
 }
 
 // redact fills res.TraceCalls, res.ScoredCalls and res.FinalAnswer from
-// copies of the trace, replacing detected secrets by "[REDACTED:rule]"
-// unless Options.KeepSecrets. The caller's trace is never modified.
+// copies of the trace and, unless Options.KeepSecrets, replaces every
+// detected secret by "[REDACTED:rule]" wherever else res holds it: the
+// expected calls (with the literal values of secret-named keys hidden, see
+// redactor.expectedArgs), the chosen alternatives' calls, the tool name
+// lists, the check details and finding paths, and the issues. It runs
+// once, last, over strings res holds; the caller's trace and the contract
+// are never modified (maps and slices are copied where something
+// changes).
 func (ev *evaluation) redact(res *EvaluationResult) {
 	red := ev.redactor()
 	calls := ev.trace.Calls
@@ -135,10 +145,68 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	for i, j := range ev.scored {
 		res.ScoredCalls[i] = res.TraceCalls[j]
 	}
-	if fa := ev.trace.FinalAnswer; fa != nil {
-		s := red.text(*fa)
+	if fa := ev.redactedAnswer(); fa != nil {
+		s := *fa
 		res.FinalAnswer = &s
 	}
+	res.ExpectedCalls = red.expectedCalls(res.ExpectedCalls)
+	if cm := res.Metrics.Contract; cm != nil {
+		var chosen []ChosenOption // copied on the first change
+		for i, ch := range cm.Alternatives.Chosen {
+			calls := red.expectedCalls(ch.Calls)
+			if len(calls) == 0 || &calls[0] == &ch.Calls[0] {
+				continue
+			}
+			if chosen == nil {
+				chosen = slices.Clone(cm.Alternatives.Chosen)
+			}
+			chosen[i].Calls = calls
+		}
+		if chosen != nil {
+			cm.Alternatives.Chosen = chosen
+		}
+	}
+	if red.repl == nil {
+		return
+	}
+	tc := &res.Metrics.ToolCorrectness
+	tc.ExpectedTools, tc.CalledTools = red.texts(tc.ExpectedTools), red.texts(tc.CalledTools)
+	tc.MissingTools, tc.ExtraTools = red.texts(tc.MissingTools), red.texts(tc.ExtraTools)
+	items := slices.Clone(res.Checks.Items)
+	for i := range items {
+		c := &items[i]
+		c.Detail = red.text(c.Detail)
+		if len(c.Findings) > 0 {
+			c.Findings = slices.Clone(c.Findings)
+			for k := range c.Findings {
+				c.Findings[k].Path = red.text(c.Findings[k].Path)
+			}
+		}
+	}
+	res.Checks.Items = items
+	issues := slices.Clone(res.Issues)
+	for i := range issues {
+		is := &issues[i]
+		is.Tool, is.Problem, is.Fix = red.text(is.Tool), red.text(is.Problem), red.text(is.Fix)
+	}
+	if issues != nil {
+		res.Issues = issues
+	}
+}
+
+// redactedAnswer returns the final answer with detected secrets replaced
+// (as it is with Options.KeepSecrets), nil when there is none; computed
+// once.
+func (ev *evaluation) redactedAnswer() *string {
+	fa := ev.trace.FinalAnswer
+	if fa == nil {
+		return nil
+	}
+	if ev.memo.answer == nil {
+		s := ev.redactor().text(*fa)
+		ev.memo.answer = &s
+	}
+	return ev.memo.answer
 }
 
 // callRef names trace call i as "tool #i".
@@ -482,6 +550,9 @@ func (ev *evaluation) checkHonesty() Check {
 
 // checkGrounding: every identifier quoted in the final answer appears in
 // some call's arguments or results; unknown without a final answer.
+// Unless Options.KeepSecrets, identifiers are read from the redacted final
+// answer and those that touch a detected secret (see secretHider) are left
+// out, so that no piece of a secret reaches the detail.
 func (ev *evaluation) checkGrounding() Check {
 	c := Check{Name: CheckGrounding}
 	text, why := answerText(ev.trace.FinalAnswer)
@@ -489,9 +560,23 @@ func (ev *evaluation) checkGrounding() Check {
 		c.Status, c.Detail = CheckUnknown, why
 		return c
 	}
-	ids, more := extractIdentifiers(text, maxGroundingIDs)
+	var hide func(string, int, int) bool
+	if red := ev.redactor(); len(red.secrets) > 0 {
+		if t, why := answerText(ev.redactedAnswer()); why == "" {
+			text = t
+		}
+		hide = secretHider(text, red.secrets)
+	}
+	ids, more, hidden := extractIdentifiersHiding(text, maxGroundingIDs, hide)
+	suffix := ""
+	if more {
+		suffix = fmt.Sprintf(" (the first %d distinct identifiers were checked)", maxGroundingIDs)
+	}
+	if hidden > 0 {
+		suffix += fmt.Sprintf(" (%d %s touching a detected secret left out)", hidden, plural(hidden, "identifier", "identifiers"))
+	}
 	if len(ids) == 0 {
-		c.Status, c.Detail = CheckPass, "the final answer quotes no identifier"
+		c.Status, c.Detail = CheckPass, "the final answer quotes no identifier"+suffix
 		return c
 	}
 	gi := newGroundingIndex(&ev.trace)
@@ -507,14 +592,10 @@ func (ev *evaluation) checkGrounding() Check {
 	}
 	c.Calls = sortedUnique(at)
 	ev.memo.ungrounded = missing
-	suffix := ""
-	if more {
-		suffix = fmt.Sprintf(" (the first %d distinct identifiers were checked)", maxGroundingIDs)
-	}
 	if len(missing) > 0 {
 		c.Status = CheckFail
 		if len(ids) == 1 {
-			c.Detail = "the identifier in the final answer appears in no call: " + missing[0]
+			c.Detail = "the identifier in the final answer appears in no call: " + missing[0] + suffix
 		} else {
 			c.Detail = fmt.Sprintf("%d of %d identifiers in the final answer appear in no call: %s%s", len(missing), len(ids), listDetail(missing), suffix)
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"iter"
 	mathbits "math/bits"
 	"regexp/syntax"
 	"slices"
@@ -344,9 +345,102 @@ func (sc *scanner) keyword(_, _, pattern int64) bool {
 	return true
 }
 
+// Texts longer than fragmentSize are scanned in overlapping fragments.
+// gitleaks' Detector does work proportional to the whole line (and to the
+// number of line breaks before it) for every match it finds, so one long
+// text holding many matches costs time quadratic in its length; the
+// gitleaks CLI itself reads files in chunks of about 100 KB. Fragments of
+// at most fragmentSize bytes keep the scan linear. Consecutive fragments
+// overlap by at least fragmentOverlap bytes, so any match of at most that
+// many bytes (every real secret of the default rules: private keys of
+// RSA-4096 are about 3.3 KB) lies wholly inside one fragment. Fragments
+// end after a line break, else after white space, when one is near, so a
+// boundary rarely cuts a token.
+const (
+	fragmentSize    = 16 << 10
+	fragmentOverlap = 4 << 10
+	// fragmentSlack is how far back from the ideal boundary a line break or
+	// white space is looked for.
+	fragmentSlack = 2 << 10
+)
+
+// fragmentEnd returns where the fragment of s starting at start ends:
+// len(s) when the rest fits, else just after the last line break (else
+// white space) in the last fragmentSlack bytes before start+fragmentSize,
+// else start+fragmentSize.
+func fragmentEnd(s string, start int) int {
+	if len(s)-start <= fragmentSize {
+		return len(s)
+	}
+	return boundaryBefore(s, start+fragmentSize)
+}
+
+// boundaryBefore returns the position just after the last line break in
+// s[at-fragmentSlack:at], else after the last white space there, else at.
+func boundaryBefore(s string, at int) int {
+	lo := max(at-fragmentSlack, 0)
+	if i := strings.LastIndexByte(s[lo:at], '\n'); i >= 0 {
+		return lo + i + 1
+	}
+	for i := at - 1; i >= lo; i-- {
+		if s[i] == ' ' || s[i] == '\t' || s[i] == '\r' {
+			return i + 1
+		}
+	}
+	return at
+}
+
 // scan returns the secrets gitleaks' default rules find in s, sorted by
-// rule then secret; the slice is reused by the next call.
+// rule then secret; the slice is reused by the next call. A text longer
+// than fragmentSize is scanned fragment by fragment (see fragmentSize):
+// the next fragment starts at a boundary at most fragmentSlack bytes
+// before end-fragmentOverlap. Time and memory are linear in len(s).
 func (sc *scanner) scan(s string) []secretHit {
+	if len(s) <= fragmentSize {
+		return sc.scanFragment(s)
+	}
+	var all []secretHit
+	for start, end := range fragments(s) {
+		all = append(all, sc.scanFragment(s[start:end])...)
+	}
+	sortHits(all)
+	sc.hits = slices.Compact(all)
+	return sc.hits
+}
+
+// fragments yields the [start, end) byte ranges of the fragments scan
+// splits s into: one range for a text of at most fragmentSize bytes; else
+// ranges of at most fragmentSize bytes, the first starting at 0, the last
+// ending at len(s), each ending at fragmentEnd and the next starting at
+// the boundary at most fragmentSlack bytes before end-fragmentOverlap.
+func fragments(s string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for start := 0; ; {
+			end := fragmentEnd(s, start)
+			if !yield(start, end) || end == len(s) {
+				return
+			}
+			// end-start > fragmentSize-fragmentSlack, so the next
+			// start is past this one.
+			start = boundaryBefore(s, end-fragmentOverlap)
+		}
+	}
+}
+
+// sortHits orders hits by rule, then secret.
+func sortHits(hits []secretHit) {
+	slices.SortFunc(hits, func(a, b secretHit) int {
+		if c := strings.Compare(a.rule, b.rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.secret, b.secret)
+	})
+}
+
+// scanFragment is scan on one text of at most fragmentSize bytes (or any
+// text, with gitleaks' own cost): exactly what gitleaks' Detector finds in
+// it with the default rules.
+func (sc *scanner) scanFragment(s string) []secretHit {
 	sc.hits = sc.hits[:0]
 	sr := sc.rules
 	if len(s) < sr.minLen {
@@ -381,12 +475,7 @@ func (sc *scanner) scan(s string) []secretHit {
 		}
 		sc.hits = append(sc.hits, secretHit{rule: f.RuleID, secret: f.Secret})
 	}
-	slices.SortFunc(sc.hits, func(a, b secretHit) int {
-		if c := strings.Compare(a.rule, b.rule); c != 0 {
-			return c
-		}
-		return strings.Compare(a.secret, b.secret)
-	})
+	sortHits(sc.hits)
 	sc.hits = slices.Compact(sc.hits)
 	return sc.hits
 }
@@ -626,14 +715,16 @@ type credentialScan struct {
 
 // scanCredentials scans every string value of every call's arguments (with
 // its JSON pointer), the unreadable argument text of calls whose arguments
-// did not decode, and the final answer.
+// did not decode, and the final answer. When the gitleaks rule set cannot
+// be loaded (err is set), secret-named arguments are still found.
 func scanCredentials(t *Trace) *credentialScan {
-	sr, err := loadSecretRules()
-	if err != nil {
-		return &credentialScan{err: err}
-	}
 	cs := &credentialScan{}
-	sc := newScanner(sr)
+	var sc *scanner
+	if sr, err := loadSecretRules(); err != nil {
+		cs.err = err
+	} else {
+		sc = newScanner(sr)
+	}
 	w := argWalker{sc: sc}
 	for i := range t.Calls {
 		c := &t.Calls[i]
@@ -641,7 +732,7 @@ func scanCredentials(t *Trace) *credentialScan {
 		if c.Args != nil {
 			w.walk(c.Args, false)
 		}
-		if c.ArgsRaw != "" {
+		if c.ArgsRaw != "" && sc != nil {
 			for _, h := range sc.scan(c.ArgsRaw) {
 				w.out = append(w.out, credentialFinding{
 					Finding: Finding{Call: i, Rule: h.rule, Value: maskSecret(h.secret, h.rule)},
@@ -650,7 +741,7 @@ func scanCredentials(t *Trace) *credentialScan {
 			}
 		}
 	}
-	if t.FinalAnswer != nil {
+	if t.FinalAnswer != nil && sc != nil {
 		for _, h := range sc.scan(*t.FinalAnswer) {
 			w.out = append(w.out, credentialFinding{
 				Finding: Finding{Call: -1, Rule: h.rule, Value: maskSecret(h.secret, h.rule)},
@@ -689,7 +780,7 @@ func compareCredentialFindings(a, b credentialFinding) int {
 // segments on a stack and building a pointer only for a finding, so deep
 // nesting costs linear time.
 type argWalker struct {
-	sc   *scanner
+	sc   *scanner // nil: secret-named arguments only
 	call int
 	segs []string
 	out  []credentialFinding
@@ -715,7 +806,10 @@ func (w *argWalker) walk(v any, secretKey bool) {
 			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case string:
-		hits := w.sc.scan(x)
+		var hits []secretHit
+		if w.sc != nil {
+			hits = w.sc.scan(x)
+		}
 		for _, h := range hits {
 			w.out = append(w.out, credentialFinding{
 				Finding: Finding{Call: w.call, Path: w.pointer(), Rule: h.rule, Value: maskSecret(h.secret, h.rule)},

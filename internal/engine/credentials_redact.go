@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // minGlobalSecretLen is the shortest secret-named argument value that is
@@ -16,8 +18,46 @@ import (
 // Secrets found by the gitleaks rules are replaced everywhere.
 const minGlobalSecretLen = 6
 
+// RedactTrace returns a copy of t with every secret that the credentials
+// check finds (SPEC section 5; docs/checks.md "credentials") replaced by
+// "[REDACTED:<rule>]", with the rules Evaluate applies to trace_calls and
+// final_answer: a gitleaks secret is replaced wherever it occurs (tool
+// names, ids, argument keys and values, results, args_raw, args_error,
+// errors, the final answer), a secret-named argument value of 6 or more
+// characters too, a shorter one only at its own path. It also returns the
+// findings of the credentials check (masked values), in its order
+// (call, JSON pointer, rule; the final answer, call -1, last); nil when
+// there are none.
+//
+// t is never modified: the copy has a Calls slice of its own, and argument
+// maps, arrays and results are copied where something is replaced and
+// shared with t elsewhere, so treat both as read-only. When the gitleaks
+// rule set cannot be loaded (a bug in the pinned version, which WarmUp
+// reports), only secret-named arguments are found and replaced. Time is
+// linear in the size of t. It is safe for concurrent use.
+func RedactTrace(t Trace) (Trace, []Finding) {
+	cs := scanCredentials(&t)
+	out := Trace{Calls: slices.Clone(t.Calls), FinalAnswer: t.FinalAnswer}
+	if len(cs.findings) == 0 {
+		return out, nil
+	}
+	red := newRedactor(cs.findings, nil)
+	for i, c := range out.Calls {
+		out.Calls[i] = red.call(i, c)
+	}
+	if t.FinalAnswer != nil {
+		s := red.text(*t.FinalAnswer)
+		out.FinalAnswer = &s
+	}
+	findings := make([]Finding, len(cs.findings))
+	for i, f := range cs.findings {
+		findings[i] = f.Finding
+	}
+	return out, findings
+}
+
 // redactor replaces detected secrets in values a result returns. The zero
-// value (no findings) replaces nothing.
+// value (Options.KeepSecrets) replaces nothing.
 type redactor struct {
 	// repl replaces every secret that is replaced everywhere; nil when
 	// there is none.
@@ -25,6 +65,19 @@ type redactor struct {
 	// exact lists, per call index, its secret-named argument values to
 	// replace whole.
 	exact map[int][]exactRedaction
+	// named hides secrets written in expected arguments (contracts, gold
+	// files, forbidden rules) in what results show: the literal values of
+	// secret-named keys, and what sc finds in string values.
+	named bool
+	// sc scans expected argument strings; nil when the rule set could not
+	// be loaded.
+	sc *scanner
+	// shownArgs memoizes expectedArgs by the identity of the argument
+	// map (expected calls are rendered by several issues and redact).
+	shownArgs map[unsafe.Pointer]map[string]any
+	// secrets are every detected secret value (those replaced only at
+	// their path too), for the grounding check's hiding rule.
+	secrets []string
 }
 
 // exactRedaction is an argument value to replace whole: its path segments
@@ -34,12 +87,14 @@ type exactRedaction struct {
 	marker string
 }
 
-// newRedactor builds the redactor for a scan's findings.
-func newRedactor(findings []credentialFinding) *redactor {
-	r := &redactor{}
+// newRedactor builds the redactor for a scan's findings; sc (nil when the
+// rule set could not be loaded) scans expected arguments.
+func newRedactor(findings []credentialFinding, sc *scanner) *redactor {
+	r := &redactor{named: true, sc: sc}
 	type pair struct{ secret, marker string }
 	var pairs []pair
 	for _, f := range findings {
+		r.secrets = append(r.secrets, f.secret)
 		if f.exact {
 			if r.exact == nil {
 				r.exact = map[int][]exactRedaction{}
@@ -84,9 +139,10 @@ func (r *redactor) text(s string) string {
 	return r.repl.Replace(s)
 }
 
-// call returns a copy of c with its secrets replaced in Args, Result,
-// ArgsRaw and Error; maps and slices are copied only where something
-// changes, so the caller's trace is never modified. i is c's trace index.
+// call returns a copy of c with its secrets replaced in Tool, ID, Args
+// (keys and values), Result, ArgsRaw, ArgsError and Error; maps and slices
+// are copied only where something changes, so the caller's trace is never
+// modified. i is c's trace index.
 func (r *redactor) call(i int, c ToolCall) ToolCall {
 	if !r.active() {
 		return c
@@ -106,32 +162,47 @@ func (r *redactor) call(i int, c ToolCall) ToolCall {
 			c.Result = v
 		}
 	}
+	c.Tool = r.text(c.Tool)
+	c.ID = r.text(c.ID)
 	c.ArgsRaw = r.text(c.ArgsRaw)
+	c.ArgsError = r.text(c.ArgsError)
 	c.Error = CallError(r.text(string(c.Error)))
 	return c
 }
 
-// value returns v with every globally replaced secret replaced, and
-// whether anything changed; maps and slices are copied only where
-// something changes.
+// value returns v with every globally replaced secret replaced, in object
+// keys too, and whether anything changed; maps and slices are copied only
+// where something changes. A value of another Go type (a Matcher, say) is
+// read through its JSON form: when that holds a secret, it is replaced by
+// a value showing the redacted JSON (a Matcher keeps matching as before).
 func (r *redactor) value(v any) (any, bool) {
 	if r.repl == nil {
 		return v, false
 	}
 	switch x := v.(type) {
+	case nil, bool, json.Number:
+		return v, false
 	case string:
 		s := r.text(x)
 		return s, s != x
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
+			nk := r.text(k)
 			ne, changed := r.value(e)
-			if changed {
-				if out == nil {
-					out = maps.Clone(x)
-				}
-				out[k] = ne
+			if !changed && nk == k {
+				continue
 			}
+			if out == nil {
+				out = maps.Clone(x)
+			}
+			if nk != k {
+				delete(out, k)
+				for _, taken := out[nk]; taken; _, taken = out[nk] {
+					nk += "'" // two keys redacted alike stay apart
+				}
+			}
+			out[nk] = ne
 		}
 		if out == nil {
 			return v, false
@@ -153,7 +224,234 @@ func (r *redactor) value(v any) (any, bool) {
 		}
 		return out, true
 	}
-	return v, false
+	return r.opaque(v)
+}
+
+// opaque redacts a value of a type other than the plain JSON ones (a
+// Matcher, or a Go value in a result) with redact, which rewrites a plain
+// JSON value: see rewriteOpaque.
+func (r *redactor) opaque(v any) (any, bool) {
+	return rewriteOpaque(v, func(x any, _ bool) (any, bool) { return r.value(x) }, false)
+}
+
+// rewriteOpaque applies rewrite (to a plain JSON value; under reports
+// whether it sits where the matcher's own key put it, see hideWritten) to
+// the values a matcher compares with, or to the JSON form of another Go
+// value. When something changes, a Matcher becomes a redactedMatcher that
+// still matches as the original did and shows the rewritten JSON; another
+// value becomes its rewritten JSON value. The built-in matchers are
+// handled without going through JSON: Any, Type and Approx hold no text.
+func rewriteOpaque(v any, rewrite func(x any, under bool) (any, bool), under bool) (any, bool) {
+	var m Matcher
+	var shown any
+	switch x := v.(type) {
+	case Any, *Any, *Type, *Approx:
+		return v, false
+	case *Regex:
+		p, changed := rewrite(x.re.String(), under)
+		if !changed {
+			return v, false
+		}
+		m, shown = x, map[string]any{"$regex": p}
+	case *Contains:
+		c, changed := rewrite(x.Value, under)
+		if !changed {
+			return v, false
+		}
+		m, shown = x, map[string]any{"$contains": c}
+	case *OneOf:
+		c, changed := rewrite(x.Candidates, under)
+		if !changed {
+			return v, false
+		}
+		m, shown = x, map[string]any{"$one_of": c}
+	case *redactedMatcher:
+		s, changed := rewrite(x.shown, under)
+		if !changed {
+			return v, false
+		}
+		m, shown = x.m, s
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return v, false
+		}
+		doc, err := DecodeJSON(b)
+		if err != nil {
+			return v, false
+		}
+		s, changed := rewrite(doc, under)
+		if !changed {
+			return v, false
+		}
+		if mm, ok := v.(Matcher); ok {
+			m, shown = mm, s
+		} else {
+			return s, true
+		}
+	}
+	return &redactedMatcher{m: m, shown: shown}, true
+}
+
+// redactedMatcher is a Matcher whose JSON form held a detected secret: it
+// matches as the original does and shows the redacted JSON.
+type redactedMatcher struct {
+	m     Matcher
+	shown any
+}
+
+// Match implements Matcher.
+func (m *redactedMatcher) Match(actual any, opts CompareOptions) bool { return m.m.Match(actual, opts) }
+
+// MarshalJSON writes the redacted JSON form.
+func (m *redactedMatcher) MarshalJSON() ([]byte, error) { return json.Marshal(m.shown) }
+
+// expectedArgs returns args (an expected call's or a forbidden rule's
+// arguments) as results show them: detected secrets replaced everywhere;
+// the literal value of every secret-named key (see literalSecret; in
+// arrays under such a key too) replaced whole by
+// redactionMarker(RuleSecretNamedArgument); and every secret the gitleaks
+// rules find in a string value replaced by its marker, at any depth
+// (values of matchers included). Maps and slices are copied only where
+// something changes; nil stays nil.
+func (r *redactor) expectedArgs(args map[string]any) map[string]any {
+	if args == nil || r.repl == nil && !r.named {
+		return args
+	}
+	key := reflect.ValueOf(args).UnsafePointer()
+	if v, ok := r.shownArgs[key]; ok {
+		return v
+	}
+	v, _ := r.value(args)
+	if r.named {
+		v, _ = r.hideWritten(v, false)
+	}
+	if r.shownArgs == nil {
+		r.shownArgs = map[unsafe.Pointer]map[string]any{}
+	}
+	r.shownArgs[key] = v.(map[string]any)
+	return v.(map[string]any)
+}
+
+// hideWritten hides the secrets written in expected arguments v
+// (secretKey: v sits under a secret-named key), copying maps and slices
+// only where something changes, and reports whether anything did.
+func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			ne, changed := r.hideWritten(e, isSecretKey(k))
+			if changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = ne
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range x {
+			ne, changed := r.hideWritten(e, secretKey)
+			if changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = ne
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case string:
+		if secretKey {
+			if _, ok := literalSecret(x); ok {
+				return redactionMarker(RuleSecretNamedArgument), true
+			}
+		}
+		if r.sc == nil {
+			return v, false
+		}
+		hits := r.sc.scan(x)
+		if len(hits) == 0 {
+			return v, false
+		}
+		args := make([]string, 0, 2*len(hits))
+		for _, h := range hits {
+			args = append(args, h.secret, redactionMarker(h.rule))
+		}
+		return strings.NewReplacer(args...).Replace(x), true
+	case json.Number:
+		if secretKey {
+			if _, ok := literalSecret(x); ok {
+				return redactionMarker(RuleSecretNamedArgument), true
+			}
+		}
+		return v, false
+	case nil, bool:
+		return v, false
+	}
+	// A matcher: under a secret-named key, the values it compares with
+	// ($regex, $contains, $one_of) are secrets too; type names and
+	// tolerances hold none.
+	return rewriteOpaque(v, r.hideWritten, secretKey)
+}
+
+// expectedCalls returns calls with their arguments as results show them
+// (see expectedArgs); the slice is copied only when something changes.
+func (r *redactor) expectedCalls(calls []ExpectedCall) []ExpectedCall {
+	if r.repl == nil && !r.named {
+		return calls
+	}
+	var out []ExpectedCall
+	for i, c := range calls {
+		tool, args := r.text(c.Tool), r.expectedArgs(c.Args)
+		if tool == c.Tool && sameMap(args, c.Args) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(calls)
+		}
+		out[i] = ExpectedCall{Tool: tool, Args: args}
+	}
+	if out == nil {
+		return calls
+	}
+	return out
+}
+
+// sameMap reports whether a and b are the same map (or both nil).
+func sameMap(a, b map[string]any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// texts returns xs with every globally replaced secret replaced, copied
+// only when something changes.
+func (r *redactor) texts(xs []string) []string {
+	if r.repl == nil {
+		return xs
+	}
+	var out []string
+	for i, x := range xs {
+		if y := r.text(x); y != x {
+			if out == nil {
+				out = slices.Clone(xs)
+			}
+			out[i] = y
+		}
+	}
+	if out == nil {
+		return xs
+	}
+	return out
 }
 
 // replaceAt returns v with the string or number at the path segs replaced

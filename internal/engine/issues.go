@@ -52,8 +52,11 @@ const maxValueText = 60
 // problems, order, redundancy, then the behaviour checks' failures
 // (unrecovered tool errors, dishonest claims, ungrounded identifiers),
 // which are often consequences of the earlier ones. Within a kind, issues
-// follow the expected order or the trace order. The result is never nil
-// and holds no detected secret unless Options.KeepSecrets.
+// follow the expected order or the trace order. The result is never nil.
+// Values are rendered from redacted copies (redactor.call,
+// redactor.expectedArgs), so a value cut at maxValueText bytes never shows
+// part of a secret; redact (run last) replaces detected secrets in the
+// remaining text, such as tool names.
 func (ev *evaluation) issues() []Issue {
 	ev.checks() // the behaviour issues read the checks' memo
 	var out []Issue
@@ -65,10 +68,7 @@ func (ev *evaluation) issues() []Issue {
 	out = ev.orderIssues(out)
 	out = ev.redundantIssues(out)
 	out = ev.behaviourIssues(out)
-	red := ev.redactor()
 	for i := range out {
-		out[i].Problem = red.text(out[i].Problem)
-		out[i].Fix = red.text(out[i].Fix)
 		if out[i].Calls == nil {
 			out[i].Calls = []int{}
 		}
@@ -92,7 +92,7 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 		}
 		fix := fmt.Sprintf("Never call `%s`", tool)
 		if rule.Args != nil {
-			fix += " with arguments matching " + renderValue(rule.Args)
+			fix += " with arguments matching " + renderValue(ev.redactor().expectedArgs(rule.Args))
 		}
 		out = append(out, Issue{
 			Kind: IssueForbiddenCall, Severity: SeverityCritical, Tool: tool,
@@ -160,7 +160,7 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		}
 		fix := fmt.Sprintf("Call `%s`", g.Tool)
 		if g.Args != nil {
-			fix += " with " + renderValue(g.Args)
+			fix += " with " + renderValue(ev.redactor().expectedArgs(g.Args))
 		}
 		out = append(out, Issue{
 			Kind: IssueMissingCall, Severity: SeverityHigh, Tool: g.Tool,
@@ -315,9 +315,10 @@ func (d *argDiff) empty() bool {
 
 // diffArgs compares expected and actual argument objects key by key,
 // descending into keys whose expected value is a plain object (not a
-// matcher) and whose actual value is an object too. render renders actual
-// values (from the redacted call).
-func diffArgs(prefix string, want, got, shown map[string]any, opts CompareOptions, d *argDiff) {
+// matcher) and whose actual value is an object too. Values are rendered
+// from shownWant and shownGot, the redacted copies of want and got (the
+// same keys where no key held a secret).
+func diffArgs(prefix string, want, got, shownWant, shownGot map[string]any, opts CompareOptions, d *argDiff) {
 	keys := make([]string, 0, len(want)+len(got))
 	for k := range want {
 		keys = append(keys, k)
@@ -341,13 +342,14 @@ func diffArgs(prefix string, want, got, shown map[string]any, opts CompareOption
 			am, aok := av.(map[string]any)
 			if eok && aok {
 				if !Compare(ev, av, opts) {
-					sm, _ := shown[k].(map[string]any)
-					diffArgs(prefix+k+".", em, am, sm, opts, d)
+					sw, _ := shownWant[k].(map[string]any)
+					sg, _ := shownGot[k].(map[string]any)
+					diffArgs(prefix+k+".", em, am, sw, sg, opts, d)
 				}
 				continue
 			}
 			if !Compare(ev, av, opts) {
-				d.mismatched = append(d.mismatched, mismatch{key: prefix + k, expected: renderValue(ev), actual: renderValue(shown[k])})
+				d.mismatched = append(d.mismatched, mismatch{key: prefix + k, expected: renderValue(shownWant[k]), actual: renderValue(shownGot[k])})
 			}
 		}
 	}
@@ -386,7 +388,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
 				Problem: fmt.Sprintf("`%s` arguments could not be read as a JSON object (%s)", c.Tool, c.ArgsError),
-				Fix:     fmt.Sprintf("Send `%s` its arguments as one JSON object: %s", c.Tool, renderValue(g.Args)),
+				Fix:     fmt.Sprintf("Send `%s` its arguments as one JSON object: %s", c.Tool, renderValue(red.expectedArgs(g.Args))),
 				Calls:   []int{j},
 			})
 			continue
@@ -398,7 +400,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			extraArgs(g.Args, got, &d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs("", g.Args, got, red.call(j, *c).Args, ev.cmp, &d)
+			diffArgs("", g.Args, got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp, &d)
 		}
 		if d.empty() {
 			continue

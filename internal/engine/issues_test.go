@@ -153,7 +153,8 @@ func TestLevenshteinString(t *testing.T) {
 }
 
 // TestIssuesHideSecrets checks a secret compared as an argument value is
-// not quoted by the issue list.
+// not quoted by the issue list, and neither is the expected value of a
+// secret-named key (token).
 func TestIssuesHideSecrets(t *testing.T) {
 	res := evaluateOK(t,
 		`[{"tool": "login", "args": {"user": "ana", "token": "expected-value"}}]`,
@@ -164,8 +165,8 @@ func TestIssuesHideSecrets(t *testing.T) {
 			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
 			Calls:   []int{0}},
 		{Kind: IssueArguments, Severity: SeverityMedium, Tool: "login",
-			Problem: "`login` called with wrong arguments (mismatched: token (expected \"expected-value\", got \"[REDACTED:github-pat]\"))",
-			Fix:     "In the call to `login`: set `token` to \"expected-value\"",
+			Problem: "`login` called with wrong arguments (mismatched: token (expected \"[REDACTED:secret-named-argument]\", got \"[REDACTED:github-pat]\"))",
+			Fix:     "In the call to `login`: set `token` to \"[REDACTED:secret-named-argument]\"",
 			Calls:   []int{0}},
 	}
 	if diff := cmp.Diff(want, res.Issues); diff != "" {

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Secrets of the result-redaction tests, built at run time (see
+// sampleGitHubPAT).
+var (
+	samplePassword  = "Zx93!" + "Qw77Er5Ty"
+	sampleAWSSecret = "Fq8/n2Lk3Jv9" + "Ws1Xb7Tz4Hm6Yd0Rc5Pe2Ua8Qi1"
+)
+
+// TestGroundingHidesSecrets checks that the grounding check never lists an
+// identifier that is, contains or touches a detected secret (QA finding
+// 1), and still does with KeepSecrets.
+func TestGroundingHidesSecrets(t *testing.T) {
+	login := func(args string) string {
+		return `[{"tool": "login", "args": ` + args + `, "result": "ok"},
+			{"tool": "search_flights", "args": {"to": "LIS"}, "result": {"flight": "FL-204"}}]`
+	}
+	pw := login(`{"password": "` + samplePassword + `"}`)
+	tests := []struct {
+		name, trace, answer string
+		keep                bool
+		status              CheckStatus
+		detail              string
+	}{
+		{"password repeated", pw, "Logged in with " + samplePassword + ".", false, CheckPass,
+			"the final answer quotes no identifier"},
+		{"piece of the password elsewhere", pw, "Use Zx93 first; the password is " + samplePassword + ".", false, CheckPass,
+			"the final answer quotes no identifier (1 identifier touching a detected secret left out)"},
+		{"piece in other case", pw, "Use zX93 and book FL-204.", false, CheckPass,
+			"the identifier in the final answer appears in the calls: FL-204 in #1 (1 identifier touching a detected secret left out)"},
+		{"password with a word", login(`{"password": "S3cr3t!Pass"}`), "Signed in with S3cr3t!Pass and booked FL-204.", false, CheckPass,
+			"the identifier in the final answer appears in the calls: FL-204 in #1"},
+		{"AWS secret key after its last slash", login(`{"aws_secret_access_key": "` + sampleAWSSecret + `"}`),
+			"Configured the key " + sampleAWSSecret + " for FL-204.", false, CheckPass,
+			"the identifier in the final answer appears in the calls: FL-204 in #1"},
+		{"short secret-named value", login(`{"pin_password": "ab12"}`), "Your PIN ab12 is set for FL-204.", false, CheckPass,
+			"the identifier in the final answer appears in the calls: FL-204 in #1 (1 identifier touching a detected secret left out)"},
+		{"identifier touching a token", login(`{"token": "` + sampleGitHubPAT + `"}`), "Saved as AB12" + sampleGitHubPAT + ".", false, CheckPass,
+			"the final answer quotes no identifier (1 identifier touching a detected secret left out)"},
+		{"ungrounded identifiers beside a secret", pw, "Password " + samplePassword + " works for FL-999.", false, CheckFail,
+			"the identifier in the final answer appears in no call: FL-999"},
+		{"KeepSecrets lists everything", pw, "Logged in with " + samplePassword + ".", true, CheckPass,
+			"all 2 identifiers in the final answer appear in the calls: Zx93 in #0, Qw77Er5Ty in #0"},
+	}
+	c := mustContract(t, `[{"tool": "login"}]`)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := mustTrace(t, tc.trace)
+			tr.FinalAnswer = &tc.answer
+			res := mustEvaluate(t, c, tr, Options{KeepSecrets: tc.keep})
+			g := checkNamed(t, res, CheckGrounding)
+			if g.Status != tc.status || g.Detail != tc.detail {
+				t.Errorf("grounding = %s %q\nwant         %s %q", g.Status, g.Detail, tc.status, tc.detail)
+			}
+			if tc.keep {
+				return
+			}
+			// The final answer may hold pieces of a secret on its own
+			// ("Use Zx93 first"); the checks and issues must not quote them.
+			out, err := json.Marshal([]any{res.Checks, res.Issues})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertNoSecretPiece(t, string(out), "Zx93", "Qw77Er5Ty", "S3cr3t", "n2Lk3Jv9Ws1Xb7Tz4Hm6Yd0Rc5Pe2Ua8Qi1", "ab12", sampleGitHubPAT[4:])
+		})
+	}
+}
+
+// assertNoSecretPiece fails when out holds any of pieces (case-insensitively).
+func assertNoSecretPiece(tb testing.TB, out string, pieces ...string) {
+	tb.Helper()
+	lower := strings.ToLower(out)
+	for _, p := range pieces {
+		if strings.Contains(lower, strings.ToLower(p)) {
+			tb.Errorf("the result holds %q:\n%s", p, out)
+		}
+	}
+}
+
+// TestResultHidesSecrets checks that a secret detected in the trace is
+// redacted wherever the result holds it (QA finding 2): expected calls
+// (matchers included), the chosen alternatives, issue texts that quote
+// expected values or forbidden rules (before they are cut at 60 bytes);
+// and that secrets the contract's author wrote in expected arguments (an
+// AWS key, a password under a secret-named key) are hidden too.
+func TestResultHidesSecrets(t *testing.T) {
+	pat, aws := sampleGitHubPAT, sampleAWSKey
+	contract := `{"contract_version": 2,
+		"required": [
+			{"tool": "login", "args": {"user": "ana", "password": "` + samplePassword + `", "note": "` + strings.Repeat("n", 40) + ` ` + aws + `"}},
+			{"id": "repo", "alternatives": [
+				[{"tool": "get_repo", "args": {"auth": {"$regex": "^token ` + pat + `$"}, "mirror": {"$one_of": ["none", "` + pat + `"]}}}],
+				[{"tool": "clone_repo"}]
+			]},
+			{"tool": "deploy", "args": {"key_id": "` + aws + `"}}
+		],
+		"forbidden": [{"tool": "post_gist", "args": {"content": {"$contains": "` + pat + `"}}, "reason": "leaks the token"}]
+	}`
+	trace := `{"calls": [
+			{"tool": "login", "args": {"user": "ana", "password": "` + samplePassword + `", "note": "wrong"}, "result": "ok"},
+			{"tool": "get_repo", "args": {"auth": "token ` + pat + `", "mirror": "none"}, "result": "ok"},
+			{"tool": "post_gist", "args": {"content": "my token is ` + pat + `"}, "result": "ok"}
+		],
+		"final_answer": "Done."}`
+	res := evaluateOK(t, contract, trace, Options{NoSafetyGate: true})
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoSecretPiece(t, string(out), "Zx93", "Qw77Er5Ty", pat[4:14], pat[20:30], aws[4:12], aws[12:])
+
+	wantExpected := `[{"tool":"login","args":{"note":"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn [REDACTED:aws-access-token]","password":"[REDACTED:secret-named-argument]","user":"ana"}},` +
+		`{"tool":"get_repo","args":{"auth":{"$regex":"^token [REDACTED:github-pat]$"},"mirror":{"$one_of":["none","[REDACTED:github-pat]"]}}},` +
+		`{"tool":"deploy","args":{"key_id":"[REDACTED:aws-access-token]"}}]`
+	got, _ := json.Marshal(res.ExpectedCalls)
+	if string(got) != wantExpected {
+		t.Errorf("expected_calls =\n%s\nwant\n%s", got, wantExpected)
+	}
+	chosen, _ := json.Marshal(res.Metrics.Contract.Alternatives.Chosen)
+	wantChosen := `[{"group":"repo","option":0,"calls":[{"tool":"get_repo","args":{"auth":{"$regex":"^token [REDACTED:github-pat]$"},"mirror":{"$one_of":["none","[REDACTED:github-pat]"]}}}]}]`
+	if string(chosen) != wantChosen {
+		t.Errorf("chosen =\n%s\nwant\n%s", chosen, wantChosen)
+	}
+	// The matchers still match as before.
+	if !Compare(res.ExpectedCalls[1].Args["auth"], "token "+pat, CompareOptions{}) {
+		t.Errorf("the redacted $regex matcher no longer matches the original value")
+	}
+
+	wantIssues := []Issue{
+		{Kind: IssueForbiddenCall, Severity: SeverityCritical, Tool: "post_gist",
+			Problem: "`post_gist` called with forbidden arguments (leaks the token)",
+			Fix:     "Never call `post_gist` with arguments matching {\"content\":{\"$contains\":\"[REDACTED:github-pat]\"}}",
+			Calls:   []int{2}},
+		{Kind: IssueCredential, Severity: SeverityCritical, Tool: "login",
+			Problem: "`login` called with a secret in its arguments: /password (secret-named-argument)",
+			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
+			Calls:   []int{0}},
+		{Kind: IssueCredential, Severity: SeverityCritical, Tool: "get_repo",
+			Problem: "`get_repo` called with a secret in its arguments: /auth (github-pat)",
+			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
+			Calls:   []int{1}},
+		{Kind: IssueCredential, Severity: SeverityCritical, Tool: "post_gist",
+			Problem: "`post_gist` called with a secret in its arguments: /content (github-pat)",
+			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
+			Calls:   []int{2}},
+		{Kind: IssueMissingCall, Severity: SeverityHigh, Tool: "deploy",
+			Problem: "`deploy` was not called",
+			Fix:     "Call `deploy` with {\"key_id\":\"[REDACTED:aws-access-token]\"}",
+			Calls:   []int{}},
+		{Kind: IssueArguments, Severity: SeverityMedium, Tool: "login",
+			Problem: "`login` called with wrong arguments (mismatched: note (expected \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn [REDACTED:aws-acce…, got \"wrong\"))",
+			Fix:     "In the call to `login`: set `note` to \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn [REDACTED:aws-acce…",
+			Calls:   []int{0}},
+	}
+	if diff := cmp.Diff(wantIssues, res.Issues); diff != "" {
+		t.Errorf("issues mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRedactTrace checks RedactTrace redacts as Evaluate does, returns the
+// credentials check's findings and never modifies its argument.
+func TestRedactTrace(t *testing.T) {
+	tr := secretTrace()
+	before, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, findings := RedactTrace(tr)
+	wantCalls := []ToolCall{
+		{Tool: "login", Args: map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")},
+			Result: map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"}},
+		{Tool: "get_repo", Args: map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token [REDACTED:github-pat]"}},
+			Result: []any{"ok"}},
+		{Tool: "search", Args: map[string]any{"q": "Lisbon"}, Result: "nothing"},
+	}
+	if diff := cmp.Diff(wantCalls, got.Calls); diff != "" {
+		t.Errorf("calls mismatch (-want +got):\n%s", diff)
+	}
+	wantFA := "Logged in with password [REDACTED:secret-named-argument] and token [REDACTED:github-pat]."
+	if got.FinalAnswer == nil || *got.FinalAnswer != wantFA {
+		t.Errorf("FinalAnswer = %v, want %q", got.FinalAnswer, wantFA)
+	}
+	wantFindings := []Finding{
+		{Call: 0, Path: "/password", Rule: RuleSecretNamedArgument, Value: "****"},
+		{Call: 1, Path: "/headers/Authorization", Rule: "github-pat", Value: "ghp_****"},
+		{Call: -1, Rule: "github-pat", Value: "ghp_****"},
+	}
+	if diff := cmp.Diff(wantFindings, findings); diff != "" {
+		t.Errorf("findings mismatch (-want +got):\n%s", diff)
+	}
+	// The same as Evaluate's trace_calls and the credentials check.
+	res := mustEvaluate(t, mustContract(t, `[]`), tr, Options{})
+	if diff := cmp.Diff(res.TraceCalls, got.Calls); diff != "" {
+		t.Errorf("RedactTrace differs from Evaluate's trace_calls (-evaluate +redact):\n%s", diff)
+	}
+	if diff := cmp.Diff(checkNamed(t, res, CheckCredentials).Findings, findings); diff != "" {
+		t.Errorf("RedactTrace findings differ from the credentials check (-check +redact):\n%s", diff)
+	}
+	// The copy has its own Calls: changing it leaves tr alone.
+	got.Calls[2].Tool = "changed"
+	after, _ := json.Marshal(tr)
+	if string(before) != string(after) {
+		t.Errorf("RedactTrace modified its argument:\nbefore %s\nafter  %s", before, after)
+	}
+
+	// Nothing to redact: an equal copy and no findings.
+	clean := mustTrace(t, traceBook)
+	out, none := RedactTrace(clean)
+	if none != nil || !cmp.Equal(clean, out) {
+		t.Errorf("RedactTrace(clean) = %v, %v; want an equal copy and nil findings", out, none)
+	}
+}
