@@ -18,13 +18,19 @@ import (
 // human output shows per call; --json shows everything.
 const maxValueRunes = 200
 
+// maxSecretsListed bounds how many redacted secrets the human output names;
+// --json lists them all.
+const maxSecretsListed = 5
+
 // inspectFlags are the flags of `toolscore inspect`.
 type inspectFlags struct {
-	format string
-	json   bool
+	format      string
+	json        bool
+	keepSecrets bool
 }
 
-// newInspectCmd builds `toolscore inspect [--format F] [--json] TRACE`.
+// newInspectCmd builds `toolscore inspect [--format F] [--json]
+// [--keep-secrets] TRACE`.
 func newInspectCmd(s stdio) *cobra.Command {
 	var f inspectFlags
 	cmd := &cobra.Command{
@@ -34,8 +40,15 @@ func newInspectCmd(s stdio) *cobra.Command {
 detected format, why it was chosen, the normalised tool calls (tool,
 arguments, id, result, error) and the final answer.
 
+Secrets that eval's credentials check finds are replaced by
+[REDACTED:<rule>], as in eval's output, and listed; --keep-secrets shows
+them (local debugging only).
+
 --json prints {"format", "reason", "calls": [{"tool", "args", "id",
-"result", "error"}], "final_answer"}.`,
+"result", "error", "args_raw"?, "args_error"?}], "final_answer",
+"secrets"?}: args_raw and args_error are present for calls whose
+arguments could not be read (args is then null), secrets (the credentials
+check's findings, values masked) when something was redacted.`,
 		Example: "  toolscore inspect examples/contracts/trace.json\n  toolscore inspect --json --format anthropic run.json",
 		Args:    exactArgs("TRACE"),
 		RunE: runE(func(_ *cobra.Command, args []string) error {
@@ -44,17 +57,21 @@ arguments, id, result, error) and the final answer.
 	}
 	cmd.Flags().StringVar(&f.format, "format", "auto", "trace format: "+strings.ReplaceAll(formatList(), ", ", "|"))
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the normalised trace as JSON")
+	cmd.Flags().BoolVar(&f.keepSecrets, "keep-secrets", false, "do not redact detected secrets in the output (local debugging only)")
 	return cmd
 }
 
 // inspectCall is one normalised call in `inspect --json` output. Absent
-// id, result and error are null.
+// id, result and error are null; args_raw and args_error are present only
+// for a call whose arguments could not be read.
 type inspectCall struct {
-	Tool   string         `json:"tool"`
-	Args   map[string]any `json:"args"`
-	ID     *string        `json:"id"`
-	Result any            `json:"result"`
-	Error  *string        `json:"error"`
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"args"`
+	ID        *string        `json:"id"`
+	Result    any            `json:"result"`
+	Error     *string        `json:"error"`
+	ArgsRaw   string         `json:"args_raw,omitempty"`
+	ArgsError string         `json:"args_error,omitempty"`
 }
 
 // inspectOutput is the `inspect --json` document.
@@ -63,6 +80,8 @@ type inspectOutput struct {
 	Reason      string        `json:"reason"`
 	Calls       []inspectCall `json:"calls"`
 	FinalAnswer *string       `json:"final_answer"`
+	// Secrets are the redacted secrets (masked), absent when none was.
+	Secrets []engine.Finding `json:"secrets,omitempty"`
 }
 
 // runInspect reads the trace at path and prints how it was read.
@@ -74,23 +93,29 @@ func runInspect(s stdio, path string, f inspectFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.json {
-		return writeJSON(s, newInspectOutput(p))
+	var secrets []engine.Finding
+	if !f.keepSecrets {
+		p.Trace, secrets = engine.RedactTrace(p.Trace)
 	}
-	return writeInspect(s.out, painter(s.color), p)
+	if f.json {
+		return writeJSON(s, newInspectOutput(p, secrets))
+	}
+	return writeInspect(s.out, painter(s.color), p, secrets)
 }
 
-// newInspectOutput converts a parsed trace to the --json shape.
-func newInspectOutput(p *format.Parsed) inspectOutput {
+// newInspectOutput converts a parsed trace (and the secrets redacted in
+// it) to the --json shape.
+func newInspectOutput(p *format.Parsed, secrets []engine.Finding) inspectOutput {
 	out := inspectOutput{
 		Format:      p.Format,
 		Reason:      p.Reason,
 		Calls:       make([]inspectCall, len(p.Trace.Calls)),
 		FinalAnswer: p.Trace.FinalAnswer,
+		Secrets:     secrets,
 	}
 	for i := range p.Trace.Calls {
 		c := &p.Trace.Calls[i]
-		ic := inspectCall{Tool: c.Tool, Args: c.Args, Result: c.Result}
+		ic := inspectCall{Tool: c.Tool, Args: c.Args, Result: c.Result, ArgsRaw: c.ArgsRaw, ArgsError: c.ArgsError}
 		if c.ID != "" {
 			ic.ID = &c.ID
 		}
@@ -103,12 +128,31 @@ func newInspectOutput(p *format.Parsed) inspectOutput {
 	return out
 }
 
-// writeInspect prints a parsed trace for a person.
-func writeInspect(w io.Writer, p painter, pt *format.Parsed) error {
+// writeInspect prints a parsed trace (and the secrets redacted in it) for
+// a person.
+func writeInspect(w io.Writer, p painter, pt *format.Parsed, secrets []engine.Finding) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-13s %s\n", "Format", p.bold(pt.Format))
 	fmt.Fprintf(&b, "%-13s %s\n", "Reason", pt.Reason)
 	fmt.Fprintf(&b, "%-13s %d\n", "Calls", len(pt.Trace.Calls))
+	if len(secrets) > 0 {
+		where := make([]string, len(secrets))
+		for i, f := range secrets {
+			switch {
+			case f.Call < 0:
+				where[i] = f.Rule + " in the final answer"
+			case f.Path != "":
+				where[i] = fmt.Sprintf("%s in #%d %s", f.Rule, f.Call, f.Path)
+			default:
+				where[i] = fmt.Sprintf("%s in #%d args_raw", f.Rule, f.Call)
+			}
+		}
+		list := strings.Join(where, ", ")
+		if len(where) > maxSecretsListed {
+			list = fmt.Sprintf("%s and %d more", strings.Join(where[:maxSecretsListed], ", "), len(where)-maxSecretsListed)
+		}
+		fmt.Fprintf(&b, "%-13s %s\n", "Secrets", p.paint(fmt.Sprintf("%d redacted (%s); --keep-secrets shows them", len(secrets), list), sgrRed))
+	}
 	for i := range pt.Trace.Calls {
 		c := &pt.Trace.Calls[i]
 		head := fmt.Sprintf("\n#%d %s", i, p.bold(c.Tool))
