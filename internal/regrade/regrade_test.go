@@ -35,6 +35,9 @@ var (
 	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}}}
 )
 
+// *store.DB is the Store cmd/server passes in.
+var _ Store = (*store.DB)(nil)
+
 // testBundle is a migrated database with contract flights v1 and v2, and
 // a Service on it (not started).
 type testBundle struct {
