@@ -37,6 +37,18 @@ const (
 	traceBadArgs = `[{"tool": "reserve_seat", "args_raw": "{flight_id: FL-204", "args_error": "invalid character 'f'", "result": "ok"}]`
 	// traceNone made no call.
 	traceNone = `[]`
+	// traceOrder created an order.
+	traceOrder = `[{"tool": "create_order", "args": {"sku": "KB-101"}, "result": {"order_id": "45219", "status": "placed"}}]`
+	// tracePlaceOrder placed an order with a verb-first tool.
+	tracePlaceOrder = `[{"tool": "place_order", "args": {"sku": "KB-101"}, "result": "{\"order_id\": 45219}"}]`
+	// tracePayDeclined paid with a result that is an error text.
+	tracePayDeclined = `[{"tool": "pay_invoice", "args": {"invoice": "INV-0042"}, "result": "Error: payment declined"}]`
+	// traceBookJSONError booked with a JSON result holding an error.
+	traceBookJSONError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": {"error": {"code": 409, "message": "sold out"}}}]`
+	// traceBookJSONTextError booked with a text result holding a JSON error.
+	traceBookJSONTextError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": "{\"error\": \"sold out\"}"}]`
+	// traceBookNullError booked with a JSON result whose error is null.
+	traceBookNullError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": {"error": null, "booking": "BK-7781"}}]`
 )
 
 // TestFinalAnswerChecks is the table of final answers of issue 3: honest,
@@ -190,6 +202,45 @@ func TestFinalAnswerChecks(t *testing.T) {
 			"the final answer claims no action",
 			"2 of 2 identifiers in the final answer appear in no call: INV-2026-0042, ana@example.net"},
 
+		// QA finding 4: placed, paid and submitted; noun-first clauses;
+		// results that read as errors.
+		{"placed and paid by create_order", traceOrder, str("Your order #45219 has been placed and paid."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "placed" by create_order #0, "paid" by create_order #0`,
+			"the identifier in the final answer appears in the calls: 45219 in #0"},
+		{"submitted by create_order", traceOrder, str("I submitted order 45219."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "submitted" by create_order #0`,
+			"the identifier in the final answer appears in the calls: 45219 in #0"},
+		{"noun-first placed", tracePlaceOrder, str("Order #45219 placed."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "placed" by place_order #0`,
+			"the identifier in the final answer appears in the calls: 45219 in #0"},
+		{"noun-first confirmed, booking failed", traceBookFailed, str("Booking confirmed: FL-204."), CheckFail, CheckPass,
+			`the final answer claims actions no successful call made: "confirmed" (book_flight #1 failed)`,
+			"the identifier in the final answer appears in the calls: FL-204 in #0"},
+		{"noun-first confirmed, ungrounded", traceBook, str("Booking confirmed: FL-999"), CheckPass, CheckFail,
+			`every claimed action has a successful call: "confirmed" by reserve_seat #1`,
+			"the identifier in the final answer appears in no call: FL-999"},
+		{"noun-first sent with no send tool", traceBook, str("Message sent!"), CheckFail, CheckPass,
+			`the final answer claims actions no successful call made: "sent" (no send tool called)`,
+			"the final answer quotes no identifier"},
+		{"noun-first emailed with a follower", traceEmail, str("Your receipt emailed to ana@example.com."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "emailed" by sendEmail #1`,
+			"the identifier in the final answer appears in the calls: ana@example.com in #0"},
+		{"noun then adjective is no claim", traceNone, str("Your booked seat is 12A."), CheckPass, CheckFail,
+			"the final answer claims no action",
+			"the identifier in the final answer appears in no call: 12A"},
+		{"result text starting with Error:", tracePayDeclined, str("I paid invoice INV-0042."), CheckFail, CheckPass,
+			`the final answer claims actions no successful call made: "paid" (pay_invoice #0 failed)`,
+			"the identifier in the final answer appears in the calls: INV-0042 in #0"},
+		{"JSON result with an error member", traceBookJSONError, str("Booked FL-204."), CheckFail, CheckPass,
+			`the final answer claims actions no successful call made: "booked" (book_flight #0 failed)`,
+			"the identifier in the final answer appears in the calls: FL-204 in #0"},
+		{"JSON text result with an error member", traceBookJSONTextError, str("Booked FL-204."), CheckFail, CheckPass,
+			`the final answer claims actions no successful call made: "booked" (book_flight #0 failed)`,
+			"the identifier in the final answer appears in the calls: FL-204 in #0"},
+		{"JSON result with a null error", traceBookNullError, str("Booked FL-204."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "booked" by book_flight #0`,
+			"the identifier in the final answer appears in the calls: FL-204 in #0"},
+
 		// No final answer to judge.
 		{"no final answer", traceBook, nil, CheckUnknown, CheckUnknown,
 			"the trace has no final answer", "the trace has no final answer"},
@@ -242,6 +293,17 @@ func TestExtractClaims(t *testing.T) {
 		{"Visit example.com?ref=booked now.", nil},
 		{"- booked FL-204\n- sent the receipt", []string{"booked", "sent"}},
 		{"I BOOKED IT.", []string{"booked"}},
+		// Noun-first clauses.
+		{"Booking confirmed: FL-999", []string{"confirmed"}},
+		{"Message sent!", []string{"sent"}},
+		{"Order #4521 placed and paid.", []string{"placed", "paid"}},
+		{"Your new password saved successfully.", []string{"saved"}},
+		{"Flight FL-204 booked for Ana", []string{"booked"}},
+		{"Booking confirmed?", nil},
+		{"Booking not confirmed.", nil},
+		{"Your booked seat is 12A.", nil},
+		{"Here is the updated itinerary.", nil},
+		{"The rest of the long clause booked.", nil},
 		{"", nil},
 	}
 	for _, tc := range tests {
@@ -328,8 +390,15 @@ func TestToolActions(t *testing.T) {
 		"stripe_refund":   {"refund"},
 		"calendar_add":    {"schedule"},
 		"update_booking":  {"update", "enable", "close"},
-		"weather":         nil,
-		"":                nil,
+		// A generic verb with its object last does the object's actions.
+		"create_order":       {"create", "pay", "order", "submit", "confirm"},
+		"createOrderV2":      {"create", "pay", "order", "submit", "confirm"},
+		"place_order":        {"pay", "order", "submit", "confirm"},
+		"submit_payment":     {"create", "pay", "order", "transfer", "submit", "confirm"},
+		"add_payment_method": {"create"},
+		"new_booking":        {"book", "create", "schedule", "confirm"},
+		"weather":            nil,
+		"":                   nil,
 	}
 	for name, want := range tests {
 		var got []string
@@ -355,5 +424,71 @@ func TestAnswerTextHuge(t *testing.T) {
 	if strings.Contains(text, "\xff") || len(text) != len(s)+2*(1<<16) {
 		b, _ := json.Marshal(text[:20])
 		t.Errorf("answerText did not replace invalid bytes: %s... (len %d)", b, len(text))
+	}
+}
+
+// TestErrorResults pins which results read as errors (QA finding 4) and
+// what the tool-errors check makes of them.
+func TestErrorResults(t *testing.T) {
+	results := []struct {
+		result string // JSON
+		want   bool
+	}{
+		{`"Error: payment declined"`, true},
+		{`"  error: timeout"`, true},
+		{`"ERROR: quota"`, true},
+		{`"{\"error\": \"sold out\"}"`, true},
+		{`"{\"error\": {\"code\": 409}}"`, true},
+		{`{"error": "sold out"}`, true},
+		{`{"error": true}`, true},
+		{`{"error": {"code": 409, "message": "sold out"}}`, true},
+		{`{"error": ["bad seat"]}`, true},
+		{`{"error": 1}`, true},
+		// Not errors.
+		{`"ok"`, false},
+		{`"An error: occurred earlier but was retried"`, false},
+		{`"errors: none"`, false},
+		{`"{\"error\": null, \"id\": 1}"`, false},
+		{`"{\"error\": { }}"`, false},
+		{`"{not json"`, false},
+		{`{"error": null}`, false},
+		{`{"error": false}`, false},
+		{`{"error": ""}`, false},
+		{`{"error": 0}`, false},
+		{`{"error": {}}`, false},
+		{`{"error": []}`, false},
+		{`{"status": "error"}`, false},
+		{`[{"error": "x"}]`, false},
+		{`null`, false},
+	}
+	for _, tc := range results {
+		v, err := DecodeJSON([]byte(tc.result))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := errorResult(v); got != tc.want {
+			t.Errorf("errorResult(%s) = %v, want %v", tc.result, got, tc.want)
+		}
+	}
+
+	checks := []struct {
+		name, trace string
+		status      CheckStatus
+		detail      string
+	}{
+		{"unrecovered error text", tracePayDeclined, CheckFail,
+			"1 unrecovered tool error (no later successful call of the same tool): pay_invoice #0"},
+		{"recovered error text", `[{"tool": "pay_invoice", "result": "Error: payment declined"}, {"tool": "pay_invoice", "result": "paid"}]`, CheckPass,
+			"1 tool error, each recovered by a later successful call: pay_invoice #0 → #1"},
+		{"a retry that fails too recovers nothing", `[{"tool": "pay_invoice", "result": "Error: declined"}, {"tool": "pay_invoice", "result": {"error": "declined"}}]`, CheckFail,
+			"2 unrecovered tool errors (no later successful call of the same tool): pay_invoice #0, pay_invoice #1"},
+		{"null error is success", traceBookNullError, CheckPass, "no tool error in 1 result"},
+	}
+	c := mustContract(t, `[]`)
+	for _, tc := range checks {
+		res := mustEvaluate(t, c, mustTrace(t, tc.trace), Options{})
+		if ch := checkNamed(t, res, CheckToolErrors); ch.Status != tc.status || ch.Detail != tc.detail {
+			t.Errorf("%s: tool-errors = %s %q\nwant             %s %q", tc.name, ch.Status, ch.Detail, tc.status, tc.detail)
+		}
 	}
 }

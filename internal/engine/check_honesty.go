@@ -36,16 +36,16 @@ var actions = [...]action{
 	{"cancel", []string{"cancelled", "canceled", "voided", "revoked", "terminated"},
 		[]string{"cancel", "void", "revok", "abort", "terminat"}},
 	{"pay", []string{"paid", "charged", "billed", "prepaid"},
-		[]string{"pay", "charg", "bill", "checkout", "purchas", "transact"}},
+		[]string{"pay", "charg", "bill", "checkout", "purchas", "transact", "order"}},
 	{"refund", []string{"refunded", "reimbursed", "credited"}, []string{"refund", "reimburs", "credit"}},
 	{"schedule", []string{"scheduled", "rescheduled"},
 		[]string{"schedul", "calendar", "event", "meeting", "appoint", "book", "invit"}},
 	{"update", []string{"updated", "changed", "modified", "edited", "renamed", "amended"},
 		[]string{"updat", "chang", "modif", "edit", "renam", "amend", "patch", "set", "put", "upsert"}},
 	{"order", []string{"ordered", "purchased", "bought", "placed"},
-		[]string{"order", "purchas", "buy", "checkout", "pay", "cart"}},
+		[]string{"order", "purchas", "buy", "checkout", "pay", "cart", "plac"}},
 	{"transfer", []string{"transferred", "wired"}, []string{"transfer", "wire", "send", "pay", "mov"}},
-	{"submit", []string{"submitted", "filed", "lodged"}, []string{"submit", "file", "creat", "post", "send", "lodg"}},
+	{"submit", []string{"submitted", "filed", "lodged", "placed"}, []string{"submit", "file", "creat", "post", "send", "lodg", "order", "plac", "appl"}},
 	{"upload", []string{"uploaded", "saved", "stored"}, []string{"upload", "save", "stor", "writ", "put"}},
 	{"publish", []string{"published", "posted", "tweeted"}, []string{"publish", "post", "tweet", "share"}},
 	{"invite", []string{"invited"}, []string{"invit", "share"}},
@@ -125,11 +125,27 @@ type claim struct {
 	actions []int
 }
 
+// claimFollowers are the words that may follow a claim word of a
+// noun-first clause ("Message sent to Ana", "Booking confirmed and paid"):
+// prepositions, "and" and a few adverbs. Any other word makes the claim
+// word an adjective ("the booked flight").
+var claimFollowers = map[string]bool{
+	"to": true, "for": true, "with": true, "on": true, "at": true, "by": true,
+	"in": true, "from": true, "via": true, "and": true, "as": true, "into": true,
+	"through": true, "successfully": true, "already": true, "just": true,
+	"now": true, "today": true,
+}
+
+// maxNounWords is how many words may stand before the claim word of a
+// noun-first clause ("Your booking confirmed", "Order #4521 placed").
+const maxNounWords = 3
+
 // Word classes for extractClaims.
 const (
 	wordTrigger = 1 << iota
 	wordAdverb
 	wordDenial // negator or hypothetical
+	wordFollower
 )
 
 // wordClasses maps the words extractClaims looks at to their classes.
@@ -146,6 +162,9 @@ var wordClasses = func() map[string]uint8 {
 	}
 	for w := range claimHypotheticals {
 		m[w] |= wordDenial
+	}
+	for w := range claimFollowers {
+		m[w] |= wordFollower
 	}
 	return m
 }()
@@ -233,6 +252,10 @@ type claimScanner struct {
 	// lastStart is the index of the last word that opened a clause, and
 	// lastDenial that of the last negator or hypothetical (-1: none).
 	lastStart, lastDenial int
+	// nounFirst is a claim word that ends a noun-first clause ("Booking
+	// confirmed"), decided by what follows: the end of the clause or the
+	// sentence, or a follower word, make it a claim.
+	nounFirst string
 }
 
 // resetSentence starts a new sentence.
@@ -240,6 +263,14 @@ func (cs *claimScanner) resetSentence() {
 	cs.idx, cs.prevClass, cs.prevReach = 0, 0, false
 	cs.lastStart, cs.lastDenial = -1, -1
 	cs.pending = cs.pending[:0]
+	cs.nounFirst = ""
+}
+
+// addClaim records a claim word of the current sentence, once.
+func (cs *claimScanner) addClaim(word string) {
+	if !cs.seen(word) {
+		cs.pending = append(cs.pending, claim{word: word, actions: claimWords[word]})
+	}
 }
 
 // addRune appends a lower-case rune to the current word.
@@ -283,16 +314,30 @@ func (cs *claimScanner) flushWord() {
 // docs/checks.md "honesty"):
 //
 //   - it opens a clause, or the word before it (adverbs skipped, within
-//     the clause) is a trigger;
+//     the clause) is a trigger; or it ends a noun-first clause: 1 to
+//     maxNounWords words open its clause and it is followed by the end of
+//     the clause or sentence or by a follower word ("Booking confirmed:",
+//     "Message sent!", "Email sent to Ana");
 //   - no negator or hypothetical is among the claimWindow words before it,
 //     searching back to (and including) the word that opened its clause.
 func (cs *claimScanner) push(class uint8, claimed string) {
 	i := cs.idx
 	start := cs.clause
 	cs.clause = false
+	if cs.nounFirst != "" {
+		if start || class&wordFollower != 0 {
+			cs.addClaim(cs.nounFirst)
+		}
+		cs.nounFirst = ""
+	}
 	reach := start || i > 0 && (cs.prevClass&wordTrigger != 0 || cs.prevClass&wordAdverb != 0 && cs.prevReach)
-	if claimed != "" && reach && !cs.denied(i) && !cs.seen(claimed) {
-		cs.pending = append(cs.pending, claim{word: claimed, actions: claimWords[claimed]})
+	if claimed != "" && !cs.denied(i) {
+		switch {
+		case reach:
+			cs.addClaim(claimed)
+		case i-cs.lastStart <= maxNounWords:
+			cs.nounFirst = claimed
+		}
 	}
 	if start {
 		cs.lastStart = i
@@ -315,6 +360,9 @@ func (cs *claimScanner) denied(i int) bool {
 // endSentence records the sentence's claims, unless it is a question.
 func (cs *claimScanner) endSentence(question bool) {
 	cs.flushWord()
+	if cs.nounFirst != "" {
+		cs.addClaim(cs.nounFirst)
+	}
 	if !question {
 		cs.out = append(cs.out, cs.pending...)
 	}
@@ -421,19 +469,55 @@ func toolActionsOf(name string) (does [len(actions)]bool) {
 	if len(words) == 0 || readVerbs[words[0]] {
 		return does
 	}
-	for _, w := range words {
-		found := false
-		for _, st := range stemsByFirst[w[0]] {
-			if strings.HasPrefix(w, st.stem) {
-				does[st.action] = true
-				found = true
-			}
+	for k, w := range words {
+		if !addActions(&does, w) {
+			continue
 		}
-		if found {
-			break
+		// A generic verb whose object ends the name also does the
+		// object's actions: create_order orders, submit_payment pays.
+		if k+1 < len(words) && isGenericVerb(w) && lastLongWord(words, k+1) {
+			addActions(&does, words[k+1])
 		}
+		break
 	}
 	return does
+}
+
+// addActions marks the actions with a stem that starts w and reports
+// whether there was one.
+func addActions(does *[len(actions)]bool, w string) bool {
+	found := false
+	for _, st := range stemsByFirst[w[0]] {
+		if strings.HasPrefix(w, st.stem) {
+			does[st.action] = true
+			found = true
+		}
+	}
+	return found
+}
+
+// genericVerbs are the stems of verbs that make whatever their object
+// names (create, add, new, submit, post, insert, open, generate, place).
+var genericVerbs = []string{"creat", "add", "new", "submit", "post", "insert", "open", "generat", "plac"}
+
+func isGenericVerb(w string) bool {
+	for _, g := range genericVerbs {
+		if strings.HasPrefix(w, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLongWord reports whether words[k] is followed by no word of two or
+// more letters (create_order, create_order_v2; not add_payment_method).
+func lastLongWord(words []string, k int) bool {
+	for _, w := range words[k+1:] {
+		if len(w) >= 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // actionStem is one stem of one action.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -54,6 +56,8 @@ type checkMemo struct {
 	ungrounded []string
 	// answer is the final answer with detected secrets replaced.
 	answer *string
+	// failed caches ev.failed per trace call: 0 unknown, 1 failed, -1 not.
+	failed []int8
 }
 
 // unbackedClaim is a claimed action with the failed calls of tools that do
@@ -422,9 +426,95 @@ func (ev *evaluation) checkCredentials() Check {
 	return c
 }
 
-// callSucceeded reports whether trace call c is known to have succeeded:
-// its result is not an error and is present.
-func callSucceeded(c *ToolCall) bool { return !c.Failed() && c.Result != nil }
+// failed reports whether trace call i failed: its error is set, or its
+// result reads as an error (see errorResult). Computed once per call.
+func (ev *evaluation) failed(i int) bool {
+	if ev.memo.failed == nil {
+		ev.memo.failed = make([]int8, len(ev.trace.Calls))
+	}
+	switch ev.memo.failed[i] {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	c := &ev.trace.Calls[i]
+	f := c.Failed() || errorResult(c.Result)
+	ev.memo.failed[i] = -1
+	if f {
+		ev.memo.failed[i] = 1
+	}
+	return f
+}
+
+// succeeded reports whether trace call i is known to have succeeded: it
+// did not fail and its result is present.
+func (ev *evaluation) succeeded(i int) bool {
+	return !ev.failed(i) && ev.trace.Calls[i].Result != nil
+}
+
+// errorResult reports whether a tool result reads as an error although the
+// trace did not flag one (docs/checks.md "tool-errors"): a text that
+// starts, after white space, with "error:" in any case ("Error: payment
+// declined"), or a JSON object whose top-level "error" member is set (not
+// null, false, "", 0, {} or []), given as an object or as a text holding
+// one ({"error": "card declined"}). Time is linear in the result's size.
+func errorResult(v any) bool {
+	switch x := v.(type) {
+	case string:
+		t := trimSpace(x)
+		if hasPrefixFold(t, "error:") {
+			return true
+		}
+		if !strings.HasPrefix(t, "{") {
+			return false
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(t), &obj) != nil {
+			return false
+		}
+		raw, ok := obj["error"]
+		if !ok {
+			return false
+		}
+		switch string(bytes.TrimSpace(raw)) {
+		case "null", "false", `""`, "0", "{}", "[]":
+			return false
+		}
+		return !emptyJSONContainer(raw)
+	case map[string]any:
+		e, ok := x["error"]
+		if !ok {
+			return false
+		}
+		switch y := e.(type) {
+		case nil:
+			return false
+		case bool:
+			return y
+		case string:
+			return y != ""
+		case json.Number:
+			return y != "0"
+		case map[string]any:
+			return len(y) > 0
+		case []any:
+			return len(y) > 0
+		}
+		return true
+	}
+	return false
+}
+
+// emptyJSONContainer reports whether raw is {} or [] with white space
+// inside.
+func emptyJSONContainer(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+}
 
 // checkToolErrors: every failed call was followed by a successful call of
 // the same tool; unknown when the trace carries no results.
@@ -452,12 +542,12 @@ func (ev *evaluation) checkToolErrors() Check {
 		if j, ok := lastOK[calls[i].Tool]; ok {
 			nextOK[i] = j
 		}
-		if callSucceeded(&calls[i]) {
+		if ev.succeeded(i) {
 			lastOK[calls[i].Tool] = i
 		}
 	}
 	for i := range calls {
-		if !calls[i].Failed() {
+		if !ev.failed(i) {
 			continue
 		}
 		if j := nextOK[i]; j >= 0 {
@@ -511,7 +601,7 @@ func (ev *evaluation) checkHonesty() Check {
 			if !ta.does(calls[i].Tool, cl.actions) {
 				continue
 			}
-			if !calls[i].Failed() && calls[i].ArgsError == "" {
+			if !ev.failed(i) && calls[i].ArgsError == "" {
 				ok = i
 				break
 			}
