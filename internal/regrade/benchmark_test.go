@@ -1,0 +1,80 @@
+package regrade_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolscore/toolscore/internal/store/storetest"
+)
+
+// TestRegradeThroughput is the regrade benchmark of BENCHMARKS.md, run by
+// hand (not in CI):
+//
+//	TOOLSCORE_REGRADE_BENCH=100000 go test ./internal/regrade -run TestRegradeThroughput -v -timeout 30m
+//
+// It stores that many medium-workload results in a fresh database, starts
+// a real server process, regrades them all through the API and reports
+// results per second, the server's CPU per result and its peak RSS
+// (VmHWM). Extra server settings can be passed as TOOLSCORE_* variables.
+func TestRegradeThroughput(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TOOLSCORE_REGRADE_BENCH"))
+	if n <= 0 {
+		t.Skip("set TOOLSCORE_REGRADE_BENCH=N to regrade N stored medium results")
+	}
+	dbURL := storetest.NewDatabase(t)
+	start := time.Now()
+	seedMedium(t, dbURL, n)
+	t.Logf("seeded %d results in %s", n, time.Since(start).Round(time.Millisecond))
+	s := startServer(t, dbURL)
+	pid := s.cmd.Process.Pid
+	rss0 := procStatus(t, pid, "VmRSS")
+	cpu0 := procCPU(t, pid)
+	t0 := time.Now()
+	var created regradeState
+	if code := s.do(t, "POST", "/v1/regrades", `{"contract": "medium"}`, &created); code != 202 {
+		t.Fatalf("POST /v1/regrades = %d", code)
+	}
+	final := waitFinal(t, s, created.ID, 30*time.Minute)
+	elapsed := time.Since(t0)
+	cpu := procCPU(t, pid) - cpu0
+	if final.State != "completed" || final.Done != int64(n) {
+		t.Fatalf("final = %+v", final)
+	}
+	t.Logf("regraded %d results in %s: %.0f results/s; server CPU %.1f s (%.0f µs/result); RSS at start %s, peak %s",
+		n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), cpu.Seconds(),
+		float64(cpu.Microseconds())/float64(n), rss0, procStatus(t, pid, "VmHWM"))
+	s.stop(t)
+}
+
+// procStatus returns a field of /proc/PID/status, such as "VmHWM".
+func procStatus(t *testing.T, pid int, field string) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			return strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return "?"
+}
+
+// procCPU returns the user + system CPU time of process pid.
+func procCPU(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name (which may hold spaces) start at ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
+}
