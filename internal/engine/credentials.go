@@ -65,6 +65,9 @@ type secretRules struct {
 	// minLen is the smallest minLen over all rules: shorter texts cannot
 	// hold a secret.
 	minLen int
+	// prefixes are, per rule id, the literal texts its secrets may start
+	// with (see secretPrefixes), for maskSecret.
+	prefixes map[string][]literalPrefix
 }
 
 // secretRule is one gitleaks rule with its own Detector.
@@ -213,7 +216,7 @@ func newSecretRules(cfg config.Config) *secretRules {
 	}
 	slices.Sort(ids)
 
-	sr := &secretRules{minLen: -1}
+	sr := &secretRules{minLen: -1, prefixes: map[string][]literalPrefix{}}
 	kwIndex := map[string]int{}
 	var kws []string
 	for i, id := range ids {
@@ -248,6 +251,9 @@ func newSecretRules(cfg config.Config) *secretRules {
 			generic: strings.Contains(strings.ToLower(id), "generic"),
 			minLen:  regexMinLen(r.Regex.String()),
 			det:     detect.NewDetector(sub),
+		}
+		if p := secretPrefixes(r.Regex.String(), r.SecretGroup); len(p) > 0 {
+			sr.prefixes[id] = p
 		}
 		if pf, ok := rulePrefilters[id]; ok && r.Regex.String() == pf.regex {
 			rule.mayMatch = pf.mayMatch
@@ -672,20 +678,134 @@ func isEnvName(s string) bool {
 }
 
 // maskSecret returns the redacted form of a secret found by rule for
-// reports: "****", preceded by its first four characters when the rule
-// names a kind of token (not a generic rule, not a secret-named argument)
-// and the secret is at least 20 characters long: enough to show the
-// token's type, such as "ghp_", and nothing that helps guess it.
+// reports: "****", preceded by the secret's first characters (at most
+// four) when they are a literal that the rule's pattern fixes at the start
+// of every secret it finds ("ghp_" of github-pat, "AKIA" of
+// aws-access-token, "xoxb" of slack-bot-token), the rule is not a generic
+// one nor secret-named-argument, and the secret is at least 20 characters
+// long. Those characters tell the token's type and are no part of what is
+// secret; a rule whose secrets start with random characters shows none.
 func maskSecret(s, rule string) string {
+	const masked = "****"
 	if utf8.RuneCountInString(s) < 20 || rule == RuleSecretNamedArgument || strings.Contains(rule, "generic") {
-		return "****"
+		return masked
+	}
+	sr, err := loadSecretRules()
+	if err != nil {
+		return masked
+	}
+	best := 0
+	for _, p := range sr.prefixes[rule] {
+		n := len(p.text)
+		if n > best && n <= len(s) && (s[:n] == p.text || p.fold && strings.EqualFold(s[:n], p.text)) {
+			best = n
+		}
 	}
 	i := 0
-	for n := 0; n < 4; n++ {
+	for n := 0; n < 4 && i < best; n++ {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	return s[:i] + "****"
+	return s[:min(i, best)] + masked
+}
+
+// literalPrefix is a literal text that a rule's secrets may start with;
+// fold says it is matched case-insensitively.
+type literalPrefix struct {
+	text string
+	fold bool
+}
+
+// maxPrefixes bounds the literal prefixes kept per rule.
+const maxPrefixes = 64
+
+// secretPrefixes returns the literal prefixes of the secrets of a gitleaks
+// rule: those of its capture group secretGroup (the first group when 0,
+// gitleaks taking the first non-empty one; the whole pattern when it has
+// no group), as literalPrefixes computes them; nil when the pattern does
+// not parse.
+func secretPrefixes(pattern string, secretGroup int) []literalPrefix {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	want := max(secretGroup, 1)
+	var find func(*syntax.Regexp) *syntax.Regexp
+	find = func(r *syntax.Regexp) *syntax.Regexp {
+		if r.Op == syntax.OpCapture && r.Cap == want {
+			return r
+		}
+		for _, sub := range r.Sub {
+			if f := find(sub); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	node := find(re)
+	if node == nil {
+		node = re
+	}
+	lits, _ := literalPrefixes(node)
+	out := lits[:0]
+	for _, l := range lits {
+		if l.text != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// literalPrefixes returns the literal texts that every match of re starts
+// with, one per way it can start ("" when a way starts with no literal),
+// and whether each text is the whole match (so a concatenation may extend
+// it). It stops extending at 8 bytes or maxPrefixes texts.
+func literalPrefixes(re *syntax.Regexp) ([]literalPrefix, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []literalPrefix{{string(re.Rune), re.Flags&syntax.FoldCase != 0}}, true
+	case syntax.OpCapture:
+		return literalPrefixes(re.Sub[0])
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
+		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []literalPrefix{{}}, true
+	case syntax.OpConcat:
+		acc := []literalPrefix{{}}
+		for _, sub := range re.Sub {
+			lits, whole := literalPrefixes(sub)
+			if len(acc)*len(lits) > maxPrefixes {
+				return acc, false
+			}
+			next := make([]literalPrefix, 0, len(acc)*len(lits))
+			long := true
+			for _, a := range acc {
+				for _, l := range lits {
+					t := literalPrefix{a.text + l.text, a.fold || l.fold}
+					next = append(next, t)
+					long = long && len(t.text) >= 8
+				}
+			}
+			acc = next
+			if !whole || long {
+				return acc, false
+			}
+		}
+		return acc, true
+	case syntax.OpAlternate:
+		var out []literalPrefix
+		whole := true
+		for _, sub := range re.Sub {
+			lits, w := literalPrefixes(sub)
+			out = append(out, lits...)
+			whole = whole && w
+			if len(out) > maxPrefixes {
+				return []literalPrefix{{}}, false
+			}
+		}
+		return out, whole
+	}
+	// Classes, repetitions, any character: no literal.
+	return []literalPrefix{{}}, false
 }
 
 // redactionMarker is what replaces a detected secret in returned calls and

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 )
@@ -256,7 +257,14 @@ func TestMaskSecret(t *testing.T) {
 	tests := []struct{ in, rule, want string }{
 		{"hunter2", "generic-api-key", "****"},
 		{sampleGitHubPAT, "github-pat", "ghp_****"},
-		{"ééééééééééééééééééééé", "some-token", "éééé****"},
+		// Only a literal the rule's pattern fixes is shown, never random
+		// characters of the secret.
+		{"ééééééééééééééééééééé", "some-token", "****"},
+		{sampleAWSKey, "aws-access-token", "AKIA****"},
+		{sampleStripe, "stripe-access-token", "sk_l****"},
+		{sampleSlackBot, "slack-bot-token", "xoxb****"},
+		{"0123456789abcdef0123456789abcdef", "facebook-secret", "****"},
+		{"ghp" + sampleGitHubPAT[4:] + "x", "github-pat", "****"},
 		{"correcthorsebatterystaple", "generic-api-key", "****"},
 		{"correcthorsebatterystaple", RuleSecretNamedArgument, "****"},
 	}
@@ -480,5 +488,30 @@ func TestRulePrefilters(t *testing.T) {
 	}
 	if genericAPIKeyMayMatch("The api key and token are in the vault; they asked for access.") {
 		t.Errorf("the prefilter lets plain prose through")
+	}
+}
+
+// TestSecretPrefixes pins the literal prefixes maskSecret may show (Go
+// keeps case-folded literals in upper case; they compare case-insensitively).
+func TestSecretPrefixes(t *testing.T) {
+	tests := []struct {
+		pattern string
+		group   int
+		want    []literalPrefix
+	}{
+		{`ghp_[0-9a-zA-Z]{36}`, 0, []literalPrefix{{"ghp_", false}}},
+		{`\b((?:A3T[A-Z0-9]|AKIA|ASIA)[A-Z2-7]{16})\b`, 0, []literalPrefix{{"A3T", false}, {"AKIA", false}, {"ASIA", false}}},
+		{`(?i)\b(sk_live_[a-z0-9]{24})`, 1, []literalPrefix{{"SK_LIVE_", true}}},
+		{`(?i)key\s*=\s*([a-f0-9]{32})`, 1, nil},
+		{`(?i)(?:key)(?:=)(x[0-9]{8})(?:;)`, 0, []literalPrefix{{"X", true}}},
+		{`(token)=(abc[0-9]+)`, 2, []literalPrefix{{"abc", false}}},
+		{`[a-z]+`, 0, nil},
+		{`(`, 0, nil},
+	}
+	for _, tc := range tests {
+		got := secretPrefixes(tc.pattern, tc.group)
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(literalPrefix{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("secretPrefixes(%q, %d) mismatch (-want +got):\n%s", tc.pattern, tc.group, diff)
+		}
 	}
 }
