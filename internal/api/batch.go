@@ -200,6 +200,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) error {
 	if store && (len(batch.Results) > 0 || key != "") {
 		if key != "" {
 			errs, _ := json.Marshal(itemErrors)
+			errs = replaceNUL(errs) // an item's pointer may name a key with a NUL; jsonb cannot hold it
 			batch.Idempotency = &record.Idempotency{ProjectID: project, Key: key, RequestSHA256: hash, ResultIDs: ids, ItemErrors: errs}
 		}
 		if err := s.store.InsertResults(ctx, batch); err != nil {
@@ -260,4 +261,28 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request, project int
 	w.Header().Set("Idempotent-Replayed", "true")
 	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return true, nil
+}
+
+// replaceNUL replaces every \u0000 escape of JSON text with \ufffd (the
+// replacement character), leaving escaped backslashes followed by "u0000"
+// alone.
+func replaceNUL(b []byte) []byte {
+	if !hasNUL(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if bytes.HasPrefix(b[i:], []byte(`\u0000`)) {
+			out = append(out, `\ufffd`...)
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1]) // any other escape, \\ included
+		i++
+	}
+	return out
 }

@@ -218,6 +218,9 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	if err := nulError("", body); err != nil {
+		return err // Postgres text and jsonb cannot hold it
+	}
 	canon, sum, err := record.Canonical(body)
 	if err != nil {
 		return err
@@ -240,6 +243,9 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 
 func (s *Server) getContractVersion(w http.ResponseWriter, r *http.Request) error {
 	name, v := chi.URLParam(r, "name"), chi.URLParam(r, "version")
+	if !namePattern.MatchString(name) {
+		return newError(probNotFound, "no contract named %q", name)
+	}
 	version := 0
 	if v != "latest" {
 		n, err := strconv.Atoi(v)
@@ -269,6 +275,9 @@ type page[T any] struct {
 
 func (s *Server) listContractVersions(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "name")
+	if !namePattern.MatchString(name) {
+		return newError(probNotFound, "no contract named %q", name)
+	}
 	limit, err := parseLimit(r)
 	if err != nil {
 		return err

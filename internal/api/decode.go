@@ -8,7 +8,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
 )
@@ -186,4 +189,79 @@ func hasNUL(b []byte) bool {
 		}
 		b = b[i+6:]
 	}
+}
+
+// textProblem returns why s cannot be stored as Postgres text (a NUL
+// character or bytes that are not UTF-8), or "" when it can.
+func textProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain a NUL character (\\u0000)"
+	}
+	return ""
+}
+
+// nulPointer returns the JSON pointer of the first string value or object
+// key (keys in sorted order) of the JSON document data that holds a NUL
+// character, and false when none does or data is not JSON. Call it only
+// when hasNUL(data) is true: it decodes the whole document.
+func nulPointer(data []byte) (string, bool) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return "", false
+	}
+	var walk func(ptr string, v any) (string, bool)
+	walk = func(ptr string, v any) (string, bool) {
+		switch v := v.(type) {
+		case string:
+			return ptr, strings.IndexByte(v, 0) >= 0
+		case []any:
+			for i, e := range v {
+				if p, ok := walk(ptr+"/"+strconv.Itoa(i), e); ok {
+					return p, true
+				}
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				p := ptr + "/" + escapePointer(k)
+				if strings.IndexByte(k, 0) >= 0 {
+					return p, true
+				}
+				if p, ok := walk(p, v[k]); ok {
+					return p, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk("", v)
+}
+
+// nulProblem returns the problem of a JSON document (at pointer base of
+// the body) that holds a NUL character, which Postgres cannot store, and
+// false when it holds none.
+func nulProblem(base string, data []byte) (FieldProblem, bool) {
+	if !hasNUL(data) {
+		return FieldProblem{}, false
+	}
+	ptr, _ := nulPointer(data)
+	return FieldProblem{Pointer: base + ptr, Message: "must not contain a NUL character (\\u0000)"}, true
+}
+
+// nulError is the 422 invalid-request of nulProblem, or nil.
+func nulError(base string, data []byte) error {
+	fp, ok := nulProblem(base, data)
+	if !ok {
+		return nil
+	}
+	return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(fp.Pointer) + ": " + fp.Message, errors: []FieldProblem{fp}}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -134,17 +135,19 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 	for _, f := range []struct{ ptr, v string }{{"/task_id", req.TaskID}, {"/run_id", req.RunID}, {"/agent", req.Agent}} {
 		if len(f.v) > maxIDLength {
 			add(f.ptr, "must be at most %d bytes, got %d", maxIDLength, len(f.v))
+		} else if p := textProblem(f.v); p != "" {
+			add(f.ptr, "%s", p)
 		}
 	}
 	if len(req.Labels) > maxLabels {
 		add("/labels", "at most %d labels, got %d", maxLabels, len(req.Labels))
 	}
 	for k, v := range req.Labels {
-		if k == "" || len(k) > maxLabelKey || strings.ContainsAny(k, "=\x00") {
-			add("/labels/"+escapePointer(k), "a label key must be 1 to %d bytes without '=' or NUL", maxLabelKey)
+		if k == "" || len(k) > maxLabelKey || strings.ContainsAny(k, "=\x00") || !utf8.ValidString(k) {
+			add("/labels/"+escapePointer(k), "a label key must be 1 to %d bytes of UTF-8 without '=' or NUL", maxLabelKey)
 		}
-		if len(v) > maxLabelValue || strings.ContainsRune(v, 0) {
-			add("/labels/"+escapePointer(k), "a label value must be at most %d bytes without NUL", maxLabelValue)
+		if len(v) > maxLabelValue || textProblem(v) != "" {
+			add("/labels/"+escapePointer(k), "a label value must be at most %d bytes of UTF-8 without NUL", maxLabelValue)
 		}
 	}
 	if req.MinScore != nil && (*req.MinScore < 0 || *req.MinScore > 1) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +140,21 @@ func (f *fakeStore) InsertResults(_ context.Context, b record.ResultBatch) error
 	defer f.mu.Unlock()
 	if f.insertErr != nil {
 		return f.insertErr
+	}
+	for _, r := range b.Results {
+		// Like Postgres (SQLSTATE 22021), refuse NUL in text columns.
+		texts := []string{r.TaskID, r.RunID, r.Agent}
+		for k, v := range r.Labels {
+			texts = append(texts, k, v)
+		}
+		for _, t := range texts {
+			if strings.IndexByte(t, 0) >= 0 {
+				return fmt.Errorf("write results: %w", record.ErrInvalidText)
+			}
+		}
+	}
+	if k := b.Idempotency; k != nil && hasNUL(k.ItemErrors) {
+		return fmt.Errorf("write results: %w", record.ErrInvalidText) // 22P05
 	}
 	if k := b.Idempotency; k != nil {
 		if _, ok := f.keys[k.Key]; ok {

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
 )
 
 // ProblemTypeBase prefixes every problem type URI. The URIs are stable
@@ -143,6 +144,9 @@ func problemFor(err error) *apiError {
 		return &apiError{kind: probInvalidOptions, detail: "the evaluation options are invalid", errors: fieldErrors("", ve.Errors), cause: err}
 	case errors.Is(err, engine.ErrInvalidTrace):
 		return &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
+	case errors.Is(err, record.ErrInvalidText):
+		return &apiError{kind: probInvalidRequest, detail: "a text value holds a NUL character (\\u0000) or invalid UTF-8, which cannot be stored",
+			errors: []FieldProblem{{Pointer: "", Message: "a text value holds a NUL character (\\u0000) or invalid UTF-8"}}, cause: err}
 	case errors.Is(err, engine.ErrNotFound):
 		return &apiError{kind: probNotFound, detail: "no such resource", cause: err}
 	case errors.Is(err, engine.ErrConflict):

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 )
 
 // Page sizes of list endpoints.
@@ -48,6 +50,38 @@ func decodeCursor(r *http.Request, v any) error {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || json.Unmarshal(b, v) != nil {
 		return paramError("cursor", "is not a cursor returned by this endpoint")
+	}
+	return nil
+}
+
+// checkQuery refuses a malformed query string (a bad %-escape) and query
+// values that cannot be stored or compared as Postgres text (a NUL
+// character or bytes that are not UTF-8), naming the parameter.
+//
+// Errors: 400 invalid-parameter.
+func checkQuery(r *http.Request) error {
+	raw := r.URL.RawQuery
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			return paramError(k, "the query string is malformed: the parameter name %q is not validly %%-escaped", k)
+		}
+		if p := textProblem(key); p != "" {
+			return paramError(strings.ToValidUTF8(strings.ReplaceAll(key, "\x00", `\u0000`), "\uFFFD"), "the parameter name %s", p)
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil {
+			return paramError(key, "the query string is malformed: the value %q is not validly %%-escaped", v)
+		}
+		if p := textProblem(val); p != "" {
+			return paramError(key, "%s", p)
+		}
 	}
 	return nil
 }

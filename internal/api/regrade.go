@@ -93,6 +93,11 @@ func (req *regradeRequest) selection() (name string, version int, sel record.Reg
 	if req.FromContract != "" && !namePattern.MatchString(req.FromContract) {
 		bad("/from_contract", "%q is not a contract name (want %s)", req.FromContract, namePattern)
 	}
+	for _, f := range []struct{ ptr, v string }{{"/task_id", req.TaskID}, {"/run_id", req.RunID}, {"/agent", req.Agent}} {
+		if p := textProblem(f.v); p != "" {
+			bad(f.ptr, "%s", p)
+		}
+	}
 	for i, v := range req.FromVersions {
 		if v < 1 {
 			bad(fmt.Sprintf("/from_versions/%d", i), "must be a version number from 1, got %d", v)
@@ -101,6 +106,10 @@ func (req *regradeRequest) selection() (name string, version int, sel record.Reg
 	for k, v := range req.Labels {
 		if k == "" {
 			bad("/labels", "label keys must not be empty")
+			continue
+		}
+		if p := textProblem(k + v); p != "" {
+			bad("/labels/"+escapePointer(k), "a label key and value %s", p)
 			continue
 		}
 		sel.Labels = append(sel.Labels, record.LabelFilter{Key: k, Value: v, HasValue: true})

@@ -180,6 +180,8 @@ func TestCreateRegradeErrors(t *testing.T) {
 			"since": "2026-11-02T00:00:00Z", "until": "2026-11-01T00:00:00Z"}`, "", 422, "invalid-request",
 			[]string{"/from_contract", "/from_versions/0", "/until"}},
 		{"unknown field", `{"contract": "flights", "target": 2}`, "", 422, "invalid-request", []string{"/target"}},
+		{"NUL in text", `{"contract": "flights", "agent": "a\u0000", "task_id": "t\u0000", "labels": {"k": "\u0000"}}`, "", 422, "invalid-request",
+			[]string{"/task_id", "/agent", "/labels/k"}},
 		{"wrong type", `{"contract": "flights", "from_versions": "1"}`, "", 422, "invalid-request", []string{"/from_versions"}},
 		{"bad json", `{"contract": `, "", 400, "invalid-json", nil},
 		{"media type", `{"contract": "flights"}`, "text/plain", 415, "unsupported-media-type", nil},

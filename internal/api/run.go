@@ -107,14 +107,20 @@ func (req *runRequest) run(maxTask time.Duration) (record.Run, error) {
 			}
 		}
 	}
+	if fp, ok := nulProblem("/suite", req.Suite); ok {
+		probs = append(probs, fp) // the suite is stored as jsonb, which cannot hold it
+	}
 	if u, err := url.Parse(req.AgentURL); req.AgentURL == "" {
 		bad("/agent_url", "is required: the agent's http:// or https:// endpoint")
-	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || textProblem(req.AgentURL) != "" {
 		bad("/agent_url", "must be an absolute http:// or https:// URL")
 	}
 	if len(req.Agent) > maxIDLength {
 		bad("/agent", "must be at most %d bytes", maxIDLength)
+	} else if p := textProblem(req.Agent); p != "" {
+		bad("/agent", "%s", p)
 	}
+
 	if req.Concurrency != nil {
 		if c := *req.Concurrency; c < 1 || c > maxRunConcurrency {
 			bad("/concurrency", "must be from 1 to %d, got %d", maxRunConcurrency, c)

@@ -150,6 +150,8 @@ func TestCreateRunErrors(t *testing.T) {
 		{"contract_ref", `{"agent_url": "http://x", "suite": {"name": "s", "tasks": [{"id": "a", "input": "x", "contract_ref": "flights@2"}]}}`,
 			422, "invalid-request", []string{"/suite/tasks/0/contract_ref"}},
 		{"unknown field", `{"suite": ` + runSuite + `, "agent_url": "http://x", "workers": 2}`, 422, "invalid-request", []string{"/workers"}},
+		{"NUL in text", `{"suite": {"name": "s\u0000", "tasks": [{"id": "a", "input": "y", "gold": []}]}, "agent_url": "http://x", "agent": "a\u0000"}`,
+			422, "invalid-request", []string{"/suite/name", "/agent"}},
 		{"bad json", `{"suite": `, 400, "invalid-json", nil},
 	}
 	for _, tc := range tests {

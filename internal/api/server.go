@@ -146,9 +146,15 @@ func (s *Server) Close() { s.pool.Close() }
 // handlerFunc is a handler that returns its error (STYLE.md section 3).
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// handle adapts a handlerFunc, writing its error as problem+json.
+// handle adapts a handlerFunc, writing its error as problem+json. It
+// refuses a malformed query string or query values that are not UTF-8
+// text without NUL (checkQuery) before the handler runs.
 func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := checkQuery(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
 		}

@@ -8,6 +8,15 @@
 // request belongs to DefaultProject.
 package record
 
+import "errors"
+
 // DefaultProject is the id of the one project that exists until
 // authentication assigns callers to projects (migration 00001 creates it).
 const DefaultProject int64 = 1
+
+// ErrInvalidText is wrapped by the store's errors when Postgres refuses a
+// text value: a NUL character (\u0000) or a byte sequence that is not
+// UTF-8 (SQLSTATE 22021 or 22P05). It is the caller's mistake, never the
+// server's; the API checks its text fields before storing them, so this is
+// a backstop.
+var ErrInvalidText = errors.New("text holds a NUL character (\\u0000) or invalid UTF-8")

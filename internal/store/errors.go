@@ -12,12 +12,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/record"
 )
 
 // translate maps a pgx error to the engine's sentinels, wrapping the
 // original error:
 //   - pgx.ErrNoRows → engine.ErrNotFound;
 //   - SQLSTATE 23505 (unique_violation) → engine.ErrConflict;
+//   - SQLSTATE 22021 (character_not_in_repertoire: a NUL or invalid UTF-8
+//     in text) and 22P05 (untranslatable_character: \u0000 in jsonb) →
+//     record.ErrInvalidText, a client error;
 //   - SQLSTATE class 08 (connection exception), 57P01-57P03 (admin or crash
 //     shutdown, cannot connect now), 53300 (too many connections), a failed
 //     connect, a network error or a connection lost mid-query →
@@ -40,6 +44,8 @@ func translate(err error) error {
 		switch {
 		case pgErr.Code == "23505":
 			return fmt.Errorf("%w: %w", engine.ErrConflict, err)
+		case pgErr.Code == "22021", pgErr.Code == "22P05":
+			return fmt.Errorf("%w: %w", record.ErrInvalidText, err)
 		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08",
 			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03",
 			pgErr.Code == "53300":

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+// TestNULInTextFields checks that a NUL character in a field stored as
+// text is a 422 naming the field (Postgres refuses it with SQLSTATE 22021
+// or 22P05), not a 500.
+func TestNULInTextFields(t *testing.T) {
+	b := setup(t, nil)
+	const nul = `a\u0000b`
+	msg := "must not contain a NUL character (\\u0000)"
+	tests := []struct {
+		name, target, body string
+		want               []FieldProblem
+	}{
+		{"agent", "/v1/evaluations", body(`"gold":`+goldList, `"trace":[]`, `"agent":"`+nul+`"`),
+			[]FieldProblem{{Pointer: "/agent", Message: msg}}},
+		{"task_id and run_id", "/v1/evaluations", body(`"gold":`+goldList, `"trace":[]`, `"task_id":"`+nul+`"`, `"run_id":"`+nul+`"`),
+			[]FieldProblem{{Pointer: "/run_id", Message: msg}, {Pointer: "/task_id", Message: msg}}},
+		{"label value", "/v1/evaluations", body(`"gold":`+goldList, `"trace":[]`, `"labels":{"env":"`+nul+`"}`),
+			[]FieldProblem{{Pointer: "/labels/env", Message: "a label value must be at most 256 bytes of UTF-8 without NUL"}}},
+		{"contract description", "/v1/contracts/flights/versions",
+			`{"contract_version": 2, "description": "` + nul + `", "required": [{"tool": "search_flights"}]}`,
+			[]FieldProblem{{Pointer: "/description", Message: msg}}},
+		{"contract argument", "/v1/contracts/flights/versions",
+			`{"contract_version": 2, "required": [{"tool": "search_flights", "args": {"to": "x", "from": "` + nul + `"}}]}`,
+			[]FieldProblem{{Pointer: "/required/0/args/from", Message: msg}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := problemOf(t, b.do(t, "POST", tc.target, tc.body), 422, "invalid-request")
+			if diff := cmp.Diff(tc.want, p.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if len(b.store.results) != 0 || len(b.store.contracts) != 0 {
+		t.Errorf("stored %d results and %d contracts", len(b.store.results), len(b.store.contracts))
+	}
+}
+
+// TestNULInBatch checks that a batch answers an item with a NUL in a text
+// field with its own 422 and stores the good items, with and without an
+// Idempotency-Key.
+func TestNULInBatch(t *testing.T) {
+	for _, key := range []string{"", "nul-batch"} {
+		t.Run(fmt.Sprintf("key %q", key), func(t *testing.T) {
+			b := setup(t, nil)
+			good := body(`"gold":`+goldList, `"trace":`+traceHalf, `"agent":"ok"`)
+			bad := body(`"gold":`+goldList, `"trace":`+traceHalf, `"labels":{"a\u0000":"x"}`)
+			var headers []string
+			if key != "" {
+				headers = []string{"Idempotency-Key", key}
+			}
+			rec := b.do(t, "POST", "/v1/evaluations/batch", "["+good+","+bad+"]", headers...)
+			if rec.Code != 200 {
+				t.Fatalf("batch = %d %s", rec.Code, rec.Body)
+			}
+			got := decode[batchView](t, rec)
+			if got.Items[0].Status != 201 || got.Items[1].Status != 422 || got.Succeeded != 1 || got.Failed != 1 {
+				t.Fatalf("items = %+v", got.Items)
+			}
+			want := []FieldProblem{{Pointer: "/labels/a\x00", Message: "a label key must be 1 to 64 bytes of UTF-8 without '=' or NUL"}}
+			if diff := cmp.Diff(want, got.Items[1].Problem.Errors); diff != "" {
+				t.Errorf("item 1 errors (-want +got):\n%s", diff)
+			}
+			if len(b.store.results) != 1 {
+				t.Errorf("stored %d results, want 1", len(b.store.results))
+			}
+		})
+	}
+}
+
+// TestBadQueryText checks that query values with a NUL or invalid UTF-8,
+// and malformed query strings, are a 400 naming the parameter.
+func TestBadQueryText(t *testing.T) {
+	b := setup(t, nil)
+	tests := []struct {
+		target string
+		want   FieldProblem
+	}{
+		{"/v1/evaluations?agent=a%00b", FieldProblem{Parameter: "agent", Message: "must not contain a NUL character (\\u0000)"}},
+		{"/v1/stats?task_id=a%00b", FieldProblem{Parameter: "task_id", Message: "must not contain a NUL character (\\u0000)"}},
+		{"/v1/evaluations?label=env%3D%FF", FieldProblem{Parameter: "label", Message: "must be valid UTF-8"}},
+		{"/v1/evaluations?run_id=1&cursor=%%%%", FieldProblem{Parameter: "cursor", Message: `the query string is malformed: the value "%%%%" is not validly %-escaped`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.target, func(t *testing.T) {
+			p := problemOf(t, b.do(t, "GET", tc.target, ""), 400, "invalid-parameter")
+			if diff := cmp.Diff([]FieldProblem{tc.want}, p.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+	problemOf(t, b.do(t, "GET", "/v1/contracts/a%00b/versions", ""), 404, "not-found")
+	problemOf(t, b.do(t, "GET", "/v1/contracts/a%00b/versions/1", ""), 404, "not-found")
+}
+
+// TestInvalidTextFromStore checks the backstop: a store error wrapping
+// record.ErrInvalidText is a 422, not a 500.
+func TestInvalidTextFromStore(t *testing.T) {
+	b := setup(t, nil)
+	b.store.insertErr = fmt.Errorf("write results: %w", record.ErrInvalidText)
+	p := problemOf(t, b.do(t, "POST", "/v1/evaluations", body(`"gold":`+goldList, `"trace":[]`)), 422, "invalid-request")
+	if !errors.Is(problemFor(fmt.Errorf("x: %w", record.ErrInvalidText)), record.ErrInvalidText) {
+		t.Errorf("problemFor lost the cause")
+	}
+	if p.Detail != "a text value holds a NUL character (\\u0000) or invalid UTF-8, which cannot be stored" {
+		t.Errorf("detail = %q", p.Detail)
+	}
+}
