@@ -48,9 +48,10 @@ type Config struct {
 	// -log-level; default info.
 	LogLevel string
 	// GCPercent is the Go garbage collector's target (as GOGC):
-	// TOOLSCORE_GC_PERCENT, -gc-percent; default 400, which trades a
-	// little memory (the live heap is small and bounded by the queue) for
-	// less GC work per request; 0 leaves the runtime's GOGC.
+	// TOOLSCORE_GC_PERCENT, -gc-percent; default 200, which trades some
+	// memory (the live heap is small and bounded by the queue and the
+	// in-flight limit) for less GC work per request; 0 leaves the
+	// runtime's GOGC.
 	GCPercent int
 	// RegradeRescueAfter is how long a regrade job may run before another
 	// process takes it over, its own presumed dead (regrade.Config
@@ -68,7 +69,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
-		RegradeRescueAfter: 2 * time.Minute, GCPercent: 400,
+		RegradeRescueAfter: 2 * time.Minute, GCPercent: 200,
 	}
 	var errs []error
 	str := func(name string, dst *string) {

@@ -48,7 +48,7 @@ type Config struct {
 	// MaxInFlight caps the single evaluations being decoded, evaluated or
 	// stored at once (more get 429), so that memory stays bounded when
 	// Postgres is slow, not only when the workers are; default Queue +
-	// Workers + 512.
+	// Workers + 256.
 	MaxInFlight int
 	// OpenAPI is the spec served at /openapi.yaml.
 	OpenAPI []byte
@@ -114,7 +114,7 @@ func New(cfg Config) *Server {
 		cfg.MaxBatches = 2
 	}
 	if cfg.MaxInFlight <= 0 {
-		cfg.MaxInFlight = cfg.Queue + cfg.Workers + 512
+		cfg.MaxInFlight = cfg.Queue + cfg.Workers + 256
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
