@@ -25,14 +25,17 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readyz answers 200 when the database answers (within 2 s) and its
-// schema is current, else 503 not-ready.
+// schema is current, else 503 not-ready with Retry-After: 5 (never the
+// driver's error text, which may name hosts, users and databases).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ready(ctx); err != nil {
-		detail := "not ready: " + err.Error()
-		if errors.Is(err, engine.ErrUnavailable) || ctx.Err() != nil {
-			detail = "not ready: the database is unreachable" // the driver's message may name hosts and users
+		// The driver's message may name hosts, users and databases: only
+		// the store's own schema messages are shown.
+		detail := "not ready: the database is unreachable or cannot be used; see the server log"
+		if !errors.Is(err, engine.ErrUnavailable) && ctx.Err() == nil {
+			detail = "not ready: " + err.Error()
 		}
 		s.log.Warn("not ready", zap.String("request_id", RequestIDFrom(r.Context())), zap.Error(err))
 		return &apiError{kind: probNotReady, detail: detail, retryAfter: 5, cause: err}

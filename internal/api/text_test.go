@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -115,5 +116,25 @@ func TestInvalidTextFromStore(t *testing.T) {
 	}
 	if p.Detail != "a text value holds a NUL character (\\u0000) or invalid UTF-8, which cannot be stored" {
 		t.Errorf("detail = %q", p.Detail)
+	}
+}
+
+// TestReadyzHidesDriverError checks that /readyz answers a dropped
+// database with 503 not-ready and Retry-After, without the driver's
+// message (user, host:port, database name).
+func TestReadyzHidesDriverError(t *testing.T) {
+	b := setup(t, nil)
+	b.store.readyErr = fmt.Errorf("schema version: %w: failed to connect to `user=postgres database=prod_db`: 10.0.0.5:5432: FATAL: database \"prod_db\" does not exist (SQLSTATE 3D000)", engine.ErrUnavailable)
+	rec := b.do(t, "GET", "/readyz", "")
+	p := problemOf(t, rec, 503, "not-ready")
+	if want := "not ready: the database is unreachable or cannot be used; see the server log"; p.Detail != want {
+		t.Errorf("detail = %q, want %q", p.Detail, want)
+	}
+	if got := rec.Header().Get("Retry-After"); got != "5" {
+		t.Errorf("Retry-After = %q, want 5", got)
+	}
+	b.store.readyErr = errors.New("database schema at version 3, want 6")
+	if p := problemOf(t, b.do(t, "GET", "/readyz", ""), 503, "not-ready"); p.Detail != "not ready: database schema at version 3, want 6" {
+		t.Errorf("schema detail = %q", p.Detail)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -22,10 +23,14 @@ import (
 //   - SQLSTATE 22021 (character_not_in_repertoire: a NUL or invalid UTF-8
 //     in text) and 22P05 (untranslatable_character: \u0000 in jsonb) →
 //     record.ErrInvalidText, a client error;
-//   - SQLSTATE class 08 (connection exception), 57P01-57P03 (admin or crash
-//     shutdown, cannot connect now), 53300 (too many connections), a failed
-//     connect, a network error or a connection lost mid-query →
-//     engine.ErrUnavailable.
+//   - a failed connect (checked first: a *pgconn.ConnectError wraps the
+//     server's PgError, such as 3D000 when the database was dropped),
+//     SQLSTATE classes 08 (connection exception), 28 (invalid
+//     authorization), 3D (invalid catalog name: no such database) and 57P
+//     (admin or crash shutdown, cannot connect now, database dropped),
+//     53300 (too many connections), 42P01 (undefined_table: the database
+//     was recreated empty, so our own tables are missing), a network error
+//     or a connection lost mid-query → engine.ErrUnavailable.
 //
 // Context errors and everything else are returned unchanged. See
 // https://www.postgresql.org/docs/current/errcodes-appendix.html.
@@ -39,16 +44,20 @@ func translate(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%w: %w", engine.ErrNotFound, err)
 	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return fmt.Errorf("%w: %w", engine.ErrUnavailable, err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
+		code := pgErr.Code
 		switch {
-		case pgErr.Code == "23505":
+		case code == "23505":
 			return fmt.Errorf("%w: %w", engine.ErrConflict, err)
-		case pgErr.Code == "22021", pgErr.Code == "22P05":
+		case code == "22021", code == "22P05":
 			return fmt.Errorf("%w: %w", record.ErrInvalidText, err)
-		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08",
-			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03",
-			pgErr.Code == "53300":
+		case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "28"), strings.HasPrefix(code, "3D"),
+			strings.HasPrefix(code, "57P"), code == "53300", code == "42P01":
 			return fmt.Errorf("%w: %w", engine.ErrUnavailable, err)
 		}
 		return err

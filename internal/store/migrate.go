@@ -10,6 +10,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/migrations"
 )
 
@@ -81,12 +82,18 @@ func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
 // Ready checks that the database answers and that its schema is the
 // version this binary knows.
 //
-// Errors: engine.ErrUnavailable when the database cannot be reached;
+// Errors: engine.ErrUnavailable when the database cannot be reached or
+// cannot be read (dropped, recreated empty: no goose_db_version table);
 // ErrSchemaTooNew, or an error naming both versions, when the schema is
 // not current.
 func (db *DB) Ready(ctx context.Context) error {
 	v, err := db.SchemaVersion(ctx)
 	if err != nil {
+		if !errors.Is(err, engine.ErrUnavailable) && ctx.Err() == nil {
+			// Any other database error also means not ready; the wrap keeps
+			// the driver's message (hosts, users, names) out of answers.
+			err = fmt.Errorf("%w: %w", engine.ErrUnavailable, err)
+		}
 		return err
 	}
 	switch known := LatestVersion(); {
