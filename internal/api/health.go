@@ -13,8 +13,11 @@ import (
 )
 
 func (s *Server) healthRoutes(r chi.Router) {
+	// HEAD is allowed too, for probes and load balancers that use it.
 	r.Get("/healthz", s.handle(s.healthz))
+	r.Head("/healthz", s.handle(s.healthz))
 	r.Get("/readyz", s.handle(s.readyz))
+	r.Head("/readyz", s.handle(s.readyz))
 	r.Get("/openapi.yaml", s.handle(s.openapi))
 }
 

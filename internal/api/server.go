@@ -11,6 +11,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -170,7 +171,9 @@ func (s *Server) routes() chi.Router {
 		return newError(probNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return newError(probMethod, "%s is not allowed on %s", r.Method, r.URL.Path)
+		allow := s.allowed(r.URL.Path)
+		w.Header().Set("Allow", strings.Join(allow, ", ")) // RFC 9110 section 15.5.6
+		return newError(probMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allow, ", "))
 	}))
 	s.healthRoutes(r)
 	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
@@ -183,4 +186,16 @@ func (s *Server) routes() chi.Router {
 		s.runRoutes(r)
 	})
 	return r
+}
+
+// allowed returns the methods routed for path, for the Allow header of a
+// 405.
+func (s *Server) allowed(path string) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
