@@ -107,6 +107,9 @@ func decodeStrict(data []byte, v any, base string) error {
 		if te.Field == "" {
 			ptr = base
 		}
+		if p, ok := pointerAt(data, te.Offset); ok {
+			ptr = base + p // with map keys and array indexes, which Field lacks
+		}
 		msg := fmt.Sprintf("must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
 		return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(ptr) + ": " + msg, errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -264,4 +267,66 @@ func nulError(base string, data []byte) error {
 		return nil
 	}
 	return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(fp.Pointer) + ": " + fp.Message, errors: []FieldProblem{fp}}
+}
+
+// pointerAt returns the JSON pointer of the value of the JSON document
+// data that ends at or after byte offset off (the Offset of a
+// json.UnmarshalTypeError), and false when there is none.
+func pointerAt(data []byte, off int64) (string, bool) {
+	type frame struct {
+		obj     bool
+		key     string
+		idx     int
+		wantKey bool
+	}
+	advance := func(f *frame) {
+		if f.obj {
+			f.wantKey = true
+		} else {
+			f.idx++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		d, isDelim := tok.(json.Delim)
+		if n := len(stack); n > 0 {
+			top := &stack[n-1]
+			if isDelim && (d == '}' || d == ']') {
+				stack = stack[:n-1]
+				if len(stack) > 0 {
+					advance(&stack[len(stack)-1])
+				}
+				continue
+			}
+			if top.obj && top.wantKey {
+				top.key, top.wantKey = tok.(string), false
+				continue
+			}
+		}
+		if dec.InputOffset() >= off {
+			var b strings.Builder
+			for _, f := range stack {
+				b.WriteByte('/')
+				if f.obj {
+					b.WriteString(escapePointer(f.key))
+				} else {
+					b.WriteString(strconv.Itoa(f.idx))
+				}
+			}
+			return b.String(), true
+		}
+		if isDelim {
+			stack = append(stack, frame{obj: d == '{', wantKey: d == '{'})
+			continue
+		}
+		if len(stack) > 0 {
+			advance(&stack[len(stack)-1])
+		}
+	}
 }

@@ -53,6 +53,19 @@ type FieldProblem struct {
 	Message   string `json:"message"`
 }
 
+// MarshalJSON writes pointer whenever parameter is empty, so that the
+// root pointer "" (the whole body) is kept.
+func (p FieldProblem) MarshalJSON() ([]byte, error) {
+	if p.Parameter != "" {
+		type plain FieldProblem
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		Pointer string `json:"pointer"`
+		Message string `json:"message"`
+	}{p.Pointer, p.Message})
+}
+
 // problemKind is one stable problem type.
 type problemKind struct {
 	slug   string

@@ -70,9 +70,11 @@ type regradeRequest struct {
 	RunID        string            `json:"run_id"`
 	Agent        string            `json:"agent"`
 	Labels       map[string]string `json:"labels"`
-	Since        *time.Time        `json:"since"`
-	Until        *time.Time        `json:"until"`
-	DryRun       bool              `json:"dry_run"`
+	// Since and Until are RFC 3339 times, parsed by selection so that a
+	// bad one is reported at its pointer.
+	Since  *string `json:"since"`
+	Until  *string `json:"until"`
+	DryRun bool    `json:"dry_run"`
 }
 
 // selection checks the request and returns the target and selection.
@@ -114,13 +116,23 @@ func (req *regradeRequest) selection() (name string, version int, sel record.Reg
 		}
 		sel.Labels = append(sel.Labels, record.LabelFilter{Key: k, Value: v, HasValue: true})
 	}
-	if req.Since != nil {
-		sel.Since = req.Since.UTC()
+	times := []struct {
+		ptr string
+		v   *string
+		dst *time.Time
+	}{{"/since", req.Since, &sel.Since}, {"/until", req.Until, &sel.Until}}
+	for _, t := range times {
+		if t.v == nil {
+			continue
+		}
+		tm, err := time.Parse(time.RFC3339Nano, *t.v)
+		if err != nil {
+			bad(t.ptr, "must be an RFC 3339 time such as 2026-11-20T10:00:00Z, got %q", *t.v)
+			continue
+		}
+		*t.dst = tm.UTC()
 	}
-	if req.Until != nil {
-		sel.Until = req.Until.UTC()
-	}
-	if req.Since != nil && req.Until != nil && !req.Since.Before(*req.Until) {
+	if !sel.Since.IsZero() && !sel.Until.IsZero() && !sel.Since.Before(sel.Until) {
 		bad("/until", "must be after since")
 	}
 	if len(probs) > 0 {
