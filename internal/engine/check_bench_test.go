@@ -174,3 +174,35 @@ func cpuClock() int64 {
 func reportCPU(b *testing.B, start int64) {
 	b.ReportMetric(float64(cpuClock()-start)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkFinalAnswer evaluates a small trace with long final answers:
+// prose, and text dense with secret-like assignments (a gitleaks match
+// every ~25 bytes, the worst case for the secret scan). MB/s stays flat as
+// the answer grows: the checks are linear (QA finding 5).
+func BenchmarkFinalAnswer(b *testing.B) {
+	c := mustContract(b, `[{"tool": "reserve_seat"}]`)
+	base := mustTrace(b, traceBook)
+	for _, tc := range []struct {
+		name, line string
+		sizes      []int
+	}{
+		{"prose", "Your seat 12A on flight FL-204 is reserved; the api key and token are in the vault.\n", []int{64 << 10, 1 << 20, 4 << 20}},
+		{"secrets", "password: hunter2hunter2 token=abcdefghijklmnop key: QWERTYUIOPASDF ", []int{64 << 10, 256 << 10, 1 << 20}},
+	} {
+		for _, n := range tc.sizes {
+			s := strings.Repeat(tc.line, n/len(tc.line)+1)[:n]
+			tr := Trace{Calls: base.Calls, FinalAnswer: &s}
+			b.Run(fmt.Sprintf("%s/bytes=%d", tc.name, n), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				start := cpuClock()
+				for b.Loop() {
+					if _, err := Evaluate(context.Background(), c, tr, Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, start)
+			})
+		}
+	}
+}

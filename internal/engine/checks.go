@@ -54,8 +54,10 @@ type checkMemo struct {
 	unbacked []unbackedClaim
 	// ungrounded are the final answer's identifiers found in no call.
 	ungrounded []string
-	// answer is the final answer with detected secrets replaced.
-	answer *string
+	// answer is the final answer with detected secrets replaced, once
+	// answered.
+	answer   string
+	answered bool
 	// failed caches ev.failed per trace call: 0 unknown, 1 failed, -1 not.
 	failed []int8
 }
@@ -119,11 +121,8 @@ func (ev *evaluation) redactor() *redactor {
 		if ev.opts.KeepSecrets {
 			ev.memo.red = &redactor{}
 		} else {
-			var sc *scanner
-			if sr, err := loadSecretRules(); err == nil {
-				sc = newScanner(sr)
-			}
-			ev.memo.red = newRedactor(ev.credentialScan().findings, sc)
+			sr, _ := loadSecretRules() // nil on error
+			ev.memo.red = newRedactor(ev.credentialScan().findings, sr)
 		}
 	}
 	return ev.memo.red
@@ -149,9 +148,8 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	for i, j := range ev.scored {
 		res.ScoredCalls[i] = res.TraceCalls[j]
 	}
-	if fa := ev.redactedAnswer(); fa != nil {
-		s := *fa
-		res.FinalAnswer = &s
+	if fa, ok := ev.redactedAnswer(); ok {
+		res.FinalAnswer = &fa
 	}
 	res.ExpectedCalls = red.expectedCalls(res.ExpectedCalls)
 	if cm := res.Metrics.Contract; cm != nil {
@@ -199,18 +197,17 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 }
 
 // redactedAnswer returns the final answer with detected secrets replaced
-// (as it is with Options.KeepSecrets), nil when there is none; computed
-// once.
-func (ev *evaluation) redactedAnswer() *string {
+// (as it is with Options.KeepSecrets), and false when there is none;
+// computed once.
+func (ev *evaluation) redactedAnswer() (string, bool) {
 	fa := ev.trace.FinalAnswer
 	if fa == nil {
-		return nil
+		return "", false
 	}
-	if ev.memo.answer == nil {
-		s := ev.redactor().text(*fa)
-		ev.memo.answer = &s
+	if !ev.memo.answered {
+		ev.memo.answer, ev.memo.answered = ev.redactor().text(*fa), true
 	}
-	return ev.memo.answer
+	return ev.memo.answer, true
 }
 
 // callRef names trace call i as "tool #i".
@@ -652,8 +649,10 @@ func (ev *evaluation) checkGrounding() Check {
 	}
 	var hide func(string, int, int) bool
 	if red := ev.redactor(); len(red.secrets) > 0 {
-		if t, why := answerText(ev.redactedAnswer()); why == "" {
-			text = t
+		if fa, ok := ev.redactedAnswer(); ok {
+			if t, why := answerText(&fa); why == "" {
+				text = t
+			}
 		}
 		hide = secretHider(text, red.secrets)
 	}

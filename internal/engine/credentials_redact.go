@@ -69,9 +69,10 @@ type redactor struct {
 	// files, forbidden rules) in what results show: the literal values of
 	// secret-named keys, and what sc finds in string values.
 	named bool
-	// sc scans expected argument strings; nil when the rule set could not
-	// be loaded.
-	sc *scanner
+	// rules scan expected argument strings (with sc, made on first use);
+	// nil when the rule set could not be loaded.
+	rules *secretRules
+	sc    *scanner
 	// shownArgs memoizes expectedArgs by the identity of the argument
 	// map (expected calls are rendered by several issues and redact).
 	shownArgs map[unsafe.Pointer]map[string]any
@@ -87,10 +88,10 @@ type exactRedaction struct {
 	marker string
 }
 
-// newRedactor builds the redactor for a scan's findings; sc (nil when the
-// rule set could not be loaded) scans expected arguments.
-func newRedactor(findings []credentialFinding, sc *scanner) *redactor {
-	r := &redactor{named: true, sc: sc}
+// newRedactor builds the redactor for a scan's findings; rules (nil when
+// the rule set could not be loaded) scan expected arguments.
+func newRedactor(findings []credentialFinding, rules *secretRules) *redactor {
+	r := &redactor{named: true, rules: rules}
 	type pair struct{ secret, marker string }
 	var pairs []pair
 	for _, f := range findings {
@@ -374,8 +375,11 @@ func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
 				return redactionMarker(RuleSecretNamedArgument), true
 			}
 		}
-		if r.sc == nil {
+		if r.rules == nil || len(x) < r.rules.minLen {
 			return v, false
+		}
+		if r.sc == nil {
+			r.sc = newScanner(r.rules)
 		}
 		hits := r.sc.scan(x)
 		if len(hits) == 0 {
@@ -398,8 +402,35 @@ func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
 	}
 	// A matcher: under a secret-named key, the values it compares with
 	// ($regex, $contains, $one_of) are secrets too; type names and
-	// tolerances hold none.
+	// tolerances hold none. Most matchers hold nothing to hide: say so
+	// without converting their values.
+	if !secretKey && !r.mayHide(v) {
+		return v, false
+	}
 	return rewriteOpaque(v, r.hideWritten, secretKey)
+}
+
+// mayHide reports whether hideWritten may change a built-in matcher that
+// does not sit under a secret-named key (true for other values).
+func (r *redactor) mayHide(v any) bool {
+	long := func(s string) bool { return r.rules != nil && len(s) >= r.rules.minLen }
+	switch x := v.(type) {
+	case Any, *Any, *Type, *Approx:
+		return false
+	case *Regex:
+		return long(x.re.String())
+	case *OneOf:
+		for _, c := range x.Candidates {
+			if s, ok := c.(string); !ok || long(s) {
+				return true
+			}
+		}
+		return false
+	case *Contains:
+		s, ok := x.Value.(string)
+		return !ok || long(s)
+	}
+	return true
 }
 
 // expectedCalls returns calls with their arguments as results show them
