@@ -622,6 +622,9 @@ func parseFilter(r *http.Request) (record.ResultFilter, error) {
 			*t.dst = tm
 		}
 	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
+		return f, paramError("until", "must not be before since")
+	}
 	return f, nil
 }
 

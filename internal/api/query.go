@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // Page sizes of list endpoints.
@@ -48,18 +51,44 @@ func decodeCursor(r *http.Request, v any) error {
 		return nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || json.Unmarshal(b, v) != nil {
+	if err != nil || json.Unmarshal(b, v) != nil || !validCursor(v) {
 		return paramError("cursor", "is not a cursor returned by this endpoint")
 	}
 	return nil
 }
 
-// checkQuery refuses a malformed query string (a bad %-escape) and query
+// validCursor reports whether a decoded cursor is one this server could
+// have made (a cursor such as {} decodes without error into zero values).
+func validCursor(v any) bool {
+	switch v := v.(type) {
+	case *int:
+		return *v > 0
+	case *string:
+		return *v != ""
+	case *resultCursor:
+		return !v.T.IsZero() && v.ID != uuid.Nil
+	case *regradeCursor:
+		return v.After != uuid.Nil
+	}
+	return true
+}
+
+// checkQuery refuses a malformed query string (a bad %-escape), query
 // values that cannot be stored or compared as Postgres text (a NUL
-// character or bytes that are not UTF-8), naming the parameter.
+// character or bytes that are not UTF-8) and query parameters the route
+// does not read, naming the parameter.
 //
 // Errors: 400 invalid-parameter.
 func checkQuery(r *http.Request) error {
+	if err := checkQueryText(r); err != nil {
+		return err
+	}
+	return checkParams(r)
+}
+
+// checkQueryText refuses a malformed query string or a query value that is
+// not UTF-8 text without NUL.
+func checkQueryText(r *http.Request) error {
 	raw := r.URL.RawQuery
 	for raw != "" {
 		var pair string
@@ -81,6 +110,63 @@ func checkQuery(r *http.Request) error {
 		}
 		if p := textProblem(val); p != "" {
 			return paramError(key, "%s", p)
+		}
+	}
+	return nil
+}
+
+// The query parameters of the result filters (parseFilter).
+var filterParams = []string{"contract", "task_id", "run_id", "agent", "label", "passed", "grade", "since", "until"}
+
+// queryParams lists the query parameters each route reads, by method and
+// route pattern; checkParams refuses any other on these routes. Routes not
+// listed (health, metrics) are not checked. A test keeps it equal to the
+// parameters openapi.yaml documents.
+var queryParams = map[string][]string{
+	"GET /v1/contracts":                           {"limit", "cursor"},
+	"GET /v1/contracts/{name}/versions":           {"limit", "cursor"},
+	"POST /v1/contracts/{name}/versions":          nil,
+	"GET /v1/contracts/{name}/versions/{version}": nil,
+	"POST /v1/validate":                           nil,
+	"POST /v1/evaluations":                        {"store"},
+	"POST /v1/evaluations/batch":                  {"store"},
+	"GET /v1/evaluations":                         append([]string{"limit", "cursor", "latest"}, filterParams...),
+	"GET /v1/evaluations/{id}":                    nil,
+	"GET /v1/stats":                               append([]string{"group_by"}, filterParams...),
+	"GET /v1/stats/compare":                       {"contract", "a", "b", "task_id", "run_id", "agent", "label"},
+	"POST /v1/regrades":                           nil,
+	"GET /v1/regrades/{id}":                       nil,
+	"DELETE /v1/regrades/{id}":                    nil,
+	"POST /v1/regrades/{id}/cancel":               nil,
+	"GET /v1/regrades/{id}/changes":               {"limit", "cursor"},
+	"GET /v1/regrades/{id}/failures":              {"limit", "cursor"},
+	"POST /v1/runs":                               nil,
+	"GET /v1/runs":                                {"limit", "cursor"},
+	"GET /v1/runs/{id}":                           nil,
+	"DELETE /v1/runs/{id}":                        nil,
+}
+
+// checkParams refuses a query parameter the route does not read, so that
+// a typo (grades=A) is not silently ignored.
+//
+// Errors: 400 invalid-parameter naming the parameter.
+func checkParams(r *http.Request) error {
+	allowed, ok := queryParams[r.Method+" "+routePattern(r)]
+	if !ok || r.URL.RawQuery == "" {
+		return nil
+	}
+	q := r.URL.Query()
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if !slices.Contains(allowed, k) {
+			if len(allowed) == 0 {
+				return paramError(k, "unknown query parameter; this route takes none")
+			}
+			return paramError(k, "unknown query parameter; this route takes %s", strings.Join(allowed, ", "))
 		}
 	}
 	return nil
