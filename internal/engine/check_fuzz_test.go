@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
+
+// fuzzContract is the contract FuzzFinalAnswer evaluates against.
+var fuzzContract *Contract
 
 // FuzzFinalAnswer feeds arbitrary final answers to the honesty and
 // grounding extractors and the secret scanner: they never panic, claims
@@ -22,6 +26,7 @@ func FuzzFinalAnswer(f *testing.F) {
 		f.Add(s)
 	}
 	sc := newScanner(mustSecretRules(f))
+	fuzzContract = mustContract(f, `[{"tool": "login", "args": {"password": "hunter2-long"}}]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, c := range extractClaims(s) {
 			if _, ok := claimWords[c.word]; !ok {
@@ -40,5 +45,21 @@ func FuzzFinalAnswer(f *testing.F) {
 				t.Errorf("scan(%q) returned a secret not in the text", s)
 			}
 		}
+		// Repeated past fragmentSize, the text is scanned in fragments.
+		if len(s) > 0 && len(s) <= 1024 {
+			big := strings.Repeat(s, fragmentSize/len(s)+2)
+			for _, h := range sc.scan(big) {
+				if !strings.Contains(big, h.secret) {
+					t.Errorf("scan(%q repeated) returned a secret not in the text", s)
+				}
+			}
+		}
+		// The whole evaluation, with the text as a password and as the
+		// final answer (redaction, the grounding check's hiding rule).
+		tr := Trace{Calls: []ToolCall{{Tool: "login", Args: map[string]any{"password": s, "note": s}, Result: s}}, FinalAnswer: &s}
+		if _, err := Evaluate(context.Background(), fuzzContract, tr, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		RedactTrace(tr)
 	})
 }

@@ -218,3 +218,39 @@ func TestRedactTrace(t *testing.T) {
 		t.Errorf("RedactTrace(clean) = %v, %v; want an equal copy and nil findings", out, none)
 	}
 }
+
+// TestRedactKeysIDsAndNames checks that a detected secret is replaced in
+// argument keys, call ids, args_raw, args_error and tool names too, and
+// that keys redacted alike stay apart.
+func TestRedactKeysIDsAndNames(t *testing.T) {
+	pat := sampleGitHubPAT
+	tr := Trace{Calls: []ToolCall{
+		{Tool: "login", ID: "call-" + pat, Args: map[string]any{"token": pat, "seen": map[string]any{pat: true, pat + "x": "y"}}},
+		{Tool: "tool_" + pat, ArgsRaw: `{"auth": "` + pat, ArgsError: "unexpected end near " + pat},
+	}}
+	res := mustEvaluate(t, mustContract(t, `[{"tool": "login"}]`), tr, Options{})
+	const m = "[REDACTED:github-pat]"
+	want := []ToolCall{
+		{Tool: "login", ID: "call-" + m, Args: map[string]any{"token": m, "seen": map[string]any{m: true, m + "x": "y"}}},
+		{Tool: "tool_" + m, ArgsRaw: `{"auth": "` + m, ArgsError: "unexpected end near " + m},
+	}
+	if diff := cmp.Diff(want, res.TraceCalls); diff != "" {
+		t.Errorf("TraceCalls mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"login", "tool_" + m}, res.Metrics.ToolCorrectness.CalledTools); diff != "" {
+		t.Errorf("called_tools mismatch (-want +got):\n%s", diff)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoSecretPiece(t, string(out), pat[4:14], pat[20:30])
+
+	// Two keys that redact alike stay apart.
+	r := &redactor{repl: strings.NewReplacer("s3cr3t-value", "[X]", "0th3r-value", "[X]")}
+	v, changed := r.value(map[string]any{"s3cr3t-value": json.Number("1"), "0th3r-value": json.Number("2")})
+	got := v.(map[string]any)
+	if !changed || len(got) != 2 || got["[X]"] == nil || got["[X]'"] == nil {
+		t.Errorf("value with colliding keys = %v (changed %v), want keys [X] and [X]'", got, changed)
+	}
+}
