@@ -114,7 +114,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) error {
 	project := ProjectFrom(ctx)
 	var hash string
 	if store && key != "" {
-		hash = requestHash(r, body)
+		hash = requestHash(r, body, media)
 		if done, err := s.replayBatch(w, r, project, key, hash); done || err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -386,11 +387,16 @@ func storeParam(r *http.Request) (bool, error) {
 }
 
 // idempotencyKey reads the Idempotency-Key header: "" when absent, else 1
-// to 255 printable ASCII characters.
+// to 255 printable ASCII characters (an empty header is an error).
 func idempotencyKey(r *http.Request) (string, error) {
-	k := r.Header.Get("Idempotency-Key")
-	if k == "" {
+	vs, present := r.Header["Idempotency-Key"]
+	if !present {
 		return "", nil
+	}
+	k := vs[0]
+	if k == "" {
+		return "", &apiError{kind: probInvalidParameter, detail: "Idempotency-Key is empty",
+			errors: []FieldProblem{{Parameter: "Idempotency-Key", Message: fmt.Sprintf("must be 1 to %d printable ASCII characters; omit the header for none", maxIdemKeySize)}}}
 	}
 	if len(k) > maxIdemKeySize {
 		return "", &apiError{kind: probInvalidParameter, detail: "Idempotency-Key is too long",
@@ -406,12 +412,33 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // requestHash identifies a request for Idempotency-Key: the method, the
-// path and the body.
-func requestHash(r *http.Request, body []byte) string {
+// path and the canonical form of the body (record.Canonical; for NDJSON,
+// of each line), so that the same JSON with other key order or white
+// space is the same request. A body that is not JSON is hashed as sent.
+func requestHash(r *http.Request, body []byte, media string) string {
 	h := sha256.New()
 	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
-	h.Write(body)
+	if media == mediaNDJSON {
+		for line := range bytes.SplitSeq(body, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			writeCanonical(h, line)
+			h.Write([]byte("\n"))
+		}
+	} else {
+		writeCanonical(h, body)
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeCanonical writes the canonical form of a JSON document to w, or
+// the document as is when it is not JSON.
+func writeCanonical(w io.Writer, doc []byte) {
+	if c, _, err := record.Canonical(doc); err == nil {
+		doc = c
+	}
+	_, _ = w.Write(doc)
 }
 
 // newResultID returns a UUIDv7 (time-ordered) result id.
@@ -449,7 +476,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 	project := ProjectFrom(ctx)
 	var hash string
 	if store && key != "" {
-		hash = requestHash(r, body)
+		hash = requestHash(r, body, mediaJSON)
 		if done, err := s.replaySingle(w, r, project, key, hash); done || err != nil {
 			return err
 		}
