@@ -249,7 +249,11 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if err != nil {
 		return nil, in.syntaxError(err)
 	}
-	parsed, err := format.Parse(req.Trace, req.Format)
+	doc, err := traceDocument(req.Trace)
+	if err != nil {
+		return nil, in.syntaxError(err)
+	}
+	parsed, err := format.Parse(doc, req.Format)
 	if err != nil {
 		if in.fast && !json.Valid(req.Trace) {
 			return nil, in.syntaxError(err)
@@ -309,6 +313,21 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
 	return out, nil
+}
+
+// traceDocument returns the trace document of a request's trace field: a
+// JSON string is the raw trace text (JSON Lines, Server-Sent Events or
+// JSON, as a file would hold it), anything else is the trace itself.
+func traceDocument(raw json.RawMessage) ([]byte, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '"' {
+		return raw, nil
+	}
+	var text string
+	if err := json.Unmarshal(t, &text); err != nil {
+		return nil, err
+	}
+	return []byte(text), nil
 }
 
 // nonNil returns an empty slice for a nil one, so it encodes as [].
