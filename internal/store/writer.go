@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,7 +21,7 @@ import (
 // writer is the group-commit write path: InsertResults hands it a batch
 // and waits; each of its goroutines takes the first waiting batch, adds
 // every other batch already waiting (up to maxRows results), and writes
-// them all in one transaction with one COPY. Under load, many concurrent
+// them all in one transaction sent as one pipelined round trip. Under load, many concurrent
 // requests share each commit (and its fsync), which is how one server
 // stores thousands of results per second; when idle, a batch is written
 // at once with no added delay.
@@ -197,63 +200,82 @@ func (w *writer) flush1(r *writeReq) {
 }
 
 // write inserts the group's idempotency records (skipping keys already
-// used, which it reports in conflicts) and then COPYs the results of the
-// batches whose key was free, all in one transaction. The writer's own
-// context is used, not the callers': once a group is being written it is
-// written for all of them.
+// used, which it reports in conflicts) and the results of the batches
+// whose key was free, all in one transaction. The statements (BEGIN, one
+// INSERT per idempotency key, one INSERT ... SELECT FROM unnest(...) for
+// every result, COMMIT) go to Postgres as one pipelined batch: one round
+// trip and one WAL flush per group. A result whose batch lost its key to
+// another request is filtered out in SQL: its key row must list its id.
+// The writer's own context is used, not the callers': once a group is
+// being written it is written for all of them.
 func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conflicts = make([]bool, len(group))
+	var rows int
 	err = func() error {
-		tx, err := w.db.pool.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
-
 		var b pgx.Batch
+		b.Queue("BEGIN")
 		var keyed []int
+		var cols resultArrays
 		for i, r := range group {
+			var key *string
 			if k := r.batch.Idempotency; k != nil {
 				keyed = append(keyed, i)
+				key = &k.Key
 				b.Queue(`INSERT INTO idempotency_keys (project_id, key, request_sha256, result_ids, item_errors)
 					VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, key) DO NOTHING`,
 					k.ProjectID, k.Key, k.RequestSHA256, k.ResultIDs, nullJSON(k.ItemErrors))
 			}
+			for j := range r.batch.Results {
+				cols.add(&r.batch.Results[j], key)
+			}
 		}
-		if len(keyed) > 0 {
-			br := tx.SendBatch(ctx, &b)
+		rows = len(cols.id)
+		if rows > 0 {
+			b.Queue(insertResultsSQL, cols.args()...)
+		}
+		b.Queue("COMMIT")
+		conn, err := w.db.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		br := conn.SendBatch(ctx, &b)
+		err = func() error {
+			if _, err := br.Exec(); err != nil { // BEGIN
+				return err
+			}
 			for _, i := range keyed {
 				tag, err := br.Exec()
 				if err != nil {
-					br.Close()
 					return err
 				}
 				conflicts[i] = tag.RowsAffected() == 0
 			}
-			if err := br.Close(); err != nil {
+			if rows > 0 {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+			tag, err := br.Exec()
+			if err != nil {
 				return err
 			}
-		}
-
-		var rows [][]any
-		for i, r := range group {
-			if conflicts[i] {
-				continue
+			if tag.String() != "COMMIT" {
+				return fmt.Errorf("transaction was not committed (%s)", tag)
 			}
-			for j := range r.batch.Results {
-				rows = append(rows, resultRow(&r.batch.Results[j]))
-			}
+			return nil
+		}()
+		if cerr := br.Close(); err == nil {
+			err = cerr
 		}
-		if len(rows) > 0 {
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"results"}, resultColumns, pgx.CopyFromRows(rows)); err != nil {
-				return err
-			}
+		if err != nil && !conn.Conn().PgConn().IsClosed() && conn.Conn().PgConn().TxStatus() != 'I' {
+			// Leave no transaction open on a pooled connection.
+			_, _ = conn.Exec(ctx, "ROLLBACK")
 		}
-		w.groupRows.Observe(float64(len(rows)))
-		return tx.Commit(ctx)
+		return err
 	}()
 	w.groupTime.Observe(time.Since(start).Seconds())
 	if err != nil {
@@ -263,7 +285,112 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 		}
 		return nil, fmt.Errorf("write results: %w", err)
 	}
+	w.groupRows.Observe(float64(rows))
 	return conflicts, nil
+}
+
+// insertResultsSQL inserts results passed as one array per column
+// (resultArrays). A row with an idempotency key is inserted only when the
+// key's row, written earlier in the same transaction, lists the row's id.
+const insertResultsSQL = `INSERT INTO results (id, project_id, created_at,
+	contract_name, contract_version, contract_sha256, contract_kind,
+	task_id, run_id, agent, labels, trace_format,
+	score, grade, passed, min_score, safety_gate,
+	options, expected_calls, trace_calls, scored_calls, scored_indexes,
+	final_answer, metrics, checks, issues)
+SELECT r.id, r.project_id, r.created_at,
+	r.contract_name, r.contract_version, r.contract_sha256, r.contract_kind,
+	r.task_id, r.run_id, r.agent, r.labels::jsonb, r.trace_format,
+	r.score, r.grade, r.passed, r.min_score, r.safety_gate,
+	r.options::json, r.expected_calls::json, r.trace_calls::json, r.scored_calls::json, r.scored_indexes::json,
+	r.final_answer, r.metrics::json, r.checks::json, r.issues::json
+FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[],
+	$4::text[], $5::int[], $6::text[], $7::text[],
+	$8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+	$13::float8[], $14::text[], $15::bool[], $16::float8[], $17::bool[],
+	$18::text[], $19::text[], $20::text[], $21::text[], $22::text[],
+	$23::text[], $24::text[], $25::text[], $26::text[], $27::text[])
+	AS r(id, project_id, created_at,
+	contract_name, contract_version, contract_sha256, contract_kind,
+	task_id, run_id, agent, labels, trace_format,
+	score, grade, passed, min_score, safety_gate,
+	options, expected_calls, trace_calls, scored_calls, scored_indexes,
+	final_answer, metrics, checks, issues, idem_key)
+WHERE r.idem_key IS NULL OR EXISTS (SELECT 1 FROM idempotency_keys k
+	WHERE k.project_id = r.project_id AND k.key = r.idem_key AND r.id = ANY (k.result_ids))`
+
+// resultArrays holds results column by column for insertResultsSQL.
+type resultArrays struct {
+	id                                          []uuid.UUID
+	project                                     []int64
+	created                                     []time.Time
+	cname                                       []*string
+	cversion                                    []*int32
+	csha, ckind                                 []string
+	task, run, agent                            []*string
+	labels, format                              []string
+	score                                       []float64
+	grade                                       []string
+	passed                                      []bool
+	minScore                                    []float64
+	safety                                      []bool
+	options, expected, trace, scored, scoredIdx []string
+	answer                                      []*string
+	metrics, checks, issues                     []string
+	idemKey                                     []*string
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (a *resultArrays) add(r *record.Result, key *string) {
+	labels := "{}"
+	if len(r.Labels) > 0 {
+		b, _ := json.Marshal(r.Labels) // a map[string]string always marshals
+		labels = string(b)
+	}
+	var version *int32
+	if r.Contract.Version > 0 {
+		v := int32(r.Contract.Version)
+		version = &v
+	}
+	a.id = append(a.id, r.ID)
+	a.project = append(a.project, r.ProjectID)
+	a.created = append(a.created, r.CreatedAt)
+	a.cname = append(a.cname, optString(r.Contract.Name))
+	a.cversion = append(a.cversion, version)
+	a.csha = append(a.csha, r.Contract.SHA256)
+	a.ckind = append(a.ckind, string(r.Contract.Kind))
+	a.task = append(a.task, optString(r.TaskID))
+	a.run = append(a.run, optString(r.RunID))
+	a.agent = append(a.agent, optString(r.Agent))
+	a.labels = append(a.labels, labels)
+	a.format = append(a.format, r.Format)
+	a.score = append(a.score, r.Score)
+	a.grade = append(a.grade, r.Grade)
+	a.passed = append(a.passed, r.Passed)
+	a.minScore = append(a.minScore, r.MinScore)
+	a.safety = append(a.safety, r.SafetyGate)
+	a.options = append(a.options, string(r.Options))
+	a.expected = append(a.expected, string(r.ExpectedCalls))
+	a.trace = append(a.trace, string(r.TraceCalls))
+	a.scored = append(a.scored, string(r.ScoredCalls))
+	a.scoredIdx = append(a.scoredIdx, string(r.ScoredIndexes))
+	a.answer = append(a.answer, r.FinalAnswer)
+	a.metrics = append(a.metrics, string(r.Metrics))
+	a.checks = append(a.checks, string(r.Checks))
+	a.issues = append(a.issues, string(r.Issues))
+	a.idemKey = append(a.idemKey, key)
+}
+
+func (a *resultArrays) args() []any {
+	return []any{a.id, a.project, a.created, a.cname, a.cversion, a.csha, a.ckind,
+		a.task, a.run, a.agent, a.labels, a.format, a.score, a.grade, a.passed, a.minScore, a.safety,
+		a.options, a.expected, a.trace, a.scored, a.scoredIdx, a.answer, a.metrics, a.checks, a.issues, a.idemKey}
 }
 
 // nullJSON turns an empty JSON text into SQL NULL.
