@@ -200,6 +200,6 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
 		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent),
-		zap.Duration("regrade_rescue_after", c.RegradeRescueAfter),
+		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter),
 	}
 }

@@ -68,6 +68,7 @@ func newLogger(level string) (log *zap.Logger, flush func()) {
 	enc := zap.NewProductionEncoderConfig()
 	enc.TimeKey = "time"
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	enc.EncodeDuration = zapcore.StringDurationEncoder // "25s", as the configuration is written
 	lvl, _ := zap.ParseAtomicLevel(level)
 	ws := &zapcore.BufferedWriteSyncer{WS: zapcore.AddSync(os.Stderr), Size: 256 << 10, FlushInterval: time.Second}
 	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), ws, lvl)
