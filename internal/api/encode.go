@@ -40,6 +40,12 @@ func combinationKey(res *engine.EvaluationResult) string {
 }
 
 func (c *expectedCache) encode(res *engine.EvaluationResult) ([]byte, error) {
+	// A secret found in the trace is redacted wherever it occurs, in the
+	// expected calls too: their JSON then depends on the trace, so it
+	// neither comes from nor goes into the cache.
+	if secretFound(res) {
+		return json.Marshal(nonNil(res.ExpectedCalls))
+	}
 	key := combinationKey(res)
 	if b, ok := c.m.Load(key); ok {
 		return b.([]byte), nil
@@ -50,6 +56,17 @@ func (c *expectedCache) encode(res *engine.EvaluationResult) ([]byte, error) {
 	}
 	c.m.Store(key, b)
 	return b, nil
+}
+
+// secretFound reports whether the credentials check found a secret in
+// res's trace (and so the engine redacted it throughout the result).
+func secretFound(res *engine.EvaluationResult) bool {
+	for _, ch := range res.Checks.Items {
+		if ch.Name == "credentials" && (ch.Status == engine.CheckFail || len(ch.Findings) > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // encodeCalls returns the JSON of trace_calls and scored_calls, encoding
