@@ -28,8 +28,9 @@ type Options struct {
 	// NoSafetyGate turns the safety gate off: a failed forbidden-calls or
 	// credentials check then no longer forces FAIL.
 	NoSafetyGate bool
-	// KeepSecrets keeps detected secrets in TraceCalls, ScoredCalls and
-	// FinalAnswer instead of redacting them (for local debugging only).
+	// KeepSecrets keeps detected secrets (and the secrets written in the
+	// contract's expected arguments) everywhere in the result instead of
+	// replacing them by [REDACTED:rule] markers; for local debugging only.
 	KeepSecrets bool
 }
 

@@ -18,7 +18,8 @@ type EvaluationResult struct {
 	// Metrics holds every figure of SPEC section 3 (and section 4 for
 	// contracts).
 	Metrics Metrics `json:"metrics"`
-	// ExpectedCalls is the expected list G of the chosen combination.
+	// ExpectedCalls is the expected list G of the chosen combination, with
+	// detected secrets redacted unless Options.KeepSecrets.
 	ExpectedCalls []ExpectedCall `json:"expected_calls"`
 	// TraceCalls are all calls of the trace, secrets redacted unless
 	// Options.KeepSecrets.
