@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	mathbits "math/bits"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strconv"
@@ -403,16 +404,38 @@ func boundaryBefore(s string, at int) int {
 // before end-fragmentOverlap. Time and memory are linear in len(s).
 func (sc *scanner) scan(s string) []secretHit {
 	if len(s) <= fragmentSize {
-		return sc.scanFragment(s)
+		sc.scanFragment(s)
+	} else {
+		var all []secretHit
+		for start, end := range fragments(s) {
+			all = append(all, sc.scanFragment(s[start:end])...)
+		}
+		sc.hits = all
 	}
-	var all []secretHit
-	for start, end := range fragments(s) {
-		all = append(all, sc.scanFragment(s[start:end])...)
+	if strings.Contains(s, "://") {
+		for _, m := range uriCredentialsRE.FindAllStringSubmatch(s, -1) {
+			sc.hits = append(sc.hits, secretHit{rule: RuleURICredentials, secret: m[1]})
+		}
 	}
-	sortHits(all)
-	sc.hits = slices.Compact(all)
+	if len(sc.hits) == 0 {
+		return nil
+	}
+	sortHits(sc.hits)
+	sc.hits = slices.Compact(sc.hits)
 	return sc.hits
 }
+
+// RuleURICredentials is the rule id of a password written in a URL's user
+// information (RFC 3986 section 3.2.1: scheme://user:password@host), such
+// as a database connection string. gitleaks' default rules leave most of
+// these out, and they are the commonest way a password reaches a tool
+// call's arguments.
+const RuleURICredentials = "uri-credentials"
+
+// uriCredentialsRE finds scheme://user:password@host; group 1 is the
+// password (at least 3 characters, no white space, quote, '/', '@' or
+// ':' in it).
+var uriCredentialsRE = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]{1,30}://[^\s:/@"'<>]{1,256}:([^\s:/@"'<>]{3,256})@[a-z0-9\[]`)
 
 // fragments yields the [start, end) byte ranges of the fragments scan
 // splits s into: one range for a text of at most fragmentSize bytes; else

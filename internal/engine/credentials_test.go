@@ -96,7 +96,12 @@ func TestScanMatchesGitleaks(t *testing.T) {
 				return strings.Compare(a.rule+"\x00"+a.secret, b.rule+"\x00"+b.secret)
 			})
 			want = slices.Compact(want)
-			got := slices.Clone(sc.scan(text))
+			// The uri-credentials rule is toolscore's own, beside
+			// gitleaks' rules: leave it out of the comparison.
+			got := slices.DeleteFunc(slices.Clone(sc.scan(text)), func(h secretHit) bool { return h.rule == RuleURICredentials })
+			if len(got) == 0 {
+				got = nil
+			}
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(secretHit{})); diff != "" {
 				t.Errorf("rule %s, text %q: scan differs from gitleaks (-gitleaks +scan):\n%s", r.id, text, diff)
 			}
