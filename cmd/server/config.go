@@ -47,6 +47,10 @@ type Config struct {
 	// LogLevel is debug, info, warn or error: TOOLSCORE_LOG_LEVEL,
 	// -log-level; default info.
 	LogLevel string
+	// MaxConns caps the open client connections; further connections wait
+	// in the kernel's accept queue, costing the server no memory:
+	// TOOLSCORE_MAX_CONNS, -max-conns; default 1024.
+	MaxConns int
 	// GCPercent is the Go garbage collector's target (as GOGC):
 	// TOOLSCORE_GC_PERCENT, -gc-percent; default 200, which trades some
 	// memory (the live heap is small and bounded by the queue and the
@@ -69,7 +73,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
-		RegradeRescueAfter: 2 * time.Minute, GCPercent: 200,
+		RegradeRescueAfter: 2 * time.Minute, GCPercent: 200, MaxConns: 1024,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -115,6 +119,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	num("TOOLSCORE_DB_MAX_CONNS", &cfg.DBMaxConns)
 	str("TOOLSCORE_LOG_LEVEL", &cfg.LogLevel)
 	num("TOOLSCORE_GC_PERCENT", &cfg.GCPercent)
+	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
 	dur("TOOLSCORE_REGRADE_RESCUE_AFTER", &cfg.RegradeRescueAfter)
 	if len(errs) > 0 {
 		return cfg, errs[0]
@@ -132,6 +137,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "time for in-flight requests at shutdown (TOOLSCORE_SHUTDOWN_GRACE)")
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", cfg.DBMaxConns, "Postgres connections (TOOLSCORE_DB_MAX_CONNS)")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "open client connections (TOOLSCORE_MAX_CONNS)")
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
 	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "time before a running regrade job is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
 	if err := fs.Parse(args); err != nil {
@@ -164,6 +170,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_REGRADE_RESCUE_AFTER must be positive, got %s", c.RegradeRescueAfter)
 	case c.ShutdownGrace <= 0:
 		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
+	case c.MaxConns < 1:
+		return fmt.Errorf("TOOLSCORE_MAX_CONNS must be at least 1, got %d", c.MaxConns)
 	case c.GCPercent < 0:
 		return fmt.Errorf("TOOLSCORE_GC_PERCENT must be 0 or more, got %d", c.GCPercent)
 	case c.DBMaxConns < 2:
@@ -199,7 +207,7 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int("workers", c.Workers), zap.Int("queue", c.Queue),
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
-		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent),
+		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
 		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter),
 	}
 }

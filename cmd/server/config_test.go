@@ -12,7 +12,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, GCPercent: 200}
+		DBMaxConns: 8, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, GCPercent: 200, MaxConns: 1024}
 	tests := []struct {
 		name    string
 		env     map[string]string

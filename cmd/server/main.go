@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"golang.org/x/net/netutil"
 
 	"github.com/toolscore/toolscore"
 	"github.com/toolscore/toolscore/internal/api"
@@ -141,6 +142,9 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	// Past MaxConns, connections wait in the kernel's accept queue: under
+	// overload memory stays bounded by connections the server holds.
+	ln = netutil.LimitListener(ln, cfg.MaxConns)
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
