@@ -277,8 +277,8 @@ func (s *Server) createRegrade(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// regradeID reads the {id} path parameter.
-func regradeID(r *http.Request) (uuid.UUID, error) {
+// pathID reads the {id} path parameter of the regrade and run routes.
+func pathID(r *http.Request) (uuid.UUID, error) {
 	v := chi.URLParam(r, "id")
 	id, err := uuid.Parse(v)
 	if err != nil {
@@ -287,10 +287,11 @@ func regradeID(r *http.Request) (uuid.UUID, error) {
 	return id, nil
 }
 
-// notFoundRegrade names the regrade in a 404.
-func notFoundRegrade(id uuid.UUID, err error) error {
+// notFoundID turns engine.ErrNotFound into a 404 naming the noun ("regrade",
+// "run") and its id; other errors pass through.
+func notFoundID(noun string, id uuid.UUID, err error) error {
 	if errors.Is(err, engine.ErrNotFound) {
-		return &apiError{kind: probNotFound, detail: fmt.Sprintf("no regrade %s", id), cause: err}
+		return &apiError{kind: probNotFound, detail: fmt.Sprintf("no %s %s", noun, id), cause: err}
 	}
 	return err
 }
@@ -300,13 +301,13 @@ func (s *Server) getRegrade(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := regradeID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
 	rg, err := svc.Get(r.Context(), ProjectFrom(r.Context()), id)
 	if err != nil {
-		return notFoundRegrade(id, err)
+		return notFoundID("regrade", id, err)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, viewRegrade(rg))
 	return nil
@@ -320,13 +321,13 @@ func (s *Server) cancelRegrade(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := regradeID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
 	rg, err := svc.Cancel(r.Context(), ProjectFrom(r.Context()), id)
 	if err != nil {
-		return notFoundRegrade(id, err)
+		return notFoundID("regrade", id, err)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, viewRegrade(rg))
 	return nil
@@ -387,7 +388,7 @@ func (s *Server) listRegradeChanges(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	id, err := regradeID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
@@ -398,11 +399,11 @@ func (s *Server) listRegradeChanges(w http.ResponseWriter, r *http.Request) erro
 	project := ProjectFrom(r.Context())
 	rg, err := svc.Get(r.Context(), project, id)
 	if err != nil {
-		return notFoundRegrade(id, err)
+		return notFoundID("regrade", id, err)
 	}
 	changes, err := svc.Changes(r.Context(), project, id, after, limit+1)
 	if err != nil {
-		return notFoundRegrade(id, err)
+		return notFoundID("regrade", id, err)
 	}
 	out := page[regradeChangeView]{Items: []regradeChangeView{}}
 	for i, c := range changes {
@@ -438,7 +439,7 @@ func (s *Server) listRegradeFailures(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	id, err := regradeID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
@@ -448,7 +449,7 @@ func (s *Server) listRegradeFailures(w http.ResponseWriter, r *http.Request) err
 	}
 	fails, err := svc.Failures(r.Context(), ProjectFrom(r.Context()), id, after, limit+1)
 	if err != nil {
-		return notFoundRegrade(id, err)
+		return notFoundID("regrade", id, err)
 	}
 	out := page[regradeFailureView]{Items: []regradeFailureView{}}
 	for i, f := range fails {

@@ -309,24 +309,6 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// runID reads the {id} path parameter.
-func runID(r *http.Request) (uuid.UUID, error) {
-	v := chi.URLParam(r, "id")
-	id, err := uuid.Parse(v)
-	if err != nil {
-		return id, paramError("id", "must be a UUID, got %q", v)
-	}
-	return id, nil
-}
-
-// notFoundRun names the run in a 404.
-func notFoundRun(id uuid.UUID, err error) error {
-	if errors.Is(err, engine.ErrNotFound) {
-		return &apiError{kind: probNotFound, detail: fmt.Sprintf("no run %s", id), cause: err}
-	}
-	return err
-}
-
 // getRun serves GET /v1/runs/{id}: the run's progress, the summary of its
 // finished tasks and those tasks in suite order.
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
@@ -334,13 +316,13 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := runID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
 	run, tasks, err := svc.Get(r.Context(), ProjectFrom(r.Context()), id)
 	if err != nil {
-		return notFoundRun(id, err)
+		return notFoundID("run", id, err)
 	}
 	v := viewRun(run)
 	sum := summarize(tasks)
@@ -403,13 +385,13 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := runID(r)
+	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
 	run, err := svc.Cancel(r.Context(), ProjectFrom(r.Context()), id)
 	if err != nil {
-		return notFoundRun(id, err)
+		return notFoundID("run", id, err)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, viewRun(run))
 	return nil
