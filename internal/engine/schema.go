@@ -1,44 +1,21 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/toolscore/toolscore/schemas"
 )
 
-var (
-	contractSchemaOnce sync.Once
-	contractSchema     *jsonschema.Schema
-	contractSchemaErr  error
-)
-
-// compiledContractSchema compiles the embedded contract schema once.
-func compiledContractSchema() (*jsonschema.Schema, error) {
-	contractSchemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		const url = "https://toolscore.dev/schemas/contract-v2.schema.json"
-		if err := c.AddResource(url, bytes.NewReader(schemas.ContractV2)); err != nil {
-			contractSchemaErr = err
-			return
-		}
-		contractSchema, contractSchemaErr = c.Compile(url)
-	})
-	return contractSchema, contractSchemaErr
-}
-
 // schemaErrors validates a decoded document against the contract schema
 // and returns the leaf errors with their instance JSON pointers, sorted by
 // pointer.
 func schemaErrors(doc any) ([]FieldError, error) {
-	s, err := compiledContractSchema()
+	s, err := schemas.ContractV2Schema()
 	if err != nil {
 		return nil, fmt.Errorf("compile contract schema: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"sigs.k8s.io/yaml"
@@ -311,31 +310,10 @@ func comparePointers(a, b string) int {
 	return len(at) - len(bt)
 }
 
-var (
-	suiteSchemaOnce sync.Once
-	suiteSchema     *jsonschema.Schema
-	suiteSchemaErr  error
-)
-
-// compiledSuiteSchema compiles the embedded suite schema once.
-func compiledSuiteSchema() (*jsonschema.Schema, error) {
-	suiteSchemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		const url = "https://toolscore.dev/schemas/suite.schema.json"
-		if err := c.AddResource(url, bytes.NewReader(schemas.Suite)); err != nil {
-			suiteSchemaErr = err
-			return
-		}
-		suiteSchema, suiteSchemaErr = c.Compile(url)
-	})
-	return suiteSchema, suiteSchemaErr
-}
-
 // validateSuiteSchema validates a decoded suite against the suite schema
 // and returns its problems with their instance pointers.
 func validateSuiteSchema(doc any) ([]engine.FieldError, error) {
-	s, err := compiledSuiteSchema()
+	s, err := schemas.SuiteSchema()
 	if err != nil {
 		return nil, fmt.Errorf("compile suite schema: %w", err)
 	}
