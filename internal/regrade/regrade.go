@@ -425,19 +425,27 @@ func (s *Service) Cancel(ctx context.Context, projectID int64, id uuid.UUID) (re
 
 // cancelJobs cancels every unfinished job of a regrade within tx.
 func (s *Service) cancelJobs(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
+	return CancelJobsTx(ctx, s.client, tx, "regrade_id", id, planArgs{}.Kind(), chunkArgs{}.Kind())
+}
+
+// CancelJobsTx cancels, within tx, every unfinished job (available,
+// pending, retryable, scheduled or running) of the given kinds whose args
+// field argKey holds id, 1,000 at a time. A job that finished meanwhile is
+// skipped. Regrades and harness runs share it.
+func CancelJobsTx(ctx context.Context, client *river.Client[pgx.Tx], tx pgx.Tx, argKey string, id uuid.UUID, kinds ...string) error {
 	params := river.NewJobListParams().
-		Kinds(planArgs{}.Kind(), chunkArgs{}.Kind()).
+		Kinds(kinds...).
 		States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 			rivertype.JobStateScheduled, rivertype.JobStateRunning).
-		Where("args->>'regrade_id' = @regrade_id", river.NamedArgs{"regrade_id": id.String()}).
+		Where("args->>'"+argKey+"' = @id", river.NamedArgs{"id": id.String()}).
 		First(1000)
 	for {
-		res, err := s.client.JobListTx(ctx, tx, params)
+		res, err := client.JobListTx(ctx, tx, params)
 		if err != nil {
 			return fmt.Errorf("list jobs: %w", err)
 		}
 		for _, j := range res.Jobs {
-			if _, err := s.client.JobCancelTx(ctx, tx, j.ID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			if _, err := client.JobCancelTx(ctx, tx, j.ID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 				return fmt.Errorf("cancel job %d: %w", j.ID, err)
 			}
 		}

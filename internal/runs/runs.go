@@ -48,11 +48,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertype"
 	"go.uber.org/zap"
 
 	"github.com/toolscore/toolscore/internal/harness"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade"
 )
 
 // Queue is the river queue of harness task jobs.
@@ -271,27 +271,7 @@ func (s *Service) Cancel(ctx context.Context, projectID int64, id uuid.UUID) (re
 
 // cancelJobs cancels every unfinished job of a run within tx.
 func (s *Service) cancelJobs(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
-	params := river.NewJobListParams().
-		Kinds(taskArgs{}.Kind()).
-		States(rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
-			rivertype.JobStateScheduled, rivertype.JobStateRunning).
-		Where("args->>'run_id' = @run_id", river.NamedArgs{"run_id": id.String()}).
-		First(1000)
-	for {
-		res, err := s.inserts.JobListTx(ctx, tx, params)
-		if err != nil {
-			return fmt.Errorf("list jobs: %w", err)
-		}
-		for _, j := range res.Jobs {
-			if _, err := s.inserts.JobCancelTx(ctx, tx, j.ID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-				return fmt.Errorf("cancel job %d: %w", j.ID, err)
-			}
-		}
-		if len(res.Jobs) < 1000 {
-			return nil
-		}
-		params = params.After(res.LastCursor)
-	}
+	return regrade.CancelJobsTx(ctx, s.inserts, tx, "run_id", id, taskArgs{}.Kind())
 }
 
 // fail fails a run that cannot go on, best effort.
