@@ -248,7 +248,7 @@ func (db *DB) PlanRegrade(ctx context.Context, id uuid.UUID, hook func(ctx conte
 var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answer,
 	CASE WHEN checks::text ~ '"name": ?"credentials"[^{}]*"status": ?"fail"'
 		THEN jsonb_path_query_first(checks::jsonb, '$.items[*] ? (@.name == "credentials" && @.status == "fail")') END,
-	issues -> 0`
+	issues`
 
 // ReadRegradeChunk returns the originals of one chunk of rg, in
 // (created_at, id) order: at most about rg.ChunkSize rows (more only when
@@ -270,11 +270,20 @@ func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.
 	for rows.Next() {
 		var o record.RegradeOriginal
 		var s summaryScan
-		dest := append(s.dest(&o.ResultSummary), &o.Options, &o.TraceCalls, &o.FinalAnswer, &o.FailedCredentials, &o.FirstIssue)
+		var issues []byte
+		dest := append(s.dest(&o.ResultSummary), &o.Options, &o.TraceCalls, &o.FinalAnswer, &o.FailedCredentials, &issues)
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
 		}
-		if err := s.fill(&o.ResultSummary); err != nil {
+		err := s.fill(&o.ResultSummary)
+		if err == nil {
+			// Only the first issue is decoded (issues is text since
+			// migration 00007).
+			if o.FirstIssue, err = record.FirstElement(issues); err != nil {
+				err = fmt.Errorf("result %s: issues: %w", o.ID, err)
+			}
+		}
+		if err != nil {
 			// A stored row that no longer parses: the regrade reports it
 			// as failed and goes on.
 			o.Unreadable = err.Error()

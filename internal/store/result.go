@@ -20,7 +20,7 @@ var resultColumns = []string{
 	"contract_name", "contract_version", "contract_sha256", "contract_kind",
 	"task_id", "run_id", "agent", "labels", "trace_format",
 	"score", "grade", "passed", "min_score", "safety_gate",
-	"options", "expected_calls", "trace_calls", "scored_calls", "scored_indexes",
+	"options", "expected_calls", "trace_calls", "scored_indexes",
 	"final_answer", "metrics", "checks", "issues",
 }
 
@@ -46,7 +46,7 @@ func resultRow(r *record.Result) []any {
 		nullString(r.Contract.Name), version, r.Contract.SHA256, string(r.Contract.Kind),
 		nullString(r.TaskID), nullString(r.RunID), nullString(r.Agent), string(labels), r.Format,
 		r.Score, r.Grade, r.Passed, r.MinScore, r.SafetyGate,
-		string(r.Options), string(r.ExpectedCalls), string(r.TraceCalls), string(r.ScoredCalls), string(r.ScoredIndexes),
+		string(r.Options), string(r.ExpectedCalls), string(r.TraceCalls), string(r.ScoredIndexes),
 		r.FinalAnswer, string(r.Metrics), string(r.Checks), string(r.Issues),
 	}
 }
@@ -103,11 +103,18 @@ func scanResult(row pgx.Row) (record.Result, error) {
 	var r record.Result
 	var s summaryScan
 	dest := append(s.dest(&r.ResultSummary),
-		&r.Options, &r.ExpectedCalls, &r.TraceCalls, &r.ScoredCalls, &r.ScoredIndexes,
+		&r.Options, &r.ExpectedCalls, &r.TraceCalls, &r.ScoredIndexes,
 		&r.FinalAnswer, &r.Metrics, &r.Checks, &r.Issues)
 	if err := row.Scan(dest...); err != nil {
 		return r, err
 	}
+	// scored_calls is not stored (migration 00007): it is the trace calls
+	// at scored_indexes.
+	sc, err := record.ScoredCalls(r.TraceCalls, r.ScoredIndexes)
+	if err != nil {
+		return r, fmt.Errorf("result %s: %w", r.ID, err)
+	}
+	r.ScoredCalls = sc
 	return r, s.fill(&r.ResultSummary)
 }
 

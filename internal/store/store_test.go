@@ -63,9 +63,9 @@ func newResult(tb testing.TB, i int, mod func(*record.Result)) record.Result {
 		},
 		Options:       json.RawMessage(`{"safety_gate": true, "strict": false}`),
 		ExpectedCalls: json.RawMessage(`[{"args": {"q": {"$regex": "^a"}}, "tool": "search"}]`),
-		TraceCalls:    json.RawMessage(`[{"args": {"q": "abc"}, "tool": "search"}]`),
-		ScoredCalls:   json.RawMessage(`[{"args": {"q": "abc"}, "tool": "search"}]`),
-		ScoredIndexes: json.RawMessage(`[0]`),
+		TraceCalls:    json.RawMessage(`[{"args": {"q": "abc"}, "tool": "search"},{"tool":"noop","args":{"s":"\u00e9 "}}]`),
+		ScoredCalls:   json.RawMessage(`[{"tool":"noop","args":{"s":"\u00e9 "}}]`),
+		ScoredIndexes: json.RawMessage(`[1]`),
 		Metrics:       json.RawMessage(`{"selection_accuracy": 1}`),
 		Checks:        json.RawMessage(`{"fail": 0, "pass": 0, "items": [], "unknown": 0}`),
 		Issues:        json.RawMessage(`[]`),
@@ -133,6 +133,46 @@ func TestMigrateDown(t *testing.T) {
 	}
 	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
 		t.Errorf("Migrate() after down = %d, %v", v, err)
+	}
+}
+
+// TestMigration7 checks migration 00007 both ways on stored rows: down
+// gives scored_calls back as the trace calls at scored_indexes (json, as
+// before) and up again reads the same result.
+func TestMigration7(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	r := newResult(t, 1, nil)
+	empty := newResult(t, 2, func(r *record.Result) {
+		r.ScoredCalls, r.ScoredIndexes = json.RawMessage(`[]`), json.RawMessage(`[]`)
+	})
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r, empty}}); err != nil {
+		t.Fatal(err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 6); err != nil {
+		t.Fatalf("DownTo(6): %v", err)
+	}
+	for _, want := range []record.Result{r, empty} {
+		var scored, typ string
+		if err := db.pool.QueryRow(ctx, `SELECT scored_calls::text, pg_typeof(trace_calls)::text FROM results WHERE id = $1`, want.ID).Scan(&scored, &typ); err != nil {
+			t.Fatal(err)
+		}
+		if !jsonEqual(json.RawMessage(scored), want.ScoredCalls) || typ != "json" {
+			t.Errorf("after down: scored_calls = %s (trace_calls %s), want %s (json)", scored, typ, want.ScoredCalls)
+		}
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v", v, err)
+	}
+	got, err := db.GetResult(ctx, 1, r.ID)
+	if err != nil || string(got.ScoredCalls) != string(r.ScoredCalls) || string(got.TraceCalls) != string(r.TraceCalls) {
+		t.Errorf("after up: GetResult = %s / %s, %v; want %s / %s", got.TraceCalls, got.ScoredCalls, err, r.TraceCalls, r.ScoredCalls)
 	}
 }
 
@@ -267,8 +307,10 @@ func TestResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// jsonb normalises white space and key order; compare as values.
-	if diff := cmp.Diff(all[5], got, cmp.Comparer(jsonEqual)); diff != "" {
+	// Every payload column keeps the exact bytes (text, or json for
+	// metrics), and scored_calls is rebuilt from trace_calls at
+	// scored_indexes byte for byte.
+	if diff := cmp.Diff(all[5], got, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" {
 		t.Errorf("GetResult (-want +got):\n%s", diff)
 	}
 	if _, err := db.GetResult(ctx, 1, uuid.Must(uuid.NewV7())); !errors.Is(err, engine.ErrNotFound) {

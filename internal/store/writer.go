@@ -296,48 +296,48 @@ const insertResultsSQL = `INSERT INTO results (id, project_id, created_at,
 	contract_name, contract_version, contract_sha256, contract_kind,
 	task_id, run_id, agent, labels, trace_format,
 	score, grade, passed, min_score, safety_gate,
-	options, expected_calls, trace_calls, scored_calls, scored_indexes,
+	options, expected_calls, trace_calls, scored_indexes,
 	final_answer, metrics, checks, issues)
 SELECT r.id, r.project_id, r.created_at,
 	r.contract_name, r.contract_version, r.contract_sha256, r.contract_kind,
 	r.task_id, r.run_id, r.agent, r.labels::jsonb, r.trace_format,
 	r.score, r.grade, r.passed, r.min_score, r.safety_gate,
-	r.options::json, r.expected_calls::json, r.trace_calls::json, r.scored_calls::json, r.scored_indexes::json,
-	r.final_answer, r.metrics::json, r.checks::json, r.issues::json
+	r.options, r.expected_calls, r.trace_calls, r.scored_indexes,
+	r.final_answer, r.metrics::json, r.checks, r.issues
 FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[],
 	$4::text[], $5::int[], $6::text[], $7::text[],
 	$8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
 	$13::float8[], $14::text[], $15::bool[], $16::float8[], $17::bool[],
-	$18::text[], $19::text[], $20::text[], $21::text[], $22::text[],
-	$23::text[], $24::text[], $25::text[], $26::text[], $27::text[])
+	$18::text[], $19::text[], $20::text[], $21::text[],
+	$22::text[], $23::text[], $24::text[], $25::text[], $26::text[])
 	AS r(id, project_id, created_at,
 	contract_name, contract_version, contract_sha256, contract_kind,
 	task_id, run_id, agent, labels, trace_format,
 	score, grade, passed, min_score, safety_gate,
-	options, expected_calls, trace_calls, scored_calls, scored_indexes,
+	options, expected_calls, trace_calls, scored_indexes,
 	final_answer, metrics, checks, issues, idem_key)
 WHERE r.idem_key IS NULL OR EXISTS (SELECT 1 FROM idempotency_keys k
 	WHERE k.project_id = r.project_id AND k.key = r.idem_key AND r.id = ANY (k.result_ids))`
 
 // resultArrays holds results column by column for insertResultsSQL.
 type resultArrays struct {
-	id                                          []uuid.UUID
-	project                                     []int64
-	created                                     []time.Time
-	cname                                       []*string
-	cversion                                    []*int32
-	csha, ckind                                 []string
-	task, run, agent                            []*string
-	labels, format                              []string
-	score                                       []float64
-	grade                                       []string
-	passed                                      []bool
-	minScore                                    []float64
-	safety                                      []bool
-	options, expected, trace, scored, scoredIdx []string
-	answer                                      []*string
-	metrics, checks, issues                     []string
-	idemKey                                     []*string
+	id                                  []uuid.UUID
+	project                             []int64
+	created                             []time.Time
+	cname                               []*string
+	cversion                            []*int32
+	csha, ckind                         []string
+	task, run, agent                    []*string
+	labels, format                      []string
+	score                               []float64
+	grade                               []string
+	passed                              []bool
+	minScore                            []float64
+	safety                              []bool
+	options, expected, trace, scoredIdx []string
+	answer                              []*string
+	metrics, checks, issues             []string
+	idemKey                             []*string
 }
 
 func optString(s string) *string {
@@ -378,7 +378,6 @@ func (a *resultArrays) add(r *record.Result, key *string) {
 	a.options = append(a.options, string(r.Options))
 	a.expected = append(a.expected, string(r.ExpectedCalls))
 	a.trace = append(a.trace, string(r.TraceCalls))
-	a.scored = append(a.scored, string(r.ScoredCalls))
 	a.scoredIdx = append(a.scoredIdx, string(r.ScoredIndexes))
 	a.answer = append(a.answer, r.FinalAnswer)
 	a.metrics = append(a.metrics, string(r.Metrics))
@@ -390,7 +389,7 @@ func (a *resultArrays) add(r *record.Result, key *string) {
 func (a *resultArrays) args() []any {
 	return []any{a.id, a.project, a.created, a.cname, a.cversion, a.csha, a.ckind,
 		a.task, a.run, a.agent, a.labels, a.format, a.score, a.grade, a.passed, a.minScore, a.safety,
-		a.options, a.expected, a.trace, a.scored, a.scoredIdx, a.answer, a.metrics, a.checks, a.issues, a.idemKey}
+		a.options, a.expected, a.trace, a.scoredIdx, a.answer, a.metrics, a.checks, a.issues, a.idemKey}
 }
 
 // nullJSON turns an empty JSON text into SQL NULL.

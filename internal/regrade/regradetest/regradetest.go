@@ -132,10 +132,10 @@ func Seed(tb testing.TB, st Store, template record.Result, n int, step time.Dura
 	// Every column but id and created_at is copied.
 	_, err := st.Pool().Exec(ctx, `INSERT INTO results (id, project_id, created_at, contract_name, contract_version,
 			contract_sha256, contract_kind, task_id, run_id, agent, labels, trace_format, score, grade, passed, min_score,
-			safety_gate, options, expected_calls, trace_calls, scored_calls, scored_indexes, final_answer, metrics, checks, issues)
+			safety_gate, options, expected_calls, trace_calls, scored_indexes, final_answer, metrics, checks, issues)
 		SELECT gen_random_uuid(), project_id, created_at + i * $3::interval, contract_name, contract_version,
 			contract_sha256, contract_kind, task_id, run_id, agent, labels, trace_format, score, grade, passed, min_score,
-			safety_gate, options, expected_calls, trace_calls, scored_calls, scored_indexes, final_answer, metrics, checks, issues
+			safety_gate, options, expected_calls, trace_calls, scored_indexes, final_answer, metrics, checks, issues
 		FROM results, generate_series(1, $2::int) AS i WHERE id = $1`, template.ID, n-1, step)
 	if err != nil {
 		tb.Fatalf("seed %d copies: %v", n-1, err)
