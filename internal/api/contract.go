@@ -1,11 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -41,30 +42,39 @@ type latestEntry struct {
 }
 
 // contractCache keeps parsed contracts, so that the many evaluations that
-// use one contract parse and validate it once: inline ones keyed by the
-// sha256 of their raw bytes, registry ones by name and version. Contracts
+// use one contract parse and validate it once: inline ones keyed by a
+// 64-bit hash (hash/maphash) of their raw bytes and compared byte for byte
+// on a hit, registry ones by name and version. Contracts
 // are read-only once parsed, so entries are shared by concurrent
 // evaluations. Safe for concurrent use.
 type contractCache struct {
 	store    ContractStore
-	inline   *lru.Cache[[32]byte, *parsedContract]
+	seed     maphash.Seed
+	inline   *lru.Cache[uint64, inlineEntry]
 	versions *lru.Cache[string, *parsedContract]
 	latest   *lru.Cache[string, latestEntry]
 }
 
 func newContractCache(store ContractStore) *contractCache {
-	inline, _ := lru.New[[32]byte, *parsedContract](1024) // errors only for size <= 0
+	inline, _ := lru.New[uint64, inlineEntry](1024) // errors only for size <= 0
 	versions, _ := lru.New[string, *parsedContract](1024)
 	latest, _ := lru.New[string, latestEntry](1024)
-	return &contractCache{store: store, inline: inline, versions: versions, latest: latest}
+	return &contractCache{store: store, seed: maphash.MakeSeed(), inline: inline, versions: versions, latest: latest}
+}
+
+// inlineEntry is a cached inline contract with the raw bytes it was
+// parsed from (a hash hit counts only when they are equal).
+type inlineEntry struct {
+	raw []byte
+	pc  *parsedContract
 }
 
 // parseInline parses an inline contract or gold list (CPU only; call it on
 // a worker). Errors are the engine's, with pointers relative to raw.
 func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
-	key := sha256.Sum256(raw)
-	if pc, ok := cc.inline.Get(key); ok {
-		return pc, nil
+	key := maphash.Bytes(cc.seed, raw)
+	if e, ok := cc.inline.Get(key); ok && bytes.Equal(e.raw, raw) {
+		return e.pc, nil
 	}
 	c, err := engine.ParseContract(raw)
 	if err != nil {
@@ -75,7 +85,7 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 		return nil, err
 	}
 	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: sum, Kind: kindOf(c)}}
-	cc.inline.Add(key, pc)
+	cc.inline.Add(key, inlineEntry{raw: bytes.Clone(raw), pc: pc})
 	return pc, nil
 }
 
