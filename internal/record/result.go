@@ -57,7 +57,9 @@ type Result struct {
 	Options json.RawMessage
 	// ExpectedCalls, TraceCalls, ScoredCalls, ScoredIndexes, Metrics,
 	// Checks and Issues are the EvaluationResult fields of the same JSON
-	// names.
+	// names. ScoredCalls is not stored: the store rebuilds it on read from
+	// TraceCalls and ScoredIndexes (ScoredCalls), and writers may leave it
+	// nil.
 	ExpectedCalls json.RawMessage
 	TraceCalls    json.RawMessage
 	ScoredCalls   json.RawMessage

@@ -40,8 +40,8 @@ func BenchmarkRegradeOne(b *testing.B) {
 	orig := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, time.Now())
 	o := record.RegradeOriginal{ResultSummary: orig.ResultSummary, Options: orig.Options, TraceCalls: orig.TraceCalls,
 		FinalAnswer: orig.FinalAnswer}
-	b.Logf("stored row: trace_calls %d B, expected %d, scored %d, metrics %d, checks %d, issues %d",
-		len(orig.TraceCalls), len(orig.ExpectedCalls), len(orig.ScoredCalls), len(orig.Metrics), len(orig.Checks), len(orig.Issues))
+	b.Logf("stored row: trace_calls %d B, expected %d, metrics %d, checks %d, issues %d",
+		len(orig.TraceCalls), len(orig.ExpectedCalls), len(orig.Metrics), len(orig.Checks), len(orig.Issues))
 	ctx := context.Background()
 	id := uuid.Must(uuid.NewV7())
 	enc := &encodeCache{}

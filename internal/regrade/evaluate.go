@@ -66,9 +66,6 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 	unchanged := !credentialFound(res)
 	if unchanged {
 		r.TraceCalls = o.TraceCalls
-		if isIdentity(res.ScoredIndexes, len(calls)) {
-			r.ScoredCalls = o.TraceCalls
-		}
 		// A secret found in the trace is redacted wherever it occurs, in
 		// the expected calls too, so their JSON then depends on the
 		// trace and must not come from (or go into) the cache.
@@ -79,7 +76,7 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		v   any
 	}{
 		{&r.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&r.TraceCalls, nonNil(res.TraceCalls)},
-		{&r.ScoredCalls, nonNil(res.ScoredCalls)}, {&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
+		{&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
 		{&r.Metrics, res.Metrics}, {&r.Checks, res.Checks}, {&r.Issues, nonNil(res.Issues)},
 	} {
 		if *p.dst != nil {
@@ -107,19 +104,6 @@ func credentialFound(res *engine.EvaluationResult) bool {
 		}
 	}
 	return false
-}
-
-// isIdentity reports whether idx is 0, 1, ..., n-1.
-func isIdentity(idx []int, n int) bool {
-	if len(idx) != n {
-		return false
-	}
-	for i, j := range idx {
-		if i != j {
-			return false
-		}
-	}
-	return true
 }
 
 // encodeCache keeps the JSON of expected calls per contract and chosen

@@ -182,7 +182,7 @@ func resultRecord(run *record.Run, task *harness.Task, tr *harness.TaskResult) (
 		v   any
 	}{
 		{&r.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&r.TraceCalls, nonNil(res.TraceCalls)},
-		{&r.ScoredCalls, nonNil(res.ScoredCalls)}, {&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
+		{&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
 		{&r.Metrics, res.Metrics}, {&r.Checks, res.Checks}, {&r.Issues, nonNil(res.Issues)},
 	} {
 		b, err := json.Marshal(p.v)

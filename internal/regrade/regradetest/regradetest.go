@@ -94,7 +94,7 @@ func Result(tb testing.TB, ref record.ContractRef, c *engine.Contract, trace eng
 		v   any
 	}{
 		{&r.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&r.TraceCalls, nonNil(res.TraceCalls)},
-		{&r.ScoredCalls, nonNil(res.ScoredCalls)}, {&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
+		{&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
 		{&r.Metrics, res.Metrics}, {&r.Checks, res.Checks}, {&r.Issues, nonNil(res.Issues)},
 	} {
 		b, err := json.Marshal(p.v)
