@@ -44,6 +44,13 @@ type Config struct {
 	// DBMaxConns caps the Postgres connections: TOOLSCORE_DB_MAX_CONNS,
 	// -db-max-conns; default 8.
 	DBMaxConns int
+	// DBWriters is the number of concurrent group-commit transactions that
+	// store results (store.Config Writers): TOOLSCORE_DB_WRITERS,
+	// -db-writers; default (0) 4, or DBMaxConns-1 when that is less. Fewer
+	// writers make larger groups (fewer commits, less Postgres CPU per
+	// result) at the price of more waiting per request; it must be less
+	// than DBMaxConns, which the API's reads and regrades share.
+	DBWriters int
 	// LogLevel is debug, info, warn or error: TOOLSCORE_LOG_LEVEL,
 	// -log-level; default info.
 	LogLevel string
@@ -117,6 +124,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	dur("TOOLSCORE_EVAL_TIMEOUT", &cfg.EvalTimeout)
 	dur("TOOLSCORE_SHUTDOWN_GRACE", &cfg.ShutdownGrace)
 	num("TOOLSCORE_DB_MAX_CONNS", &cfg.DBMaxConns)
+	num("TOOLSCORE_DB_WRITERS", &cfg.DBWriters)
 	str("TOOLSCORE_LOG_LEVEL", &cfg.LogLevel)
 	num("TOOLSCORE_GC_PERCENT", &cfg.GCPercent)
 	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
@@ -136,6 +144,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.DurationVar(&cfg.EvalTimeout, "eval-timeout", cfg.EvalTimeout, "per-evaluation timeout (TOOLSCORE_EVAL_TIMEOUT)")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "time for in-flight requests at shutdown (TOOLSCORE_SHUTDOWN_GRACE)")
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", cfg.DBMaxConns, "Postgres connections (TOOLSCORE_DB_MAX_CONNS)")
+	fs.IntVar(&cfg.DBWriters, "db-writers", cfg.DBWriters, "concurrent group-commit transactions storing results, 0 for min(4, db-max-conns - 1) (TOOLSCORE_DB_WRITERS)")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "open client connections (TOOLSCORE_MAX_CONNS)")
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
@@ -148,6 +157,9 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	}
 	if cfg.Queue == 0 {
 		cfg.Queue = 64 * max(cfg.Workers, 1)
+	}
+	if cfg.DBWriters == 0 {
+		cfg.DBWriters = max(min(4, cfg.DBMaxConns-1), 1)
 	}
 	return cfg, cfg.validate()
 }
@@ -176,6 +188,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_GC_PERCENT must be 0 or more, got %d", c.GCPercent)
 	case c.DBMaxConns < 2:
 		return fmt.Errorf("TOOLSCORE_DB_MAX_CONNS must be at least 2, got %d", c.DBMaxConns)
+	case c.DBWriters < 1 || c.DBWriters >= c.DBMaxConns:
+		return fmt.Errorf("TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (%d), got %d", c.DBMaxConns-1, c.DBWriters)
 	}
 	if _, err := zap.ParseAtomicLevel(c.LogLevel); err != nil {
 		return fmt.Errorf("TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
@@ -207,7 +221,7 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int("workers", c.Workers), zap.Int("queue", c.Queue),
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
-		zap.Int("db_max_conns", c.DBMaxConns), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
+		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
 		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter),
 	}
 }

@@ -12,7 +12,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, GCPercent: 200, MaxConns: 1024}
+		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, GCPercent: 200, MaxConns: 1024}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -27,7 +27,7 @@ func TestLoadConfig(t *testing.T) {
 			"TOOLSCORE_REGRADE_RESCUE_AFTER": "5s"},
 			want: func(c *Config) {
 				c.Addr, c.Workers, c.Queue, c.EvalTimeout, c.ShutdownGrace = ":9000", 3, 10, 2*time.Second, time.Minute
-				c.MaxBodyBytes, c.MaxBatchBytes, c.DBMaxConns, c.LogLevel = 2048, 4096, 4, "debug"
+				c.MaxBodyBytes, c.MaxBatchBytes, c.DBMaxConns, c.DBWriters, c.LogLevel = 2048, 4096, 4, 3, "debug"
 				c.RegradeRescueAfter = 5 * time.Second
 			}},
 		{name: "flags override env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_WORKERS": "3"},
@@ -39,6 +39,10 @@ func TestLoadConfig(t *testing.T) {
 		{name: "bad number", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_WORKERS": "many"}, wantErr: `TOOLSCORE_WORKERS: "many" is not a whole number`},
 		{name: "bad duration", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_EVAL_TIMEOUT": "10"}, wantErr: `TOOLSCORE_EVAL_TIMEOUT: "10" is not a duration such as 10s`},
 		{name: "zero workers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-workers", "0", "-queue", "1"}, wantErr: "TOOLSCORE_WORKERS must be at least 1, got 0"},
+		{name: "writers", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_DB_WRITERS": "2"},
+			want: func(c *Config) { c.DBWriters = 2 }},
+		{name: "too many writers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-db-writers", "8"},
+			wantErr: "TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (7), got 8"},
 		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
 		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
 	}

@@ -93,7 +93,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	if cfg.GCPercent > 0 {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
-	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(cfg.DBMaxConns), Logger: log, Registerer: reg})
+	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(cfg.DBMaxConns), Writers: cfg.DBWriters, Logger: log, Registerer: reg})
 	if err != nil {
 		return err
 	}

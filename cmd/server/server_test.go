@@ -185,7 +185,7 @@ func TestRunRefusesNewerSchema(t *testing.T) {
 	}
 	conn.Close(ctx)
 	cfg := Config{Addr: "127.0.0.1:0", DatabaseURL: dbURL, Workers: 1, Queue: 1, MaxBodyBytes: 1 << 20, MaxBatchBytes: 1 << 20,
-		EvalTimeout: time.Second, ShutdownGrace: time.Second, DBMaxConns: 2, LogLevel: "info", GCPercent: 0, MaxConns: 16}
+		EvalTimeout: time.Second, ShutdownGrace: time.Second, DBMaxConns: 2, DBWriters: 1, LogLevel: "info", GCPercent: 0, MaxConns: 16}
 	err = Run(ctx, cfg, zaptest.NewLogger(t), prometheus.NewRegistry(), func(net.Addr) { t.Error("the server started") })
 	if !errors.Is(err, store.ErrSchemaTooNew) {
 		t.Errorf("Run() = %v, want ErrSchemaTooNew", err)
