@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // CompareOptions tune Compare and every Matcher.
@@ -40,7 +41,7 @@ func Compare(expected, actual any, opts CompareOptions) bool {
 		if opts.Strict {
 			return e == a
 		}
-		return e == a || trimSpace(e) == trimSpace(a)
+		return e == a || trimSpaceFast(e) == trimSpaceFast(a)
 	case bool:
 		a, ok := actual.(bool)
 		return ok && a == e
@@ -82,6 +83,21 @@ func Compare(expected, actual any, opts CompareOptions) bool {
 // trimSpace trims leading and trailing Unicode White_Space.
 func trimSpace(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }
 
+// trimSpaceFast is trimSpace, without decoding runes when s starts and
+// ends with an ASCII character that is not white space (the usual case).
+func trimSpaceFast(s string) string {
+	if len(s) == 0 {
+		return s
+	}
+	if c, d := s[0], s[len(s)-1]; c < utf8.RuneSelf && d < utf8.RuneSelf && !asciiSpace[c] && !asciiSpace[d] {
+		return s
+	}
+	return trimSpace(s)
+}
+
+// asciiSpace marks the ASCII characters unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 // number is a JSON number with its literal kind: an integer literal (no
 // fraction or exponent) keeps its exact text; any other number is a
 // float64.
@@ -100,6 +116,9 @@ func toNumber(v any) (number, bool) {
 	switch n := v.(type) {
 	case json.Number:
 		s := string(n)
+		if i, ok := parseSmallInt(s); ok {
+			return number{isInt: true, i: i, small: true, text: s}, true
+		}
 		if isIntLiteral(s) {
 			i, err := strconv.ParseInt(s, 10, 64)
 			if err == nil {
@@ -109,6 +128,9 @@ func toNumber(v any) (number, bool) {
 				return number{}, false
 			}
 			return number{isInt: true, text: s}, true
+		}
+		if f, ok := parseSimpleDecimal(s); ok {
+			return number{f: f, text: s}, true
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -143,7 +165,82 @@ func toNumber(v any) (number, bool) {
 
 // isIntLiteral reports whether a JSON number literal has no fraction and no
 // exponent.
-func isIntLiteral(s string) bool { return !strings.ContainsAny(s, ".eE") }
+func isIntLiteral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseSmallInt parses an optional sign and 1 to 18 decimal digits, which
+// always fit int64; it accepts exactly the texts of that form that
+// strconv.ParseInt(s, 10, 64) accepts, with the same value.
+func parseSmallInt(s string) (int64, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c)
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// parseSimpleDecimal parses "d.d" literals (an optional minus, digits, a
+// point, digits; 15 digits at most, so the digits read as an integer are
+// below 2^53) exactly as strconv.ParseFloat does: both the integer and the
+// power of ten are exact doubles, so one division rounds correctly (the
+// exact fast path of strconv's own reader).
+func parseSimpleDecimal(s string) (float64, bool) {
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	if len(s) < 3 || len(s) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	point := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			if point >= 0 {
+				return 0, false
+			}
+			point = i
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		mant = mant*10 + uint64(c-'0')
+	}
+	if point <= 0 || point == len(s)-1 {
+		return 0, false
+	}
+	f := float64(mant)
+	if neg {
+		f = -f
+	}
+	return f / pow10[len(s)-1-point], true
+}
+
+// pow10 are the powers of ten up to 1e15, each an exact double.
+var pow10 = [16]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // float returns n as a float64 (rounded for huge integers).
 func (n number) float() float64 {

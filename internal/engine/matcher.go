@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Matcher decides whether an actual argument value satisfies an expected
@@ -29,46 +31,137 @@ type Matcher interface {
 
 // Regex matches a string value in which the RE2 pattern is found anywhere.
 // Non-strings never match.
-type Regex struct{ re *regexp.Regexp }
+type Regex struct {
+	re *regexp.Regexp
+	// kind and lit are a shortcut for patterns that are one literal,
+	// optionally anchored (see regexLiteral); kind is regexGeneral
+	// otherwise.
+	kind regexKind
+	lit  string
+}
+
+// regexKind says how a Regex matches: with the regexp engine, or as a
+// plain string test equivalent to it.
+type regexKind uint8
+
+const (
+	regexGeneral  regexKind = iota // the regexp engine
+	regexContains                  // lit: strings.Contains
+	regexPrefix                    // ^lit: strings.HasPrefix
+	regexSuffix                    // lit$: strings.HasSuffix
+	regexEqual                     // ^lit$: ==
+)
+
+// regexEntry is one compiled pattern of the cache.
+type regexEntry struct {
+	re   *regexp.Regexp
+	kind regexKind
+	lit  string
+}
 
 // NewRegex compiles pattern (RE2 syntax); the error says why it does not
 // compile. Compiled patterns are shared: a service parses the same
 // contracts all day, and compiling is most of a contract's parse time.
 func NewRegex(pattern string) (*Regex, error) {
-	if re, ok := regexCache.Load(pattern); ok {
-		return &Regex{re: re.(*regexp.Regexp)}, nil
+	if e, ok := regexCache.Load(pattern); ok {
+		e := e.(*regexEntry)
+		return &Regex{re: e.re, kind: e.kind, lit: e.lit}, nil
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
+	kind, lit := regexLiteral(pattern)
+	e := &regexEntry{re: re, kind: kind, lit: lit}
 	// A *regexp.Regexp is safe for concurrent use and immutable, so the
 	// cache cannot change any result; it only stops growing when full.
 	if regexCacheSize.Load() < maxCachedRegexes {
-		if _, loaded := regexCache.LoadOrStore(pattern, re); !loaded {
+		if _, loaded := regexCache.LoadOrStore(pattern, e); !loaded {
 			regexCacheSize.Add(1)
 		}
 	}
-	return &Regex{re: re}, nil
+	return &Regex{re: re, kind: kind, lit: lit}, nil
+}
+
+// regexLiteral recognises the patterns whose match is a plain string test:
+// an ASCII literal (no case folding), optionally preceded by ^ (or \A)
+// and followed by $ (or \z), which regexp.Compile reads with the Perl
+// flags, where ^ and $ anchor at the ends of the text. It returns
+// regexGeneral for every other pattern. Restricting the literal to ASCII
+// makes a byte test agree with the regexp engine even on invalid UTF-8.
+func regexLiteral(pattern string) (regexKind, string) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return regexGeneral, ""
+	}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	begin, end := false, false
+	if len(subs) > 0 && subs[0].Op == syntax.OpBeginText {
+		begin, subs = true, subs[1:]
+	}
+	if len(subs) > 0 && subs[len(subs)-1].Op == syntax.OpEndText {
+		end, subs = true, subs[:len(subs)-1]
+	}
+	var lit string
+	switch {
+	case len(subs) == 0:
+	case len(subs) == 1 && subs[0].Op == syntax.OpLiteral && subs[0].Flags&syntax.FoldCase == 0:
+		for _, r := range subs[0].Rune {
+			if r >= utf8.RuneSelf {
+				return regexGeneral, ""
+			}
+		}
+		lit = string(subs[0].Rune)
+	case len(subs) == 1 && subs[0].Op == syntax.OpEmptyMatch:
+	default:
+		return regexGeneral, ""
+	}
+	switch {
+	case begin && end:
+		return regexEqual, lit
+	case begin:
+		return regexPrefix, lit
+	case end:
+		return regexSuffix, lit
+	}
+	return regexContains, lit
 }
 
 // maxCachedRegexes bounds the compiled-pattern cache.
 const maxCachedRegexes = 4096
 
 var (
-	regexCache     sync.Map // pattern -> *regexp.Regexp
+	regexCache     sync.Map // pattern -> *regexEntry
 	regexCacheSize atomic.Int64
 )
 
 // Match implements Matcher.
 func (m *Regex) Match(actual any, _ CompareOptions) bool {
 	s, ok := actual.(string)
-	return ok && m.re.MatchString(s)
+	return ok && m.matchString(s)
+}
+
+// matchString reports whether the pattern is found in s.
+func (m *Regex) matchString(s string) bool {
+	switch m.kind {
+	case regexContains:
+		return strings.Contains(s, m.lit)
+	case regexPrefix:
+		return strings.HasPrefix(s, m.lit)
+	case regexSuffix:
+		return strings.HasSuffix(s, m.lit)
+	case regexEqual:
+		return s == m.lit
+	}
+	return m.re.MatchString(s)
 }
 
 // MarshalJSON writes {"$regex": pattern}.
 func (m *Regex) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]string{"$regex": m.re.String()})
+	return matcherJSON("$regex", m.re.String())
 }
 
 // Contains matches a string containing Value (a string) as a substring, or
@@ -93,7 +186,7 @@ func (m *Contains) Match(actual any, opts CompareOptions) bool {
 
 // MarshalJSON writes {"$contains": value}.
 func (m *Contains) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]any{"$contains": m.Value})
+	return matcherJSON("$contains", m.Value)
 }
 
 // OneOf matches when any candidate compares equal; candidates may be
@@ -112,7 +205,7 @@ func (m *OneOf) Match(actual any, opts CompareOptions) bool {
 
 // MarshalJSON writes {"$one_of": [candidates]}.
 func (m *OneOf) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]any{"$one_of": m.Candidates})
+	return matcherJSON("$one_of", m.Candidates)
 }
 
 // Any matches any value; the key must still be present.
@@ -207,9 +300,9 @@ func isIntegralLiteral(s string) bool {
 // MarshalJSON writes {"$type": name} or {"$type": [names]}.
 func (m *Type) MarshalJSON() ([]byte, error) {
 	if len(m.Names) == 1 {
-		return json.Marshal(map[string]any{"$type": m.Names[0]})
+		return matcherJSON("$type", m.Names[0])
 	}
-	return json.Marshal(map[string]any{"$type": m.Names})
+	return matcherJSON("$type", m.Names)
 }
 
 // Approx matches a number a with |a-Value| <= max(Rel*|Value|, Abs).
@@ -228,6 +321,21 @@ func (m *Approx) Match(actual any, _ CompareOptions) bool {
 // MarshalJSON writes {"$approx": {"value", "rel", "abs"}}.
 func (m *Approx) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]any{"$approx": map[string]float64{"value": m.Value, "rel": m.Rel, "abs": m.Abs}})
+}
+
+// matcherJSON returns {"op":v} as json.Marshal writes map[string]any{op:
+// v} (op needs no escaping), without building the map.
+func matcherJSON(op string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(op)+len(b)+5)
+	out = append(out, `{"`...)
+	out = append(out, op...)
+	out = append(out, `":`...)
+	out = append(out, b...)
+	return append(out, '}'), nil
 }
 
 // matcherKeys are the JSON matcher operators, sorted.
