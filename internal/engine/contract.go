@@ -38,6 +38,8 @@ type Contract struct {
 	requiredCount int
 	// combos is the number of combinations, computed at parse time.
 	combos int
+	// plan is what scoring precomputes, built on first use (plan.go).
+	plan planCache
 }
 
 // Step is one element of a contract's required list: exactly one of Call

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"sort"
+	"sync/atomic"
+)
+
+// planCache holds a Contract's scoring plan, built on the first
+// evaluation and shared by every later one (a Contract is read-only once
+// built).
+type planCache struct{ p atomic.Pointer[contractPlan] }
+
+// contractPlan is everything scoring needs from a contract that does not
+// depend on the trace: tool names interned, the steps flattened with their
+// expected calls' arguments compiled (cval), and the optional and
+// forbidden rules compiled likewise.
+type contractPlan struct {
+	// names are the contract's tool names by id; ids maps them back.
+	names []string
+	ids   map[string]int
+	// byName lists the ids in name order.
+	byName []int
+	// exps are every expected call of the steps and options, by idx.
+	exps []planExp
+	// steps are the required steps in order.
+	steps []planStep
+	// groups are the indexes in steps of the alternatives groups.
+	groups []int
+	// runs are the plain calls (as indexes into exps) before each group,
+	// then after the last: a combination is runs[0], an option of group
+	// 0, runs[1], ...
+	runs [][]int
+	// nExp counts the expected calls of every step and option: the range
+	// of expected.idx.
+	nExp      int
+	optional  []planRule
+	forbidden []planRule
+}
+
+// planStep is one required step: options holds one option of one call for
+// a plain call, and the group's options for an alternatives group, as
+// indexes into exps.
+type planStep struct {
+	options [][]int
+	group   *Group
+}
+
+// planRule is an optional or forbidden entry: its tool id and compiled
+// arguments (nil when it has none).
+type planRule struct {
+	tool int
+	args *cval
+}
+
+// planExp is one expected call of the contract, compiled.
+type planExp struct {
+	call *ExpectedCall
+	// args are call.Args compiled, nil when they are not checked.
+	args *cval
+	// tool is the interned tool name.
+	tool int
+	// idx is the call's index in contractPlan.exps.
+	idx int
+}
+
+// scoringPlan returns c's plan, building it on first use. Two concurrent
+// first uses may both build one; they are equal and either is kept.
+func (c *Contract) scoringPlan() *contractPlan {
+	if p := c.plan.p.Load(); p != nil {
+		return p
+	}
+	p := newPlan(c)
+	c.plan.p.CompareAndSwap(nil, p)
+	return c.plan.p.Load()
+}
+
+func newPlan(c *Contract) *contractPlan {
+	p := &contractPlan{ids: make(map[string]int, 8), steps: make([]planStep, len(c.Required))}
+	exp := func(call *ExpectedCall) int {
+		p.exps = append(p.exps, planExp{call: call, args: compileArgs(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
+		p.nExp++
+		return p.nExp - 1
+	}
+	for s, st := range c.Required {
+		if st.Call != nil {
+			p.steps[s].options = [][]int{{exp(st.Call)}}
+			continue
+		}
+		p.groups = append(p.groups, s)
+		opts := make([][]int, len(st.Group.Options))
+		for o, calls := range st.Group.Options {
+			opts[o] = make([]int, len(calls))
+			for k := range calls {
+				opts[o][k] = exp(&calls[k])
+			}
+		}
+		p.steps[s] = planStep{options: opts, group: st.Group}
+	}
+	p.runs = make([][]int, len(p.groups)+1)
+	r := 0
+	for _, st := range p.steps {
+		if st.group != nil {
+			r++
+			continue
+		}
+		p.runs[r] = append(p.runs[r], st.options[0][0])
+	}
+	p.optional = make([]planRule, len(c.Optional))
+	for i := range c.Optional {
+		p.optional[i] = planRule{tool: p.intern(c.Optional[i].Tool), args: compileArgs(c.Optional[i].Args)}
+	}
+	p.forbidden = make([]planRule, len(c.Forbidden))
+	for i := range c.Forbidden {
+		p.forbidden[i] = planRule{tool: p.intern(c.Forbidden[i].Tool), args: compileArgs(c.Forbidden[i].Args)}
+	}
+	p.byName = make([]int, len(p.names))
+	for i := range p.byName {
+		p.byName[i] = i
+	}
+	sort.Slice(p.byName, func(i, j int) bool { return p.names[p.byName[i]] < p.names[p.byName[j]] })
+	return p
+}
+
+func (p *contractPlan) intern(name string) int {
+	if id, ok := p.ids[name]; ok {
+		return id
+	}
+	id := len(p.names)
+	p.ids[name] = id
+	p.names = append(p.names, name)
+	return id
+}
