@@ -29,7 +29,9 @@ func mustEvaluation(tb testing.TB, c *Contract, tr Trace, opts Options) *evaluat
 			choice = append(choice, ch.Option)
 		}
 	}
-	return sc.evaluation(sc.combination(nil, choice), opts)
+	defer sc.release()
+	sc.use(choice)
+	return sc.evaluation(opts)
 }
 
 // runChecks runs what Evaluate adds for SPEC section 5 on a fresh memo.
@@ -64,7 +66,7 @@ func BenchmarkChecks(b *testing.B) {
 // one's evaluation state. It is the "without checks" figure beside
 // BenchmarkChecks.
 func BenchmarkScoring(b *testing.B) {
-	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large} {
+	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large, workload.WorstCase} {
 		b.Run(s.Name, func(b *testing.B) {
 			c := mustContract(b, string(workload.Contract(s)))
 			tr := mustTrace(b, string(workload.PlainTrace(s)))
@@ -72,28 +74,18 @@ func BenchmarkScoring(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var groups []int // options per group
-			for _, st := range c.Required {
-				if st.Group != nil {
-					groups = append(groups, len(st.Group.Options))
-				}
-			}
+			ctx := context.Background()
 			b.ReportAllocs()
 			start := cpuClock()
 			for b.Loop() {
 				sc := newScorer(c, &tr, CompareOptions{}, w)
-				choice := make([]int, len(groups))
-				var G []expected
-				for k := 0; k < max(c.Combinations(), 1); k++ {
-					rem := k
-					for g := len(groups) - 1; g >= 0; g-- {
-						choice[g] = rem % groups[g]
-						rem /= groups[g]
-					}
-					G = sc.combination(G[:0], choice)
-					sc.score(G)
+				choice, _, _, err := sc.choose(ctx)
+				if err != nil {
+					b.Fatal(err)
 				}
-				sc.evaluation(G, Options{})
+				sc.use(choice)
+				sc.evaluation(Options{})
+				sc.release()
 			}
 			reportCPU(b, start)
 		})

@@ -98,55 +98,14 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 		minScore = m
 	}
 	sc := newScorer(c, &t, CompareOptions{Strict: opts.Strict}, w)
-
-	// Enumerate the combinations lexicographically: the first group is the
-	// most significant digit, options in declared order.
-	groups := make([]int, 0, 4) // step indexes of the groups
-	for i, st := range c.Required {
-		if st.Group != nil {
-			groups = append(groups, i)
-		}
-	}
-	choice := make([]int, len(groups))
-	combos := c.Combinations()
-	if combos < 1 {
-		combos = 1
-	}
-	var comboScores []CombinationScore
-	if c.Version != 0 {
-		comboScores = make([]CombinationScore, 0, combos)
-	}
-	best, bestScore := -1, 0.0
-	var bestChoice []int
-	G := make([]expected, 0, 16)
-	for k := 0; k < combos; k++ {
-		if k&15 == 15 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		rem := k
-		for g := len(groups) - 1; g >= 0; g-- {
-			n := len(c.Required[groups[g]].Group.Options)
-			choice[g] = rem % n
-			rem /= n
-		}
-		G = sc.combination(G[:0], choice)
-		score := sc.score(G)
-		if comboScores != nil {
-			comboScores = append(comboScores, CombinationScore{Options: append([]int(nil), choice...), Score: score})
-		}
-		if best < 0 || score > bestScore+1e-12 {
-			best, bestScore = k, score
-			bestChoice = append(bestChoice[:0], choice...)
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	defer sc.release()
+	groups := sc.p.groups
+	bestChoice, bestScore, comboScores, err := sc.choose(ctx)
+	if err != nil {
 		return nil, err
 	}
-
-	G = sc.combination(G[:0], bestChoice)
-	ev := sc.evaluation(G, opts)
+	sc.use(bestChoice)
+	ev := sc.evaluation(opts)
 	ev.score = bestScore
 	res := &EvaluationResult{
 		Score:         bestScore,
@@ -154,11 +113,8 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 		MinScore:      minScore,
 		SafetyGate:    !opts.NoSafetyGate,
 		Metrics:       *ev.metrics,
-		ExpectedCalls: make([]ExpectedCall, len(G)),
+		ExpectedCalls: ev.expected, // redaction copies before it changes anything
 		ScoredIndexes: ev.scored,
-	}
-	for i, g := range G {
-		res.ExpectedCalls[i] = *g.call
 	}
 	scorePassed := PassesMinScore(bestScore, minScore)
 	if c.Version != 0 {
@@ -194,4 +150,55 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 		}
 	}
 	return res, nil
+}
+
+// choose scores every combination of the contract (SPEC section 4.1 and
+// 4.3) and returns the best one's options (one per group), its score and,
+// for contracts (not gold files), every combination's options and score.
+// Combinations are enumerated lexicographically: the first group is the
+// most significant digit, options in declared order. The highest score
+// wins; a difference of at most 1e-12 is a tie that goes to the earlier
+// combination. The error is ctx.Err() when ctx ends first.
+func (sc *scorer) choose(ctx context.Context) (bestChoice []int, bestScore float64, comboScores []CombinationScore, err error) {
+	c, groups := sc.c, sc.p.groups
+	combos := max(c.Combinations(), 1)
+	// choices holds every combination's options, one row per combination,
+	// then the best combination's row.
+	choices := make([]int, (combos+1)*len(groups))
+	bestChoice = choices[combos*len(groups):]
+	if c.Version != 0 {
+		comboScores = make([]CombinationScore, 0, combos)
+	}
+	best := -1
+	for k := 0; k < combos; k++ {
+		if k&15 == 15 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, nil, err
+			}
+		}
+		choice := choices[k*len(groups) : (k+1)*len(groups) : (k+1)*len(groups)]
+		rem := k
+		for g := len(groups) - 1; g >= 0; g-- {
+			n := len(c.Required[groups[g]].Group.Options)
+			choice[g] = rem % n
+			rem /= n
+		}
+		sc.use(choice)
+		score := sc.score()
+		if comboScores != nil {
+			cs := CombinationScore{Options: choice, Score: score}
+			if len(groups) == 0 {
+				cs.Options = nil // written as null, as always
+			}
+			comboScores = append(comboScores, cs)
+		}
+		if best < 0 || score > bestScore+1e-12 {
+			best, bestScore = k, score
+			copy(bestChoice, choice)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	return bestChoice, bestScore, comboScores, nil
 }

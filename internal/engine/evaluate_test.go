@@ -153,8 +153,9 @@ func TestOptionalAndForbidden(t *testing.T) {
 	  {"tool":"delete","args":{"force":false}},
 	  {"tool":"delete","args":{"force":true,"id":1}}]`)
 	sc := newScorer(c, &tr, CompareOptions{}, DefaultWeights)
-	G := sc.combination(nil, nil)
-	ev := sc.evaluation(G, Options{Forbidden: []ForbiddenCall{{Tool: "weather", Reason: "no weather today"}}})
+	defer sc.release()
+	sc.use(nil)
+	ev := sc.evaluation(Options{Forbidden: []ForbiddenCall{{Tool: "weather", Reason: "no weather today"}}})
 	// search #2 ("zz") fills the second expected search although it also
 	// matches an optional entry: calls are taken in order.
 	if !cmp.Equal(ev.filledBy, []int{1, 2}) || !cmp.Equal(ev.optional, []int{0, 4}) || !cmp.Equal(ev.scored, []int{1, 2, 3, 5, 6}) {

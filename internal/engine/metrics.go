@@ -1,13 +1,10 @@
 package engine
 
-import "sort"
-
-// expected is one expected call of a combination with its interned tool.
-type expected struct {
-	call *ExpectedCall
-	tool int
-	idx  int // index among all the contract's expected calls, for memos
-}
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // emptyArgs stands for a trace call without arguments; never written to.
 var emptyArgs = map[string]any{}
@@ -46,144 +43,195 @@ func argsSatisfy(want map[string]any, c *ToolCall, opts CompareOptions) bool {
 	return true
 }
 
+// argsSatisfyCompiled is argsSatisfy for compiled arguments (nil: not
+// checked).
+func argsSatisfyCompiled(want *cval, c *ToolCall, strict bool) bool {
+	if want == nil {
+		return true
+	}
+	args, ok := argsOf(c)
+	return ok && want.satisfiedBy(args, strict)
+}
+
 // scorer scores the combinations of one contract against one trace. It
-// holds scratch buffers reused across combinations; not for concurrent use.
+// holds scratch buffers reused across combinations (and, through
+// scorerPool, across evaluations); not for concurrent use.
 type scorer struct {
-	c     *Contract
-	t     *Trace
-	cmp   CompareOptions
-	w     Weights
-	names []string       // interned tool names, by id
-	ids   map[string]int // name -> id
+	c      *Contract
+	p      *contractPlan
+	t      *Trace
+	cmp    CompareOptions
+	strict bool
+	w      Weights
+	// nt is the number of tool ids: the plan's, then extra.
+	nt int
+	// extra are the trace's tool names the contract does not name, with
+	// ids from len(p.names); extraIDs indexes them once there are many.
+	extra    []string
+	extraIDs map[string]int
 	// callTool[i] is the tool id of trace call i.
 	callTool []int
-	// stepTool[s][o][k] is the tool id of step s, option o (0 for a plain
-	// call), call k.
-	stepTool [][][]int
-	// stepIdx[s][o][k] is the memo index of step s, option o, call k.
-	stepIdx [][][]int
-	nExp    int
-	// optional[i] reports whether trace call i matches an optional entry.
+	// optional[i] reports whether trace call i matches an optional entry;
+	// nil when the contract has none.
 	optional []bool
-	// memo caches, per (expected call, trace call) pair, how many expected
-	// keys compare equal (memo[2p]) and whether the call satisfies the
-	// expected call (memo[2p+1]); -1 when not yet computed. Combinations
+	// memo caches, per (expected call, trace call) pair, 1 + how many
+	// expected keys compare equal; 0 when not yet computed. Combinations
 	// share expected calls, so each pair is compared at most once.
 	memo []int32
 
 	// Scratch, sized by tool count or call counts.
 	cursor, countG, countS []int
+	firstS                 []int
 	nextSame, filledBy     []int
-	scored, sTool, lev     []int
-	used                   []bool
+	scored, sTool, nextS   []int
+	lev                    []int
+	peq                    []uint64
+	used, optBuf           []bool
+
+	// G is the current combination (set by use): indexes into p.exps;
+	// gTool holds their tool ids.
+	G, gTool []int
 }
 
+// scorerPool recycles scorers and their buffers across evaluations.
+var scorerPool = sync.Pool{New: func() any { return new(scorer) }}
+
+// newScorer returns a scorer of contract c against trace t, from the pool;
+// give it back with release once nothing reads its buffers.
 func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
-	sc := &scorer{c: c, t: t, cmp: cmp, w: w, ids: make(map[string]int, 16)}
-	sc.callTool = make([]int, len(t.Calls))
+	p := c.scoringPlan()
+	sc := scorerPool.Get().(*scorer)
+	sc.c, sc.p, sc.t, sc.cmp, sc.strict, sc.w = c, p, t, cmp, cmp.Strict, w
+	sc.nt = len(p.names)
+	sc.extra = sc.extra[:0]
+	if sc.extraIDs != nil {
+		clear(sc.extraIDs)
+	}
+	sc.callTool = grow(sc.callTool, len(t.Calls))
 	for i := range t.Calls {
-		sc.callTool[i] = sc.intern(t.Calls[i].Tool)
+		sc.callTool[i] = sc.toolID(t.Calls[i].Tool)
 	}
-	sc.stepTool = make([][][]int, len(c.Required))
-	sc.stepIdx = make([][][]int, len(c.Required))
-	for s, st := range c.Required {
-		if st.Call != nil {
-			sc.stepTool[s] = [][]int{{sc.intern(st.Call.Tool)}}
-			sc.stepIdx[s] = [][]int{{sc.nExp}}
-			sc.nExp++
-			continue
+	n := p.nExp * len(t.Calls)
+	if cap(sc.memo) < n {
+		sc.memo = make([]int32, n)
+	} else {
+		sc.memo = sc.memo[:n]
+		clear(sc.memo)
+	}
+	sc.optional = nil
+	if len(p.optional) > 0 {
+		if cap(sc.optBuf) < len(t.Calls) {
+			sc.optBuf = make([]bool, len(t.Calls))
 		}
-		opts := make([][]int, len(st.Group.Options))
-		idxs := make([][]int, len(st.Group.Options))
-		for o, calls := range st.Group.Options {
-			opts[o] = make([]int, len(calls))
-			idxs[o] = make([]int, len(calls))
-			for k := range calls {
-				opts[o][k] = sc.intern(calls[k].Tool)
-				idxs[o][k] = sc.nExp
-				sc.nExp++
-			}
-		}
-		sc.stepTool[s] = opts
-		sc.stepIdx[s] = idxs
-	}
-	sc.memo = make([]int32, 2*sc.nExp*len(t.Calls))
-	for i := range sc.memo {
-		sc.memo[i] = -1
-	}
-	if len(c.Optional) > 0 {
-		sc.optional = make([]bool, len(t.Calls))
+		sc.optional = sc.optBuf[:len(t.Calls)]
 		for i := range t.Calls {
-			call := &t.Calls[i]
-			for j := range c.Optional {
-				o := &c.Optional[j]
-				if o.Tool == call.Tool && argsSatisfy(o.Args, call, cmp) {
+			sc.optional[i] = false
+			for _, o := range p.optional {
+				if o.tool == sc.callTool[i] && argsSatisfyCompiled(o.args, &t.Calls[i], sc.strict) {
 					sc.optional[i] = true
 					break
 				}
 			}
 		}
 	}
-	nt := len(sc.names)
-	sc.cursor = make([]int, nt)
-	sc.countG = make([]int, nt)
-	sc.countS = make([]int, nt)
+	sc.cursor = grow(sc.cursor, sc.nt)
+	sc.countG = grow(sc.countG, sc.nt)
+	sc.countS = grow(sc.countS, sc.nt)
+	sc.firstS = grow(sc.firstS, sc.nt)
 	return sc
 }
 
-func (sc *scorer) intern(name string) int {
-	if id, ok := sc.ids[name]; ok {
+// release returns sc to the pool; sc must not be used afterwards.
+func (sc *scorer) release() {
+	sc.c, sc.p, sc.t = nil, nil, nil
+	scorerPool.Put(sc)
+}
+
+// toolID returns the id of a trace call's tool name: the plan's id, or an
+// id past them for a name the contract does not use.
+func (sc *scorer) toolID(name string) int {
+	if id, ok := sc.p.ids[name]; ok {
 		return id
 	}
-	id := len(sc.names)
-	sc.ids[name] = id
-	sc.names = append(sc.names, name)
+	if sc.extraIDs != nil && len(sc.extra) > 8 {
+		if id, ok := sc.extraIDs[name]; ok {
+			return id
+		}
+	} else {
+		for k, n := range sc.extra {
+			if n == name {
+				return len(sc.p.names) + k
+			}
+		}
+	}
+	id := sc.nt
+	sc.nt++
+	sc.extra = append(sc.extra, name)
+	if len(sc.extra) > 8 {
+		if sc.extraIDs == nil {
+			sc.extraIDs = make(map[string]int)
+		}
+		if len(sc.extra) == 9 {
+			for k, n := range sc.extra {
+				sc.extraIDs[n] = len(sc.p.names) + k
+			}
+		} else {
+			sc.extraIDs[name] = id
+		}
+	}
 	return id
 }
 
-// combination appends to G the expected calls of the combination that
-// picks option choice[g] of the g-th group.
-func (sc *scorer) combination(G []expected, choice []int) []expected {
-	g := 0
-	for s, st := range sc.c.Required {
-		if st.Call != nil {
-			G = append(G, expected{st.Call, sc.stepTool[s][0][0], sc.stepIdx[s][0][0]})
-			continue
-		}
-		o := choice[g]
-		g++
-		calls := st.Group.Options[o]
-		for k := range calls {
-			G = append(G, expected{&calls[k], sc.stepTool[s][o][k], sc.stepIdx[s][o][k]})
-		}
+// name returns the tool name of id.
+func (sc *scorer) name(id int) string {
+	if id < len(sc.p.names) {
+		return sc.p.names[id]
 	}
-	return G
+	return sc.extra[id-len(sc.p.names)]
+}
+
+// use makes the combination that picks option choice[g] of the g-th group
+// the current one, G.
+func (sc *scorer) use(choice []int) {
+	p := sc.p
+	sc.G = append(sc.G[:0], p.runs[0]...)
+	for g, si := range p.groups {
+		sc.G = append(sc.G, p.steps[si].options[choice[g]]...)
+		sc.G = append(sc.G, p.runs[g+1]...)
+	}
+	sc.gTool = grow(sc.gTool, len(sc.G))
+	for i, x := range sc.G {
+		sc.gTool[i] = p.exps[x].tool
+	}
 }
 
 // fill walks the trace for combination G (SPEC section 4.2): the k-th trace
 // call of a tool fills the k-th expected call of that tool; of the calls
 // left over, those matching an optional entry are left out; everything
-// else is scored. It sets sc.scored, sc.sTool and sc.filledBy and returns
-// the indexes left out as optional (only when wantOptional).
-func (sc *scorer) fill(G []expected, wantOptional bool) []int {
-	for t := range sc.cursor {
-		sc.cursor[t] = -1
+// else is scored. It sets sc.scored, sc.sTool, sc.filledBy, and sc.firstS
+// and sc.nextS (the first scored position of each tool, and the next
+// scored position of the same tool, -1 for none), and returns the indexes
+// left out as optional (only when wantOptional).
+func (sc *scorer) fill(wantOptional bool) []int {
+	cursor := sc.cursor[:sc.nt]
+	for t := range cursor {
+		cursor[t] = -1
 	}
-	sc.nextSame = grow(sc.nextSame, len(G))
-	sc.filledBy = grow(sc.filledBy, len(G))
-	for i := len(G) - 1; i >= 0; i-- {
-		t := G[i].tool
-		sc.nextSame[i] = sc.cursor[t]
-		sc.cursor[t] = i
+	sc.nextSame = grow(sc.nextSame, len(sc.G))
+	sc.filledBy = grow(sc.filledBy, len(sc.G))
+	for i := len(sc.G) - 1; i >= 0; i-- {
+		t := sc.gTool[i]
+		sc.nextSame[i] = cursor[t]
+		cursor[t] = i
 		sc.filledBy[i] = -1
 	}
 	sc.scored = sc.scored[:0]
 	sc.sTool = sc.sTool[:0]
 	var optional []int
 	for i, t := range sc.callTool {
-		if e := sc.cursor[t]; e >= 0 {
+		if e := cursor[t]; e >= 0 {
 			sc.filledBy[e] = i
-			sc.cursor[t] = sc.nextSame[e]
+			cursor[t] = sc.nextSame[e]
 		} else if sc.optional != nil && sc.optional[i] {
 			if wantOptional {
 				optional = append(optional, i)
@@ -192,6 +240,16 @@ func (sc *scorer) fill(G []expected, wantOptional bool) []int {
 		}
 		sc.scored = append(sc.scored, i)
 		sc.sTool = append(sc.sTool, t)
+	}
+	firstS := sc.firstS[:sc.nt]
+	for t := range firstS {
+		firstS[t] = -1
+	}
+	sc.nextS = grow(sc.nextS, len(sc.sTool))
+	for k := len(sc.sTool) - 1; k >= 0; k-- {
+		t := sc.sTool[k]
+		sc.nextS[k] = firstS[t]
+		firstS[t] = k
 	}
 	return optional
 }
@@ -211,45 +269,70 @@ type figures struct {
 	redundant                              int
 	redundantRate, recall2                 float64
 	correctTools                           int
-	distinctG                              int
+	distinctG, distinctS                   int
 }
 
-// score returns the composite score of combination G.
-func (sc *scorer) score(G []expected) float64 {
-	sc.fill(G, false)
-	f := sc.figures(G)
+// need says which figures to compute beyond the cheap tool counts.
+type need uint8
+
+const (
+	needArgs   need = 1 << iota // precision, recall, f1
+	needSeq                     // the edit distance
+	needRecall                  // required_call_recall
+	needAll    = needArgs | needSeq | needRecall
+)
+
+// score returns the composite score of the current combination. A figure
+// whose weight is 0 is not computed: its term is 0·m = +0 whatever m in
+// [0,1].
+func (sc *scorer) score() float64 {
+	sc.fill(false)
+	var n need
+	if sc.w.ArgumentF1 != 0 {
+		n |= needArgs
+	}
+	if sc.w.SequenceAccuracy != 0 {
+		n |= needSeq
+	}
+	if sc.w.RequiredCallRecall != 0 {
+		n |= needRecall
+	}
+	f := sc.figures(n)
 	return sc.w.composite(f.selection, f.f1, f.seqAcc, f.redundantRate, f.recall2)
 }
 
-// figures computes SPEC section 3 for G against sc.scored (set by fill).
-func (sc *scorer) figures(G []expected) figures {
+// figures computes SPEC section 3 for the current combination G against
+// sc.scored (set by fill): the tool counts, selection, invocation, tool
+// correctness and redundancy always, the rest as n says.
+func (sc *scorer) figures(n need) figures {
 	var f figures
-	nG, nS := len(G), len(sc.scored)
-	for t := range sc.countG {
-		sc.countG[t], sc.countS[t] = 0, 0
-	}
-	for _, g := range G {
-		sc.countG[g.tool]++
+	nG, nS := len(sc.G), len(sc.scored)
+	countG, countS := sc.countG[:sc.nt], sc.countS[:sc.nt]
+	clear(countG)
+	clear(countS)
+	for _, t := range sc.gTool {
+		countG[t]++
 	}
 	for _, t := range sc.sTool {
-		sc.countS[t]++
+		countS[t]++
 	}
 	distinctG, distinctS, inter := 0, 0, 0
-	for t := range sc.countG {
-		if sc.countG[t] > 0 {
+	for t, cg := range countG {
+		cs := countS[t]
+		if cg > 0 {
 			distinctG++
 		}
-		if sc.countS[t] > 0 {
+		if cs > 0 {
 			distinctS++
+			if cg > 0 {
+				inter++
+			}
 		}
-		if sc.countG[t] > 0 && sc.countS[t] > 0 {
-			inter++
-		}
-		if d := sc.countS[t] - sc.countG[t]; d > 0 {
+		if d := cs - cg; d > 0 {
 			f.redundant += d
 		}
 	}
-	f.distinctG, f.correctTools = distinctG, inter
+	f.distinctG, f.distinctS, f.correctTools = distinctG, distinctS, inter
 
 	// selection_accuracy
 	switch {
@@ -261,7 +344,7 @@ func (sc *scorer) figures(G []expected) figures {
 	default:
 		hits := 0
 		for _, t := range sc.sTool {
-			if sc.countG[t] > 0 {
+			if countG[t] > 0 {
 				hits++
 			}
 		}
@@ -289,58 +372,16 @@ func (sc *scorer) figures(G []expected) figures {
 	}
 
 	// sequence: Levenshtein over whole names.
-	d := sc.levenshtein(G)
-	f.editDistance = float64(d)
-	f.normDistance = float64(d) / float64(max(nG, nS, 1))
-	f.seqAcc = 1 - f.normDistance
+	if n&needSeq != 0 {
+		d := sc.levenshtein()
+		f.editDistance = float64(d)
+		f.normDistance = float64(d) / float64(max(nG, nS, 1))
+		f.seqAcc = 1 - f.normDistance
+	}
 
 	// argument precision / recall / F1
-	if nG == 0 && nS == 0 {
-		f.precision, f.recall, f.f1 = 1, 1, 1 // SPEC deviation: both empty
-	} else {
-		correct, expectedN, provided := 0, 0, 0
-		vacuous := false
-		for i, g := range G {
-			j := -1
-			for k := i; k < nS; k++ {
-				if sc.sTool[k] == g.tool {
-					j = k
-					break
-				}
-			}
-			if g.call.Args == nil {
-				if j >= 0 {
-					vacuous = true
-				}
-				continue
-			}
-			expectedN += len(g.call.Args)
-			if j < 0 {
-				continue
-			}
-			args, ok := argsOf(&sc.t.Calls[sc.scored[j]])
-			if !ok {
-				continue
-			}
-			provided += len(args)
-			if len(g.call.Args) == 0 && len(args) == 0 {
-				vacuous = true
-			}
-			correct += sc.correct(g, sc.scored[j])
-		}
-		if expectedN == 0 && provided == 0 && vacuous {
-			f.precision, f.recall, f.f1 = 1, 1, 1
-		} else {
-			if provided > 0 {
-				f.precision = float64(correct) / float64(provided)
-			}
-			if expectedN > 0 {
-				f.recall = float64(correct) / float64(expectedN)
-			}
-			if f.precision+f.recall > 0 {
-				f.f1 = 2 * f.precision * f.recall / (f.precision + f.recall)
-			}
-		}
+	if n&needArgs != 0 {
+		sc.arguments(&f)
 	}
 
 	// redundancy
@@ -349,141 +390,235 @@ func (sc *scorer) figures(G []expected) figures {
 	}
 
 	// required_call_recall
-	if nG == 0 {
-		f.recall2 = 1
-	} else {
-		f.recall2 = float64(sc.satisfy(G, nil)) / float64(nG)
+	if n&needRecall != 0 {
+		if nG == 0 {
+			f.recall2 = 1
+		} else {
+			f.recall2 = float64(sc.satisfy(nil)) / float64(nG)
+		}
 	}
 	return f
+}
+
+// arguments sets argument precision, recall and F1: each expected call
+// G[i] pairs with the first scored call of its tool at a position >= i.
+func (sc *scorer) arguments(f *figures) {
+	nG, nS := len(sc.G), len(sc.scored)
+	if nG == 0 && nS == 0 {
+		f.precision, f.recall, f.f1 = 1, 1, 1 // SPEC deviation: both empty
+		return
+	}
+	// cursor[t] walks tool t's scored positions forward as i grows.
+	cursor := sc.cursor[:sc.nt]
+	copy(cursor, sc.firstS[:sc.nt])
+	correct, expectedN, provided := 0, 0, 0
+	vacuous := false
+	for i, x := range sc.G {
+		g := &sc.p.exps[x]
+		j := cursor[g.tool]
+		for j >= 0 && j < i {
+			j = sc.nextS[j]
+		}
+		cursor[g.tool] = j
+		if g.args == nil {
+			if j >= 0 {
+				vacuous = true
+			}
+			continue
+		}
+		nk := len(g.args.keys)
+		expectedN += nk
+		if j < 0 {
+			continue
+		}
+		call := &sc.t.Calls[sc.scored[j]]
+		args, ok := argsOf(call)
+		if !ok {
+			continue
+		}
+		provided += len(args)
+		if nk == 0 && len(args) == 0 {
+			vacuous = true
+		}
+		correct += sc.correct(g, sc.scored[j])
+	}
+	if expectedN == 0 && provided == 0 && vacuous {
+		f.precision, f.recall, f.f1 = 1, 1, 1
+		return
+	}
+	if provided > 0 {
+		f.precision = float64(correct) / float64(provided)
+	}
+	if expectedN > 0 {
+		f.recall = float64(correct) / float64(expectedN)
+	}
+	if f.precision+f.recall > 0 {
+		f.f1 = 2 * f.precision * f.recall / (f.precision + f.recall)
+	}
 }
 
 // satisfy matches expected calls in order to the first unused scored call
 // that fully satisfies each, and returns how many were satisfied. When by
 // is non-nil, by[i] is set to the trace index satisfying G[i], or -1.
-func (sc *scorer) satisfy(G []expected, by []int) int {
+func (sc *scorer) satisfy(by []int) int {
 	if cap(sc.used) < len(sc.scored) {
 		sc.used = make([]bool, len(sc.scored))
 	}
 	used := sc.used[:len(sc.scored)]
 	clear(used)
 	n := 0
-	for i, g := range G {
+	for i, x := range sc.G {
+		g := &sc.p.exps[x]
 		if by != nil {
 			by[i] = -1
 		}
-		for k, t := range sc.sTool {
-			if used[k] || t != g.tool {
+		for k := sc.firstS[g.tool]; k >= 0; k = sc.nextS[k] {
+			if used[k] || !sc.satisfies(g, sc.scored[k]) {
 				continue
 			}
-			if sc.satisfies(g, sc.scored[k]) {
-				used[k] = true
-				n++
-				if by != nil {
-					by[i] = sc.scored[k]
-				}
-				break
+			used[k] = true
+			n++
+			if by != nil {
+				by[i] = sc.scored[k]
 			}
+			break
 		}
 	}
 	return n
 }
 
 // correct returns how many of g's expected arguments compare equal in
-// trace call i (memoised).
-func (sc *scorer) correct(g expected, i int) int {
-	m := &sc.memo[2*(g.idx*len(sc.t.Calls)+i)]
-	if *m < 0 {
+// trace call i (memoised); g's arguments are checked.
+func (sc *scorer) correct(g *planExp, i int) int {
+	m := &sc.memo[g.idx*len(sc.t.Calls)+i]
+	if *m == 0 {
 		n := 0
 		if args, ok := argsOf(&sc.t.Calls[i]); ok {
-			for k, ev := range g.call.Args {
-				if av, ok := args[k]; ok && Compare(ev, av, sc.cmp) {
-					n++
-				}
-			}
+			n = g.args.countEqual(args, sc.strict)
 		}
-		*m = int32(n)
+		*m = int32(n) + 1
 	}
-	return int(*m)
+	return int(*m) - 1
 }
 
-// satisfies reports whether trace call i fully satisfies g (memoised).
-func (sc *scorer) satisfies(g expected, i int) bool {
-	m := &sc.memo[2*(g.idx*len(sc.t.Calls)+i)+1]
-	if *m < 0 {
-		*m = 0
-		if g.call.Args == nil {
-			*m = 1
-		} else if _, ok := argsOf(&sc.t.Calls[i]); ok && sc.correct(g, i) == len(g.call.Args) {
-			*m = 1
-		}
+// satisfies reports whether trace call i fully satisfies g.
+func (sc *scorer) satisfies(g *planExp, i int) bool {
+	if g.args == nil {
+		return true
 	}
-	return *m == 1
+	return sc.t.Calls[i].ArgsError == "" && sc.correct(g, i) == len(g.args.keys)
 }
 
 // levenshtein is the edit distance between the tool sequences of G and S.
-func (sc *scorer) levenshtein(G []expected) int {
-	n, m := len(G), len(sc.sTool)
+func (sc *scorer) levenshtein() int {
+	n, m := len(sc.gTool), len(sc.sTool)
 	if n == 0 {
 		return m
 	}
 	if m == 0 {
 		return n
 	}
+	if m <= 64 {
+		return sc.levenshteinBits()
+	}
 	sc.lev = grow(sc.lev, 2*(m+1))
 	prev, cur := sc.lev[:m+1], sc.lev[m+1:]
 	for j := range prev {
 		prev[j] = j
 	}
+	sTool := sc.sTool[:m]
 	for i := 1; i <= n; i++ {
 		cur[0] = i
-		gt := G[i-1].tool
-		for j := 1; j <= m; j++ {
+		gt := sc.gTool[i-1]
+		for j, st := range sTool {
 			cost := 1
-			if sc.sTool[j-1] == gt {
+			if st == gt {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			cur[j+1] = min(prev[j+1]+1, cur[j]+1, prev[j]+cost)
 		}
 		prev, cur = cur, prev
 	}
 	return prev[m]
 }
 
-// evaluation builds the full state for the chosen combination G.
-func (sc *scorer) evaluation(G []expected, opts Options) *evaluation {
-	optional := sc.fill(G, true)
-	f := sc.figures(G)
-	ev := &evaluation{
+// levenshteinBits is levenshtein for 1 <= len(S) <= 64 with Hyyrö's
+// bit-parallel form of the same dynamic programme (H. Hyyrö, "A bit-vector
+// algorithm for computing Levenshtein and Damerau edit distances", 2003):
+// bit j of the vertical delta vectors Pv/Mv says whether D[j+1][i] -
+// D[j][i] is +1/-1 in the current column i (S along the rows, G along the
+// columns), and score follows D[len(S)][i]. Row 0 is D[0][i] = i, hence
+// the 1 shifted into the horizontal +1 vector.
+func (sc *scorer) levenshteinBits() int {
+	m := len(sc.sTool)
+	if cap(sc.peq) < sc.nt {
+		sc.peq = make([]uint64, sc.nt)
+	}
+	peq := sc.peq[:sc.nt]
+	clear(peq)
+	for j, t := range sc.sTool {
+		peq[t] |= 1 << uint(j)
+	}
+	last := uint64(1) << uint(m-1)
+	pv, mv := ^uint64(0), uint64(0)
+	score := m
+	for _, t := range sc.gTool {
+		eq := peq[t]
+		xv := eq | mv
+		xh := (((eq & pv) + pv) ^ pv) | eq
+		ph := mv | ^(xh | pv)
+		mh := pv & xh
+		if ph&last != 0 {
+			score++
+		} else if mh&last != 0 {
+			score--
+		}
+		ph = ph<<1 | 1
+		mh <<= 1
+		pv = mh | ^(xv | ph)
+		mv = ph & xv
+	}
+	return score
+}
+
+// evaluation builds the full state for the current combination G (the
+// chosen one). The result shares nothing with sc's buffers.
+func (sc *scorer) evaluation(opts Options) *evaluation {
+	G := sc.G
+	optional := sc.fill(true)
+	f := sc.figures(needAll)
+	// One allocation for the evaluation and its metrics, one for the
+	// per-expected-call indexes.
+	both := &struct {
+		ev evaluation
+		m  Metrics
+	}{}
+	ev := &both.ev
+	idx := make([]int, 2*len(G)+len(sc.scored))
+	*ev = evaluation{
 		contract:    sc.c,
 		opts:        opts,
 		cmp:         sc.cmp,
 		trace:       *sc.t,
 		expected:    make([]ExpectedCall, len(G)),
-		filledBy:    append([]int{}, sc.filledBy[:len(G)]...),
-		satisfiedBy: make([]int, len(G)),
-		scored:      append([]int{}, sc.scored...),
+		filledBy:    idx[:len(G):len(G)],
+		satisfiedBy: idx[len(G) : 2*len(G) : 2*len(G)],
+		scored:      idx[2*len(G):],
 		optional:    optional,
 	}
+	copy(ev.filledBy, sc.filledBy[:len(G)])
+	copy(ev.scored, sc.scored)
 	if ev.optional == nil {
 		ev.optional = []int{}
 	}
-	for i, g := range G {
-		ev.expected[i] = *g.call
+	for i, x := range G {
+		ev.expected[i] = *sc.p.exps[x].call
 	}
-	sc.satisfy(G, ev.satisfiedBy)
+	sc.satisfy(ev.satisfiedBy)
+	sc.violations(ev, opts)
 
-	ev.forbidden = append(append([]ForbiddenCall{}, sc.c.Forbidden...), opts.Forbidden...)
-	for i := range sc.t.Calls {
-		call := &sc.t.Calls[i]
-		for r := range ev.forbidden {
-			if ev.forbidden[r].Tool == call.Tool && argsSatisfy(ev.forbidden[r].Args, call, sc.cmp) {
-				ev.violations = append(ev.violations, violation{call: i, rule: r})
-				break
-			}
-		}
-	}
-
-	m := &Metrics{
+	m := &both.m
+	*m = Metrics{
 		SelectionAccuracy:  f.selection,
 		InvocationAccuracy: f.invocation,
 		RequiredCallRecall: f.recall2,
@@ -491,18 +626,61 @@ func (sc *scorer) evaluation(G []expected, opts Options) *evaluation {
 		Sequence:           SequenceMetrics{EditDistance: f.editDistance, NormalizedDistance: f.normDistance, SequenceAccuracy: f.seqAcc},
 		Efficiency:         EfficiencyMetrics{RedundantCount: f.redundant, TotalCalls: len(sc.scored), RedundantRate: f.redundantRate},
 		Weights:            sc.w,
+		ToolCorrectness:    sc.toolLists(f),
 	}
+	ev.metrics = m
+	return ev
+}
+
+// violations sets ev.forbidden (the contract's rules, then opts') and
+// ev.violations: each trace call matching a rule, with the first rule it
+// matches.
+func (sc *scorer) violations(ev *evaluation, opts Options) {
+	cf := sc.c.Forbidden
+	ev.forbidden = cf
+	if len(opts.Forbidden) > 0 {
+		ev.forbidden = append(slices.Clip(cf), opts.Forbidden...)
+	}
+	for i := range sc.t.Calls {
+		call := &sc.t.Calls[i]
+		matched := false
+		for r, rule := range sc.p.forbidden {
+			if rule.tool == sc.callTool[i] && argsSatisfyCompiled(rule.args, call, sc.strict) {
+				ev.violations = append(ev.violations, violation{call: i, rule: r})
+				matched = true
+				break
+			}
+		}
+		if matched {
+			continue
+		}
+		for r := range opts.Forbidden {
+			if opts.Forbidden[r].Tool == call.Tool && argsSatisfy(opts.Forbidden[r].Args, call, sc.cmp) {
+				ev.violations = append(ev.violations, violation{call: i, rule: len(cf) + r})
+				break
+			}
+		}
+	}
+}
+
+// toolLists fills the tool correctness metrics with the name lists,
+// sorted, in one allocation.
+func (sc *scorer) toolLists(f figures) ToolCorrectnessMetrics {
+	nE, nC := f.distinctG, f.distinctS
+	nM, nX := nE-f.correctTools, nC-f.correctTools
+	buf := make([]string, 0, nE+nC+nM+nX)
 	tc := ToolCorrectnessMetrics{
 		ToolCorrectness: f.toolCorrectness,
-		ExpectedTools:   []string{},
-		CalledTools:     []string{},
-		MissingTools:    []string{},
-		ExtraTools:      []string{},
+		ExpectedTools:   buf[0:0:nE],
+		CalledTools:     buf[nE : nE : nE+nC],
+		MissingTools:    buf[nE+nC : nE+nC : nE+nC+nM],
+		ExtraTools:      buf[nE+nC+nM : nE+nC+nM : nE+nC+nM+nX],
 		CorrectCount:    f.correctTools,
 		TotalExpected:   f.distinctG,
 	}
-	for t, name := range sc.names {
+	add := func(t int) {
 		g, s := sc.countG[t] > 0, sc.countS[t] > 0
+		name := sc.name(t)
 		if g {
 			tc.ExpectedTools = append(tc.ExpectedTools, name)
 		}
@@ -516,10 +694,29 @@ func (sc *scorer) evaluation(G []expected, opts Options) *evaluation {
 			tc.ExtraTools = append(tc.ExtraTools, name)
 		}
 	}
-	for _, l := range [][]string{tc.ExpectedTools, tc.CalledTools, tc.MissingTools, tc.ExtraTools} {
-		sort.Strings(l)
+	// Walk the ids in name order: the plan's sorted ids merged with the
+	// extra names, sorted here (they are rarely many).
+	byName := sc.p.byName
+	if len(sc.extra) == 0 {
+		for _, t := range byName {
+			add(t)
+		}
+		return tc
 	}
-	m.ToolCorrectness = tc
-	ev.metrics = m
-	return ev
+	extra := make([]int, len(sc.extra))
+	for k := range extra {
+		extra[k] = len(sc.p.names) + k
+	}
+	slices.SortFunc(extra, func(a, b int) int { return strings.Compare(sc.name(a), sc.name(b)) })
+	i, k := 0, 0
+	for i < len(byName) || k < len(extra) {
+		if k == len(extra) || (i < len(byName) && sc.name(byName[i]) < sc.name(extra[k])) {
+			add(byName[i])
+			i++
+		} else {
+			add(extra[k])
+			k++
+		}
+	}
+	return tc
 }
