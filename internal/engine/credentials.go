@@ -8,78 +8,160 @@ import (
 	"iter"
 	mathbits "math/bits"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/rs/zerolog"
-	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/toolscore/toolscore/internal/engine/internal/secretrules"
 )
 
 // This file implements the secret scanner behind the credentials check
 // (SPEC section 5; docs/checks.md "credentials").
 //
 // Secrets are found with the default rule set of gitleaks v8, used as a
-// library, plus a rule of ours for argument keys that name a secret. The
-// rule set is loaded once, lazily, on first use.
+// library, plus a rule of ours for argument keys that name a secret and
+// one for passwords in URLs.
 //
 // gitleaks' Detector runs every one of its ~220 rules' keyword checks on
-// each text it is given, which costs about 10 µs even for "LIS". We keep
-// its semantics and pay only for the rules that can fire: one
-// Aho-Corasick automaton over all rule keywords (gitleaks' own prefilter,
-// lower-cased the same way) tells which rules' keywords occur in a text,
-// the minimum match length of each rule's regular expression tells which
-// texts are too short to match at all, and each remaining rule runs in a
-// Detector of its own that holds that rule alone (with the global
-// allowlists). Findings are then filtered across rules as gitleaks does
-// (a generic rule yields to a specific one on the same secret). No rule is
-// dropped or changed.
+// each text it is given, which costs about 10 µs even for "LIS", and
+// loading its rule set (TOML, then ~220 regular expressions and the
+// allowlists) costs about 60 ms of CPU. We keep its semantics and pay only
+// for the rules that can fire. The rule set is compiled into the binary as
+// static data (package secretrules, generated from gitleaks' default
+// config): one Aho-Corasick automaton over all rule keywords (gitleaks' own
+// prefilter, lower-cased the same way) tells which rules' keywords occur in
+// a text, and the minimum match length of each rule's regular expression
+// tells which texts are too short to match at all. Only a rule that
+// passes both for some text is built, on first use: its regular
+// expressions compiled and put in a Detector of its own that holds that
+// rule alone (with the global allowlists, built once). Findings are then
+// filtered across rules as gitleaks does (a generic rule yields to a
+// specific one on the same secret). No rule is dropped or changed.
 
 // RuleSecretNamedArgument is the Finding.Rule of an argument whose key
 // names a secret (password, api_key, token, ...) and whose value is a
 // literal rather than a reference such as "${API_KEY}".
 const RuleSecretNamedArgument = "secret-named-argument"
 
-// secretRules is the loaded rule set; read-only and safe for concurrent use
-// once built.
+// secretRules is the keyword index over the static rule set; read-only
+// and safe for concurrent use once built. Rules build their Detectors on
+// first use.
 type secretRules struct {
-	// rules are the content rules in rule-id order, each in a Detector of
-	// its own.
+	// rules are the content rules in rule-id order (secretrules.Rules).
 	rules []secretRule
-	// keywords finds the rules' keywords in lower-cased text; its pattern
-	// ids index byKeyword.
-	keywords *ahocorasick.Trie
-	// byKeyword lists, per keyword pattern id, the indexes into rules of
-	// the rules that carry that keyword.
-	byKeyword [][]int
+	// aux are the other rules that content rules require
+	// (secretrules.AuxRules), by id.
+	aux map[string]*secretrules.Rule
+	// keywords finds the rules whose keywords occur in lower-cased text.
+	keywords *secretrules.KeywordAutomaton
 	// always lists the rules without keywords, which gitleaks runs on
 	// every text.
 	always []int
 	// minLen is the smallest minLen over all rules: shorter texts cannot
 	// hold a secret.
 	minLen int
-	// prefixes are, per rule id, the literal texts its secrets may start
-	// with (see secretPrefixes), for maskSecret.
-	prefixes map[string][]literalPrefix
 }
 
-// secretRule is one gitleaks rule with its own Detector.
+// secretRule is one gitleaks rule, with its Detector built on first use.
 type secretRule struct {
-	id      string
-	generic bool // gitleaks lets a non-generic rule's finding win
+	id string
 	// minLen is the least number of bytes the rule's regex can match.
 	minLen int
 	// mayMatch, when set, is an exact prefilter (see rulePrefilters).
 	mayMatch func(string) bool
-	det      *detect.Detector
+	// spec is the rule's static definition.
+	spec *secretrules.Rule
+	// set is the rule set the rule belongs to.
+	set *secretRules
+	// built is the rule's Detector, once built (see detector).
+	built *builtRule
+}
+
+// builtRule is a rule's Detector, built on first use.
+type builtRule struct {
+	once sync.Once
+	det  atomic.Pointer[detect.Detector]
+	err  error
+	// scanning reports that det's allowlists find their stop words by
+	// scanning for each in turn (secretrules.StopWordScan) rather than
+	// with gitleaks' trie; ran counts the bytes of text the rule has run
+	// on, and past trieAfter bytes, trie replaces det by the Detector
+	// with the trie.
+	scanning bool
+	ran      atomic.Int64
+	trie     sync.Once
+}
+
+// trieAfter is how many bytes of text a rule whose allowlists scan for
+// their stop words runs on before it gets gitleaks' trie over them. Of
+// the default rules only generic-api-key has a long list (about 1,500
+// words): its Detector takes about 8 ms more to build with the trie,
+// which then saves about 0.1 ms per check, and the rule makes at most one
+// check per 14 bytes of text (its shortest match). So the scans cost at
+// most about what the trie would have before it is built, and a process
+// that scans little text (a CLI evaluation) never builds it.
+const trieAfter = 1 << 10
+
+// detector returns the Detector holding rule r alone (with the rules it
+// requires and the global allowlists), building it on the first call,
+// with allowlists that scan for their stop words (see builtRule); later
+// calls return the same Detector, or the one that replaced it. Both find
+// exactly what gitleaks' own Detector finds. The error is non-nil only
+// when the rule does not build (a bug in the generated table, which the
+// secretrules tests would catch). It is safe for concurrent use.
+func (r *secretRule) detector() (*detect.Detector, error) {
+	r.build(secretrules.StopWordScan)
+	return r.built.det.Load(), r.built.err
+}
+
+// build builds the rule's Detector unless it is built; sw says how its
+// allowlists match their stop words (a rule without stop words gets
+// StopWordTrie, which then costs nothing).
+func (r *secretRule) build(sw secretrules.StopWordMatch) {
+	b := r.built
+	b.once.Do(func() {
+		if !r.spec.HasStopWords() {
+			sw = secretrules.StopWordTrie
+		}
+		d, err := r.set.newDetector(r.spec, sw)
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.scanning = sw == secretrules.StopWordScan
+		b.det.Store(d)
+	})
+}
+
+// ran records that the rule (built) ran on n bytes of text; past
+// trieAfter bytes, a rule whose allowlists scan for their stop words gets
+// gitleaks' trie.
+func (r *secretRule) ran(n int) {
+	if b := r.built; b.scanning && b.ran.Add(int64(n)) >= trieAfter {
+		r.useTrie()
+	}
+}
+
+// useTrie replaces the Detector of a rule (built, with allowlists that
+// scan for their stop words) by the one gitleaks' Translate would build,
+// with the trie; the scanning one stays if that fails (it cannot: the
+// same patterns built).
+func (r *secretRule) useTrie() {
+	b := r.built
+	b.trie.Do(func() {
+		if d, err := r.set.newDetector(r.spec, secretrules.StopWordTrie); err == nil {
+			b.det.Store(d)
+		}
+	})
 }
 
 // rulePrefilter is an exact, cheap necessary condition for one rule: a
@@ -165,101 +247,95 @@ func runOf(s string, ok func(byte) bool) int {
 	return n
 }
 
-// loadSecretRules returns the default gitleaks rule set, loading it on the
-// first call; later calls return the same value. It never panics: a broken
-// rule set (which would be a bug in the pinned gitleaks version) is an
-// error, and the credentials check then reports unknown.
+// loadSecretRules returns the index over gitleaks' default rule set
+// (secretrules.Rules, with its generated keyword automaton), making it on
+// the first call (microseconds: no rule is compiled); later calls return
+// the same value. The error is non-nil only when the generated table is
+// inconsistent (a rule requires one it does not hold); the credentials
+// check then reports unknown.
 var loadSecretRules = sync.OnceValues(func() (*secretRules, error) {
-	// gitleaks logs through a package-level zerolog logger, at trace
-	// level with the secrets it skips; the engine never logs, so silence
-	// it before the first detection.
-	logging.Logger = zerolog.Nop()
-
-	// A private viper instance: the package-level one is shared state.
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-		return nil, fmt.Errorf("read gitleaks default config: %w", err)
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("decode gitleaks default config: %w", err)
-	}
-	cfg, err := vc.Translate()
-	if err != nil {
-		return nil, fmt.Errorf("translate gitleaks default config: %w", err)
-	}
-	return newSecretRules(cfg), nil
+	return newSecretRules(secretrules.Rules, secretrules.AuxRules, &secretrules.Keywords)
 })
 
-// WarmUp loads the secret-detection rule set of the credentials check
-// (gitleaks' default rules, about 0.1 to 0.3 s of CPU once per process) so
-// that the first Evaluate does not pay for it; a server calls it at start.
-// Later calls, and Evaluate, reuse the loaded set. It is safe for
-// concurrent use. The error is non-nil only when the pinned rule set cannot
-// be built; the credentials check then reports unknown.
+// loadGlobalAllowlists builds gitleaks' global allowlists
+// (secretrules.GlobalAllowlists), shared by every rule's Detector, on the
+// first call; later calls return the same values. It is called before any
+// Detector is built, so it also silences gitleaks' logger: gitleaks logs
+// through a package-level zerolog logger, at trace level with the secrets
+// it skips, and the engine never logs.
+var loadGlobalAllowlists = sync.OnceValues(func() ([]*config.Allowlist, error) {
+	logging.Logger = zerolog.Nop()
+	out := make([]*config.Allowlist, 0, len(secretrules.GlobalAllowlists))
+	for _, a := range secretrules.GlobalAllowlists {
+		al, err := secretrules.NewAllowlist(a, secretrules.StopWordTrie)
+		if err != nil {
+			return nil, fmt.Errorf("gitleaks global allowlist: %w", err)
+		}
+		out = append(out, al)
+	}
+	return out, nil
+})
+
+// WarmUp builds the whole secret-detection rule set of the credentials
+// check now (gitleaks' default rules: every rule's regular expressions and
+// Detector, and the global allowlists; tens of milliseconds of CPU once
+// per process), so that no evaluation pays for building a rule the first
+// time a text needs it; a server calls it at start. Without it, each rule
+// is built the first time some text holds one of its keywords. Later
+// calls, and Evaluate, reuse the built rules. It is safe for concurrent
+// use. The error is non-nil only when a rule of the pinned set cannot be
+// built; the credentials check then reports unknown for texts that need
+// that rule.
 func WarmUp() error {
-	_, err := loadSecretRules()
-	return err
+	sr, err := loadSecretRules()
+	if err != nil {
+		return err
+	}
+	for i := range sr.rules {
+		r := &sr.rules[i]
+		r.build(secretrules.StopWordTrie)
+		if r.built.err != nil {
+			return r.built.err
+		}
+		if r.built.scanning {
+			r.useTrie()
+		}
+	}
+	return nil
 }
 
-// newSecretRules splits cfg into one Detector per content rule and builds
-// the keyword index.
-func newSecretRules(cfg config.Config) *secretRules {
-	ids := make([]string, 0, len(cfg.Rules))
-	for id, r := range cfg.Rules {
-		// Path-only rules (no regex) never fire on text without a file
-		// path, and SkipReport rules only serve composite rules.
-		if r.Regex == nil || r.SkipReport {
-			continue
-		}
-		ids = append(ids, id)
+// newSecretRules makes the index over the content rules rules (sorted by
+// id), whose keyword automaton is keywords, and gives each rule a Detector
+// built on first use; aux are the other rules that content rules may
+// require. The error is non-nil when a rule requires one that neither list
+// holds.
+func newSecretRules(rules, aux []secretrules.Rule, keywords *secretrules.KeywordAutomaton) (*secretRules, error) {
+	sr := &secretRules{
+		minLen:   -1,
+		rules:    make([]secretRule, len(rules)),
+		aux:      make(map[string]*secretrules.Rule, len(aux)),
+		keywords: keywords,
 	}
-	slices.Sort(ids)
-
-	sr := &secretRules{minLen: -1, prefixes: map[string][]literalPrefix{}}
-	kwIndex := map[string]int{}
-	var kws []string
-	for i, id := range ids {
-		r := cfg.Rules[id]
-		sub := config.Config{
-			Rules:      map[string]config.Rule{id: r},
-			Keywords:   map[string]struct{}{},
-			Allowlists: cfg.Allowlists,
-		}
-		for _, req := range r.RequiredRules {
-			if rr, ok := cfg.Rules[req.RuleID]; ok {
-				sub.Rules[req.RuleID] = rr
-			}
-		}
-		for _, k := range r.Keywords {
-			k = strings.ToLower(k)
-			sub.Keywords[k] = struct{}{}
-			j, ok := kwIndex[k]
-			if !ok {
-				j = len(kws)
-				kwIndex[k] = j
-				kws = append(kws, k)
-				sr.byKeyword = append(sr.byKeyword, nil)
-			}
-			sr.byKeyword[j] = append(sr.byKeyword[j], i)
-		}
-		if len(r.Keywords) == 0 {
+	for i := range aux {
+		sr.aux[aux[i].ID] = &aux[i]
+	}
+	built := make([]builtRule, len(rules))
+	for i := range rules {
+		spec := &rules[i]
+		if spec.Always {
 			sr.always = append(sr.always, i)
 		}
 		rule := secretRule{
-			id:      id,
-			generic: strings.Contains(strings.ToLower(id), "generic"),
-			minLen:  regexMinLen(r.Regex.String()),
-			det:     detect.NewDetector(sub),
+			id:     spec.ID,
+			minLen: spec.MinLen,
+			spec:   spec,
+			set:    sr,
+			built:  &built[i],
 		}
-		if p := secretPrefixes(r.Regex.String(), r.SecretGroup); len(p) > 0 {
-			sr.prefixes[id] = p
-		}
-		if pf, ok := rulePrefilters[id]; ok && r.Regex.String() == pf.regex {
+		if pf, ok := rulePrefilters[spec.ID]; ok && spec.Regex == pf.regex {
 			rule.mayMatch = pf.mayMatch
 		}
-		sr.rules = append(sr.rules, rule)
+		sr.rules[i] = rule
 		if sr.minLen < 0 || rule.minLen < sr.minLen {
 			sr.minLen = rule.minLen
 		}
@@ -267,49 +343,59 @@ func newSecretRules(cfg config.Config) *secretRules {
 	if sr.minLen < 0 {
 		sr.minLen = 0
 	}
-	sr.keywords = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
-	return sr
-}
-
-// regexMinLen returns a lower bound on the number of bytes any match of
-// the RE2 pattern has (0 when it cannot tell).
-func regexMinLen(pattern string) int {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return 0
-	}
-	return syntaxMinLen(re.Simplify())
-}
-
-// syntaxMinLen is regexMinLen on a parsed expression. Every rune is at
-// least one byte, so counting runes gives a byte lower bound.
-func syntaxMinLen(re *syntax.Regexp) int {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return len(re.Rune)
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return 1
-	case syntax.OpCapture, syntax.OpPlus:
-		return syntaxMinLen(re.Sub[0])
-	case syntax.OpRepeat:
-		return re.Min * syntaxMinLen(re.Sub[0])
-	case syntax.OpConcat:
-		n := 0
-		for _, s := range re.Sub {
-			n += syntaxMinLen(s)
-		}
-		return n
-	case syntax.OpAlternate:
-		n := -1
-		for _, s := range re.Sub {
-			if m := syntaxMinLen(s); n < 0 || m < n {
-				n = m
+	for _, r := range sr.rules {
+		for _, req := range r.spec.Required {
+			if sr.spec(req.RuleID) == nil && sr.aux[req.RuleID] == nil {
+				return nil, fmt.Errorf("gitleaks rule %s requires rule %s, which the rule set does not hold", r.id, req.RuleID)
 			}
 		}
-		return max(n, 0)
 	}
-	// Star, Quest, empty-width assertions, empty match, no match.
-	return 0
+	return sr, nil
+}
+
+// spec returns the content rule with the given id, nil when there is none.
+func (sr *secretRules) spec(id string) *secretrules.Rule {
+	i, ok := slices.BinarySearchFunc(sr.rules, id, func(r secretRule, id string) int { return strings.Compare(r.id, id) })
+	if !ok {
+		return nil
+	}
+	return sr.rules[i].spec
+}
+
+// newDetector builds the Detector of one content rule: a config holding
+// the rule, the rules it requires, its keywords (lower-cased, as gitleaks
+// matches them) and the global allowlists, as gitleaks' Translate would
+// have built them (sw says how the rules' allowlists match their stop
+// words).
+func (sr *secretRules) newDetector(spec *secretrules.Rule, sw secretrules.StopWordMatch) (*detect.Detector, error) {
+	global, err := loadGlobalAllowlists()
+	if err != nil {
+		return nil, err
+	}
+	r, err := secretrules.NewRule(*spec, sw)
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks rule %w", err)
+	}
+	sub := config.Config{
+		Rules:      map[string]config.Rule{spec.ID: r},
+		Keywords:   map[string]struct{}{},
+		Allowlists: global,
+	}
+	for _, req := range spec.Required {
+		rs := sr.spec(req.RuleID)
+		if rs == nil {
+			rs = sr.aux[req.RuleID]
+		}
+		rr, err := secretrules.NewRule(*rs, sw)
+		if err != nil {
+			return nil, fmt.Errorf("gitleaks rule %w", err)
+		}
+		sub.Rules[req.RuleID] = rr
+	}
+	for _, k := range spec.Keywords {
+		sub.Keywords[strings.ToLower(k)] = struct{}{}
+	}
+	return detect.NewDetector(sub), nil
 }
 
 // secretHit is one secret found in one text.
@@ -323,16 +409,20 @@ type secretHit struct {
 type scanner struct {
 	rules *secretRules
 	lower []byte
-	seen  []uint64 // bitset over rules: the rules to run on the text
-	n     int      // the length of the text being scanned
-	onKW  ahocorasick.WalkFn
+	seen  []uint64       // bitset over rules: the rules to run on the text
+	n     int            // the length of the text being scanned
+	onKW  func(rule int) // sc.mark
 	found []report.Finding
 	hits  []secretHit
+	// err is the first error of a rule that a text needed and that could
+	// not be built (see secretRule.detector); the scan goes on without
+	// that rule.
+	err error
 }
 
 func newScanner(sr *secretRules) *scanner {
 	sc := &scanner{rules: sr, seen: make([]uint64, (len(sr.rules)+63)/64)}
-	sc.onKW = sc.keyword
+	sc.onKW = sc.mark
 	return sc
 }
 
@@ -341,15 +431,6 @@ func (sc *scanner) mark(i int) {
 	if sc.rules.rules[i].minLen <= sc.n {
 		sc.seen[i/64] |= 1 << (i % 64)
 	}
-}
-
-// keyword is the keyword automaton's callback: it schedules the rules
-// carrying the keyword found.
-func (sc *scanner) keyword(_, _, pattern int64) bool {
-	for _, i := range sc.rules.byKeyword[pattern] {
-		sc.mark(i)
-	}
-	return true
 }
 
 // Texts longer than fragmentSize are scanned in overlapping fragments.
@@ -413,7 +494,7 @@ func (sc *scanner) scan(s string) []secretHit {
 		sc.hits = all
 	}
 	if strings.Contains(s, "://") {
-		for _, m := range uriCredentialsRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range uriCredentialsRE().FindAllStringSubmatch(s, -1) {
 			sc.hits = append(sc.hits, secretHit{rule: RuleURICredentials, secret: m[1]})
 		}
 	}
@@ -432,10 +513,14 @@ func (sc *scanner) scan(s string) []secretHit {
 // call's arguments.
 const RuleURICredentials = "uri-credentials"
 
-// uriCredentialsRE finds scheme://user:password@host; group 1 is the
-// password (at least 3 characters, no white space, quote, '/', '@' or
-// ':' in it).
-var uriCredentialsRE = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]{1,30}://[^\s:/@"'<>]{1,256}:([^\s:/@"'<>]{3,256})@[a-z0-9\[]`)
+// uriCredentialsRE returns the expression that finds
+// scheme://user:password@host; group 1 is the password (at least 3
+// characters, no white space, quote, '/', '@' or ':' in it). It is
+// compiled on first use (its bounded repeats make a large program, about
+// 0.3 ms to compile), which only a text holding "://" needs.
+var uriCredentialsRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.\-]{1,30}://[^\s:/@"'<>]{1,256}:([^\s:/@"'<>]{3,256})@[a-z0-9\[]`)
+})
 
 // fragments yields the [start, end) byte ranges of the fragments scan
 // splits s into: one range for a text of at most fragmentSize bytes; else
@@ -482,7 +567,7 @@ func (sc *scanner) scanFragment(s string) []secretHit {
 	}
 	// gitleaks matches keywords against strings.ToLower(text).
 	sc.lower = appendLower(sc.lower[:0], s)
-	sr.keywords.Walk(sc.lower, sc.onKW)
+	sr.keywords.Match(sc.lower, sc.onKW)
 	sc.found = sc.found[:0]
 	for w, bits := range sc.seen {
 		for bits != 0 {
@@ -492,7 +577,15 @@ func (sc *scanner) scanFragment(s string) []secretHit {
 			if r.mayMatch != nil && !r.mayMatch(s) {
 				continue
 			}
-			sc.found = append(sc.found, r.det.DetectString(s)...)
+			det, err := r.detector()
+			if err != nil {
+				if sc.err == nil {
+					sc.err = err
+				}
+				continue
+			}
+			sc.found = append(sc.found, det.DetectString(s)...)
+			r.ran(len(s))
 		}
 	}
 	if len(sc.found) == 0 {
@@ -704,9 +797,10 @@ func isEnvName(s string) bool {
 // reports: "****", preceded by the secret's first characters (at most
 // four) when they are a literal that the rule's pattern fixes at the start
 // of every secret it finds ("ghp_" of github-pat, "AKIA" of
-// aws-access-token, "xoxb" of slack-bot-token), the rule is not a generic
-// one nor secret-named-argument, and the secret is at least 20 characters
-// long. Those characters tell the token's type and are no part of what is
+// aws-access-token, "xoxb" of slack-bot-token; see
+// secretrules.SecretPrefixes), the rule is not a generic one nor
+// secret-named-argument, and the secret is at least 20 characters long.
+// Those characters tell the token's type and are no part of what is
 // secret; a rule whose secrets start with random characters shows none.
 func maskSecret(s, rule string) string {
 	const masked = "****"
@@ -717,10 +811,14 @@ func maskSecret(s, rule string) string {
 	if err != nil {
 		return masked
 	}
+	spec := sr.spec(rule)
+	if spec == nil {
+		return masked
+	}
 	best := 0
-	for _, p := range sr.prefixes[rule] {
-		n := len(p.text)
-		if n > best && n <= len(s) && (s[:n] == p.text || p.fold && strings.EqualFold(s[:n], p.text)) {
+	for _, p := range spec.Prefixes {
+		n := len(p.Text)
+		if n > best && n <= len(s) && (s[:n] == p.Text || p.Fold && strings.EqualFold(s[:n], p.Text)) {
 			best = n
 		}
 	}
@@ -730,105 +828,6 @@ func maskSecret(s, rule string) string {
 		i += size
 	}
 	return s[:min(i, best)] + masked
-}
-
-// literalPrefix is a literal text that a rule's secrets may start with;
-// fold says it is matched case-insensitively.
-type literalPrefix struct {
-	text string
-	fold bool
-}
-
-// maxPrefixes bounds the literal prefixes kept per rule.
-const maxPrefixes = 64
-
-// secretPrefixes returns the literal prefixes of the secrets of a gitleaks
-// rule: those of its capture group secretGroup (the first group when 0,
-// gitleaks taking the first non-empty one; the whole pattern when it has
-// no group), as literalPrefixes computes them; nil when the pattern does
-// not parse.
-func secretPrefixes(pattern string, secretGroup int) []literalPrefix {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	want := max(secretGroup, 1)
-	var find func(*syntax.Regexp) *syntax.Regexp
-	find = func(r *syntax.Regexp) *syntax.Regexp {
-		if r.Op == syntax.OpCapture && r.Cap == want {
-			return r
-		}
-		for _, sub := range r.Sub {
-			if f := find(sub); f != nil {
-				return f
-			}
-		}
-		return nil
-	}
-	node := find(re)
-	if node == nil {
-		node = re
-	}
-	lits, _ := literalPrefixes(node)
-	out := lits[:0]
-	for _, l := range lits {
-		if l.text != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// literalPrefixes returns the literal texts that every match of re starts
-// with, one per way it can start ("" when a way starts with no literal),
-// and whether each text is the whole match (so a concatenation may extend
-// it). It stops extending at 8 bytes or maxPrefixes texts.
-func literalPrefixes(re *syntax.Regexp) ([]literalPrefix, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return []literalPrefix{{string(re.Rune), re.Flags&syntax.FoldCase != 0}}, true
-	case syntax.OpCapture:
-		return literalPrefixes(re.Sub[0])
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
-		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return []literalPrefix{{}}, true
-	case syntax.OpConcat:
-		acc := []literalPrefix{{}}
-		for _, sub := range re.Sub {
-			lits, whole := literalPrefixes(sub)
-			if len(acc)*len(lits) > maxPrefixes {
-				return acc, false
-			}
-			next := make([]literalPrefix, 0, len(acc)*len(lits))
-			long := true
-			for _, a := range acc {
-				for _, l := range lits {
-					t := literalPrefix{a.text + l.text, a.fold || l.fold}
-					next = append(next, t)
-					long = long && len(t.text) >= 8
-				}
-			}
-			acc = next
-			if !whole || long {
-				return acc, false
-			}
-		}
-		return acc, true
-	case syntax.OpAlternate:
-		var out []literalPrefix
-		whole := true
-		for _, sub := range re.Sub {
-			lits, w := literalPrefixes(sub)
-			out = append(out, lits...)
-			whole = whole && w
-			if len(out) > maxPrefixes {
-				return []literalPrefix{{}}, false
-			}
-		}
-		return out, whole
-	}
-	// Classes, repetitions, any character: no literal.
-	return []literalPrefix{{}}, false
 }
 
 // redactionMarker is what replaces a detected secret in returned calls and
@@ -849,7 +848,9 @@ type credentialFinding struct {
 
 // credentialScan is the outcome of scanning one trace.
 type credentialScan struct {
-	// err is set when the rule set could not be loaded.
+	// err is set when the rule set could not be loaded, or a rule that
+	// some text needed could not be built (the other rules' findings are
+	// kept).
 	err error
 	// findings are in call order (final answer last), then path, then
 	// rule.
@@ -859,7 +860,8 @@ type credentialScan struct {
 // scanCredentials scans every string value of every call's arguments (with
 // its JSON pointer), the unreadable argument text of calls whose arguments
 // did not decode, and the final answer. When the gitleaks rule set cannot
-// be loaded (err is set), secret-named arguments are still found.
+// be loaded (err is set), secret-named arguments are still found; when a
+// rule cannot be built (err is set too), the other rules still run.
 func scanCredentials(t *Trace) *credentialScan {
 	cs := &credentialScan{}
 	var sc *scanner
@@ -891,6 +893,9 @@ func scanCredentials(t *Trace) *credentialScan {
 				secret:  h.secret,
 			})
 		}
+	}
+	if sc != nil && sc.err != nil {
+		cs.err = sc.err
 	}
 	slices.SortFunc(w.out, compareCredentialFindings)
 	cs.findings = w.out

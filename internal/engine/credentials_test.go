@@ -13,9 +13,10 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+
+	"github.com/toolscore/toolscore/internal/engine/internal/secretrules"
 )
 
 // Sample secrets, built at run time so the source holds no literal secret
@@ -79,7 +80,7 @@ func TestScanMatchesGitleaks(t *testing.T) {
 	detected := map[string]bool{}
 	n := 0
 	for _, r := range sr.rules {
-		re, err := syntax.Parse(r.det.Config.Rules[r.id].Regex.String(), syntax.Perl)
+		re, err := syntax.Parse(r.spec.Regex, syntax.Perl)
 		if err != nil {
 			t.Fatalf("rule %s: %v", r.id, err)
 		}
@@ -117,22 +118,25 @@ func TestScanMatchesGitleaks(t *testing.T) {
 	t.Logf("%d texts, %d of %d rules fired", n, len(detected), len(sr.rules))
 }
 
-// fullConfig rebuilds the whole default config from the per-rule detectors.
-func fullConfig(tb testing.TB) (cfg config.Config) {
+// fullConfig loads the whole default config as gitleaks does (from its
+// TOML, not from the generated table the scanner uses).
+func fullConfig(tb testing.TB) config.Config {
 	tb.Helper()
-	sr := mustSecretRules(tb)
-	cfg = sr.rules[0].det.Config
-	cfg.Rules = map[string]config.Rule{}
-	cfg.Keywords = map[string]struct{}{}
-	for _, r := range sr.rules {
-		for id, rule := range r.det.Config.Rules {
-			cfg.Rules[id] = rule
-		}
-		for k := range r.det.Config.Keywords {
-			cfg.Keywords[k] = struct{}{}
-		}
+	cfg, err := secretrules.LoadDefaultConfig()
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return cfg
+}
+
+// mustDetector returns rule r's Detector, building it if need be.
+func mustDetector(tb testing.TB, r *secretRule) *detect.Detector {
+	tb.Helper()
+	d, err := r.detector()
+	if err != nil {
+		tb.Fatalf("rule %s: %v", r.id, err)
+	}
+	return d
 }
 
 // sampleRegex generates a string matching re (empty-width assertions
@@ -191,25 +195,6 @@ func sampleRegex(re *syntax.Regexp, rng *rand.Rand) string {
 	}
 	gen(re)
 	return b.String()
-}
-
-func TestRegexMinLen(t *testing.T) {
-	tests := []struct {
-		pattern string
-		want    int
-	}{
-		{`ghp_[0-9a-zA-Z]{36}`, 40},
-		{`(?i)(?:ab|c)d*e+`, 2},
-		{`x?`, 0},
-		{`^\bfoo$`, 3},
-		{`[a-z]{2,5}(?:ab){3}`, 8},
-		{`(`, 0}, // does not parse
-	}
-	for _, tc := range tests {
-		if got := regexMinLen(tc.pattern); got != tc.want {
-			t.Errorf("regexMinLen(%q) = %d, want %d", tc.pattern, got, tc.want)
-		}
-	}
 }
 
 func TestIsSecretKey(t *testing.T) {
@@ -470,7 +455,8 @@ func TestRulePrefilters(t *testing.T) {
 		}
 	}
 	i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == "generic-api-key" })
-	r := sr.rules[i]
+	r := &sr.rules[i]
+	det := mustDetector(t, r)
 	const sec = "Zq8vR2kL9xT4wQ"
 	texts := []string{
 		"password=" + sec, "api_key: '" + sec + "'", "token =>  \"" + sec + "\"",
@@ -480,7 +466,7 @@ func TestRulePrefilters(t *testing.T) {
 	}
 	matched := 0
 	for _, text := range texts {
-		found := len(r.det.DetectString(text)) > 0
+		found := len(det.DetectString(text)) > 0
 		if found {
 			matched++
 		}
@@ -493,30 +479,5 @@ func TestRulePrefilters(t *testing.T) {
 	}
 	if genericAPIKeyMayMatch("The api key and token are in the vault; they asked for access.") {
 		t.Errorf("the prefilter lets plain prose through")
-	}
-}
-
-// TestSecretPrefixes pins the literal prefixes maskSecret may show (Go
-// keeps case-folded literals in upper case; they compare case-insensitively).
-func TestSecretPrefixes(t *testing.T) {
-	tests := []struct {
-		pattern string
-		group   int
-		want    []literalPrefix
-	}{
-		{`ghp_[0-9a-zA-Z]{36}`, 0, []literalPrefix{{"ghp_", false}}},
-		{`\b((?:A3T[A-Z0-9]|AKIA|ASIA)[A-Z2-7]{16})\b`, 0, []literalPrefix{{"A3T", false}, {"AKIA", false}, {"ASIA", false}}},
-		{`(?i)\b(sk_live_[a-z0-9]{24})`, 1, []literalPrefix{{"SK_LIVE_", true}}},
-		{`(?i)key\s*=\s*([a-f0-9]{32})`, 1, nil},
-		{`(?i)(?:key)(?:=)(x[0-9]{8})(?:;)`, 0, []literalPrefix{{"X", true}}},
-		{`(token)=(abc[0-9]+)`, 2, []literalPrefix{{"abc", false}}},
-		{`[a-z]+`, 0, nil},
-		{`(`, 0, nil},
-	}
-	for _, tc := range tests {
-		got := secretPrefixes(tc.pattern, tc.group)
-		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(literalPrefix{}), cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("secretPrefixes(%q, %d) mismatch (-want +got):\n%s", tc.pattern, tc.group, diff)
-		}
 	}
 }
