@@ -25,25 +25,3 @@ func BenchmarkEvaluate(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkDecodeAndEvaluate includes decoding the contract and the (plain)
-// trace JSON documents.
-func BenchmarkDecodeAndEvaluate(b *testing.B) {
-	for _, s := range benchSizes {
-		b.Run(s.Name, func(b *testing.B) {
-			cdoc, tdoc := workload.Contract(s), string(workload.PlainTrace(s))
-			ctx := context.Background()
-			b.SetBytes(int64(len(cdoc) + len(tdoc)))
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := ParseContract(cdoc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := Evaluate(ctx, c, mustTrace(b, tdoc), Options{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
