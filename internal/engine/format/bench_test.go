@@ -57,6 +57,28 @@ func otlpTrace(size int) []byte {
 	return b.Bytes()
 }
 
+// openAIStream generates an OpenAI Chat Completions SSE stream of about
+// size bytes: one response whose text arrives a word per chunk, then
+// parallel tool calls whose JSON arguments arrive in fragments.
+func openAIStream(size int) []byte {
+	var b bytes.Buffer
+	chunk := func(delta string) {
+		fmt.Fprintf(&b, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o","choices":[{"index":0,"delta":%s,"finish_reason":null}]}`+"\n\n", delta)
+	}
+	chunk(`{"role":"assistant","content":""}`)
+	for _, w := range []string{"Let", " me", " search", " flights", " and", " check", " the", " weather."} {
+		chunk(fmt.Sprintf(`{"content":%q}`, w))
+	}
+	for i := 0; b.Len() < size; i++ {
+		chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"call_%d","type":"function","function":{"name":"search_flights","arguments":""}}]}`, i, i))
+		for _, frag := range []string{`{"from":`, ` "CDG", "to"`, `: "NRT", "date": "2025-03-`, fmt.Sprintf(`%02d", "passengers"`, i%28+1), `: 2, "filters": {"cabin": ["economy"]}}`} {
+			chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"function":{"arguments":%q}}]}`, i, frag))
+		}
+	}
+	b.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n")
+	return b.Bytes()
+}
+
 func benchParse(b *testing.B, data []byte, want string) {
 	b.Helper()
 	p, err := Parse(data, "auto")
@@ -85,6 +107,12 @@ func BenchmarkParseOpenAIMessages1MB(b *testing.B) {
 // export.
 func BenchmarkParseOTLP1MB(b *testing.B) {
 	benchParse(b, otlpTrace(benchSize), "otel")
+}
+
+// BenchmarkParseOpenAIStream1MB measures detection and parsing of a 1 MiB
+// OpenAI Chat Completions SSE stream.
+func BenchmarkParseOpenAIStream1MB(b *testing.B) {
+	benchParse(b, openAIStream(benchSize), "openai-stream")
 }
 
 // BenchmarkDecode1MB measures the JSON decoder alone on the OpenAI trace,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
 )
 
 // Form is how a trace document is written.
@@ -53,51 +54,54 @@ func (in *Input) recordLine(i int) int {
 	if in.Form == FormJSON || i < 0 || i >= len(in.starts) {
 		return 0
 	}
-	line, _ := lineCol(in.src, in.starts[i])
+	line, _ := jsonvalue.LineCol(in.src, in.starts[i])
 	return line
 }
 
 // readInput decodes data as JSON, JSON Lines or SSE (see Form).
 func readInput(data []byte) (*Input, error) {
 	s := string(data)
-	d := &decoder{s: s}
+	d := &jsonvalue.Decoder{}
+	d.Reset(s, 0)
 	if strings.HasPrefix(s, "\uFEFF") {
-		d.pos = len("\uFEFF")
+		d.Reset(s, len("\uFEFF"))
 	}
-	if d.atEnd() {
+	if d.AtEnd() {
 		return nil, &engine.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
 	}
-	switch s[d.pos] {
+	switch pos := d.Pos(); s[pos] {
 	case '{', '[', '"', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return readJSON(d)
+		return readJSON(s, d)
 	case 'd', 'e', 'i', 'r', ':':
-		if isSSEStart(s[d.pos:]) {
-			return readSSE(s, d.pos)
+		if isSSEStart(s[pos:]) {
+			return readSSE(s, pos)
 		}
 	}
-	return nil, syntaxError(s, &jsonError{off: d.pos, msg: "invalid character " + quoteChar(s[d.pos]) + " looking for beginning of value"})
+	return nil, syntaxError(s, &jsonvalue.SyntaxError{Offset: d.Pos(), Msg: "invalid character " + jsonvalue.QuoteChar(s[d.Pos()]) + " looking for beginning of value"})
 }
 
-func readJSON(d *decoder) (*Input, error) {
-	first := d.pos
-	v, err := d.value()
+// readJSON reads the JSON values of s from d's position: one value, or
+// several (JSON Lines).
+func readJSON(s string, d *jsonvalue.Decoder) (*Input, error) {
+	first := d.Pos()
+	v, err := d.Value()
 	if err != nil {
-		return nil, syntaxError(d.s, err)
+		return nil, syntaxError(s, err)
 	}
-	if d.atEnd() {
-		return &Input{Value: v, Form: FormJSON, src: d.s}, nil
+	if d.AtEnd() {
+		return &Input{Value: v, Form: FormJSON, src: s}, nil
 	}
 	recs := []any{v}
 	starts := []int{first}
-	for !d.atEnd() {
-		starts = append(starts, d.pos)
-		v, err := d.value()
+	for !d.AtEnd() {
+		starts = append(starts, d.Pos())
+		v, err := d.Value()
 		if err != nil {
-			return nil, syntaxError(d.s, err)
+			return nil, syntaxError(s, err)
 		}
 		recs = append(recs, v)
 	}
-	return &Input{Value: recs, Form: FormJSONLines, src: d.s, starts: starts}, nil
+	return &Input{Value: recs, Form: FormJSONLines, src: s, starts: starts}, nil
 }
 
 // isSSEStart reports whether s begins with an SSE field or comment line.
@@ -126,6 +130,7 @@ type sseData struct {
 // skipped.
 func readSSE(s string, pos int) (*Input, error) {
 	in := &Input{Form: FormSSE, src: s}
+	d := &jsonvalue.Decoder{} // shared by the events, with its stacks
 	var recs []any
 	var data []sseData
 	dispatch := func() error {
@@ -140,10 +145,10 @@ func readSSE(s string, pos int) (*Input, error) {
 			}
 			// Decode in place so errors carry the document's line:column.
 			end := data[0].off + len(data[0].text)
-			d := &decoder{s: s[:end], pos: data[0].off}
-			for !d.atEnd() {
-				in.starts = append(in.starts, d.pos)
-				v, err := d.value()
+			d.Reset(s[:end], data[0].off)
+			for !d.AtEnd() {
+				in.starts = append(in.starts, d.Pos())
+				v, err := d.Value()
 				if err != nil {
 					return syntaxError(s, err)
 				}
@@ -162,14 +167,14 @@ func readSSE(s string, pos int) (*Input, error) {
 		if t := strings.TrimSpace(joined); t == "" || t == "[DONE]" {
 			return nil
 		}
-		d := &decoder{s: joined}
-		for !d.atEnd() {
+		d.Reset(joined, 0)
+		for !d.AtEnd() {
 			in.starts = append(in.starts, data[0].off)
-			v, err := d.value()
+			v, err := d.Value()
 			if err != nil {
-				var je *jsonError
+				var je *jsonvalue.SyntaxError
 				if errors.As(err, &je) {
-					je.off = mapJoinedOffset(data, je.off)
+					je.Offset = mapJoinedOffset(data, je.Offset)
 				}
 				return syntaxError(s, err)
 			}
@@ -240,19 +245,10 @@ func mapJoinedOffset(data []sseData, off int) int {
 // syntaxError turns a decoder error into an *engine.SyntaxError located in
 // the document s.
 func syntaxError(s string, err error) error {
-	var je *jsonError
+	var je *jsonvalue.SyntaxError
 	if !errors.As(err, &je) {
 		return err
 	}
-	line, col := lineCol(s, je.off)
-	return &engine.SyntaxError{Offset: int64(je.off), Line: line, Column: col, Msg: je.msg}
-}
-
-// lineCol converts a byte offset of s into a 1-based line and column
-// (columns count bytes).
-func lineCol(s string, off int) (int, int) {
-	off = min(max(off, 0), len(s))
-	prefix := s[:off]
-	line := strings.Count(prefix, "\n") + 1
-	return line, off - (strings.LastIndexByte(prefix, '\n') + 1) + 1
+	line, col := jsonvalue.LineCol(s, je.Offset)
+	return &engine.SyntaxError{Offset: int64(je.Offset), Line: line, Column: col, Msg: je.Msg}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
 )
 
 // otelAdapter reads OpenTelemetry GenAI spans in OTLP/JSON: an export
@@ -193,8 +194,9 @@ func otelCall(b *builder, m map[string]any, attrs []any) engine.ToolCall {
 // requested tool calls.
 func otelAnswer(v any) *string {
 	if s, ok := v.(string); ok {
-		d := &decoder{s: s}
-		dv, err := d.document()
+		var d jsonvalue.Decoder
+		d.Reset(s, 0)
+		dv, err := d.Document()
 		if err != nil {
 			return nil
 		}
@@ -277,12 +279,7 @@ func otelValue(v any) any {
 
 // isJSONNumber reports whether s is exactly one JSON number.
 func isJSONNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	d := &decoder{s: s}
-	_, err := d.number()
-	return err == nil && d.pos == len(s)
+	return jsonvalue.IsNumber(s)
 }
 
 // nanos reads a startTimeUnixNano given as a decimal string or a number;

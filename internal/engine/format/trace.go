@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
 )
 
 // builder collects the calls of one trace, joins tool results to them and
@@ -22,7 +23,7 @@ type builder struct {
 	final  *string          // set by formats that give the answer directly
 	answer string           // the latest turn's text, when turned is true
 	turned bool
-	dec    decoder // reused for argument text
+	dec    jsonvalue.Decoder // reused for argument text
 }
 
 func newBuilder() *builder {
@@ -189,14 +190,13 @@ func (b *builder) setArgsText(c *engine.ToolCall, s string) {
 		return
 	}
 	d := &b.dec
-	d.s, d.pos, d.depth = s, 0, 0
-	v, err := d.document()
-	d.s = ""
+	d.Reset(s, 0)
+	v, err := d.Document()
 	if err != nil {
 		c.Args, c.ArgsRaw = nil, s
-		if je, ok := err.(*jsonError); ok {
-			line, col := lineCol(s, je.off)
-			c.ArgsError = "invalid JSON at " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": " + je.msg
+		if je, ok := err.(*jsonvalue.SyntaxError); ok {
+			line, col := jsonvalue.LineCol(s, je.Offset)
+			c.ArgsError = "invalid JSON at " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": " + je.Msg
 		} else {
 			c.ArgsError = "invalid JSON: " + err.Error()
 		}
