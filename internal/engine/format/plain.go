@@ -80,6 +80,9 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		return p
 	}
+	if len(list) > 0 {
+		b.calls = make([]engine.ToolCall, 0, len(list))
+	}
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {

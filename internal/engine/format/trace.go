@@ -15,7 +15,7 @@ import (
 type builder struct {
 	calls  []engine.ToolCall
 	done   []bool         // done[i]: calls[i] has its result
-	byID   map[string]int // id -> earliest call with that id still waiting
+	byID   map[string]int // id -> earliest call with that id still waiting; nil until the first id
 	dupIDs map[string][]int
 	anyID  bool
 	byName map[string][]int // built on first use: few formats join by name
@@ -27,7 +27,7 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	return &builder{byID: map[string]int{}}
+	return &builder{}
 }
 
 // add appends a call and returns its index.
@@ -43,6 +43,9 @@ func (b *builder) add(c engine.ToolCall) int {
 			}
 			b.dupIDs[c.ID] = append(b.dupIDs[c.ID], i)
 		} else {
+			if b.byID == nil {
+				b.byID = map[string]int{}
+			}
 			b.byID[c.ID] = i
 		}
 	}
