@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
 )
 
 // SyntaxError is a JSON document that does not parse, located by byte
@@ -28,7 +30,23 @@ func (e *SyntaxError) Error() string {
 // DecodeJSON decodes one JSON document with numbers kept as json.Number.
 // Trailing data other than white space is an error. Syntax errors are
 // *SyntaxError with a line and column.
+//
+// Strings in the result may share memory with one copy of data, which
+// therefore lives as long as any of them.
 func DecodeJSON(data []byte) (any, error) {
+	// The fast decoder accepts exactly what encoding/json accepts, with
+	// equal values; a document it rejects is decoded again with
+	// encoding/json for the error, whose wording callers and tests rely on.
+	var d jsonvalue.Decoder
+	d.Reset(string(data), 0)
+	if v, err := d.Document(); err == nil {
+		return v, nil
+	}
+	return decodeStd(data)
+}
+
+// decodeStd is DecodeJSON with encoding/json.
+func decodeStd(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
