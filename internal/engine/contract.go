@@ -209,10 +209,13 @@ func parseContractObject(d map[string]any) (*Contract, error) {
 		case json.Number:
 			g.ID = id.String()
 		}
-		for i, opt := range obj["alternatives"].([]any) {
+		opts := obj["alternatives"].([]any)
+		g.Options = make([][]ExpectedCall, 0, len(opts))
+		for i, opt := range opts {
 			op := p + "/alternatives/" + strconv.Itoa(i)
 			var calls []ExpectedCall
 			if list, ok := opt.([]any); ok {
+				calls = make([]ExpectedCall, 0, len(list))
 				for j, el := range list {
 					if ec := call(el, op+"/"+strconv.Itoa(j)); ec != nil {
 						calls = append(calls, *ec)
@@ -235,21 +238,22 @@ func parseContractObject(d map[string]any) (*Contract, error) {
 			combos = MaxCombinations + 1
 		}
 	}
-	if req, ok := d["required"].([]any); ok {
-		c.requiredCount = len(req)
-		for i, el := range req {
-			p := "/required/" + strconv.Itoa(i)
-			if obj := el.(map[string]any); obj["alternatives"] != nil {
-				addGroup(group(el, p))
-			} else if ec := call(el, p); ec != nil {
-				c.Required = append(c.Required, Step{Call: ec})
-			}
+	req, _ := d["required"].([]any)
+	alts, _ := d["alternatives"].([]any)
+	if n := len(req) + len(alts); n > 0 {
+		c.Required = make([]Step, 0, n)
+	}
+	c.requiredCount = len(req)
+	for i, el := range req {
+		p := "/required/" + strconv.Itoa(i)
+		if obj := el.(map[string]any); obj["alternatives"] != nil {
+			addGroup(group(el, p))
+		} else if ec := call(el, p); ec != nil {
+			c.Required = append(c.Required, Step{Call: ec})
 		}
 	}
-	if alts, ok := d["alternatives"].([]any); ok {
-		for i, el := range alts {
-			addGroup(group(el, "/alternatives/"+strconv.Itoa(i)))
-		}
+	for i, el := range alts {
+		addGroup(group(el, "/alternatives/"+strconv.Itoa(i)))
 	}
 	if tooMany {
 		errs = append(errs, FieldError{"", fmt.Sprintf("the alternatives give more than %d combinations", MaxCombinations)})
