@@ -67,9 +67,10 @@ func Options(raw json.RawMessage) (engine.Options, error) {
 //
 // Stored calls are what json.Marshal wrote for engine.ToolCall, so they
 // are read with the engine's fast decoder (engine.DecodeJSON: about 40%
-// less CPU and half the allocations on the medium workload); anything else (an unknown or differently cased key, a
-// value of another type, trailing data, a syntax error) is read again with
-// encoding/json, which then gives the result or the error.
+// less CPU and half the allocations on the medium workload); anything
+// else (an unknown or differently cased key, a value of another type,
+// trailing data, a syntax error) is read again with encoding/json, which
+// then gives the result or the error.
 //
 // Errors: "trace_calls: ..." naming what is wrong.
 func Calls(raw json.RawMessage) ([]engine.ToolCall, error) {
