@@ -40,7 +40,7 @@ type Decoder struct {
 	// enum-like string) is allocated once: boxing allocates, and an any
 	// holding a string is immutable, so sharing it is safe. Allocated on
 	// first use.
-	boxes *[boxSlots]boxed
+	boxes *[boxSlots]any
 }
 
 type member struct {
@@ -529,12 +529,6 @@ const (
 	maxBoxLen = 32
 )
 
-type boxed struct {
-	s   string
-	num bool
-	v   any
-}
-
 // box returns s as an any holding a string, or a json.Number when num.
 func (d *Decoder) box(s string, num bool) any {
 	n := len(s)
@@ -547,16 +541,19 @@ func (d *Decoder) box(s string, num bool) any {
 	// Fibonacci hashing of the length and three of the bytes.
 	h := (uint32(s[0]) | uint32(s[n/2])<<8 | uint32(s[n-1])<<16 | uint32(n)<<24) * 0x9E3779B1 >> (32 - boxBits)
 	if d.boxes == nil {
-		d.boxes = new([boxSlots]boxed)
+		d.boxes = new([boxSlots]any)
 	}
 	e := &d.boxes[h]
-	if e.v != nil && e.num == num && e.s == s {
-		return e.v
-	}
-	var v any = s
 	if num {
-		v = json.Number(s)
+		if v, ok := (*e).(json.Number); ok && string(v) == s {
+			return *e
+		}
+		*e = json.Number(s)
+	} else {
+		if v, ok := (*e).(string); ok && v == s {
+			return *e
+		}
+		*e = s
 	}
-	*e = boxed{s: s, num: num, v: v}
-	return v
+	return *e
 }
