@@ -116,6 +116,13 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		}
 	}
 
+	// Build the credentials check's whole rule set now, so that no
+	// request pays for it (engine.WarmUp); an error leaves that check
+	// reporting unknown, which is not a reason to refuse to serve.
+	if err := engine.WarmUp(); err != nil {
+		log.Error("secret-detection rules", zap.Error(err))
+	}
+
 	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RegradeRescueAfter})
 	if err != nil {
 		return err
