@@ -174,7 +174,15 @@ func parseCall(obj map[string]any, p string, errs *[]FieldError, allowed ...stri
 	switch a := obj["args"].(type) {
 	case nil:
 	case map[string]any:
-		ec.Args = parseExpected(a, p+"/args", errs).(map[string]any)
+		// args that are themselves a matcher object give a Matcher, or
+		// nil when the matcher is invalid (its error is already listed).
+		switch m := parseExpected(a, p+"/args", errs).(type) {
+		case map[string]any:
+			ec.Args = m
+		case nil:
+		default:
+			*errs = append(*errs, FieldError{p + "/args", "args must be an object of arguments, not a matcher"})
+		}
 	default:
 		*errs = append(*errs, FieldError{p + "/args", fmt.Sprintf("args must be an object or null, got %s", jsonTypeName(a))})
 	}
