@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"syscall"
@@ -55,6 +56,62 @@ func BenchmarkChecks(b *testing.B) {
 			start := cpuClock()
 			for b.Loop() {
 				runChecks(ev)
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkTextResultChecks is BenchmarkChecks on the medium workload
+// with every tool result given as JSON text ({"status":"ok","ref":...}),
+// as the OpenAI Chat Completions adapter gives a role "tool" message's
+// content: the tool-errors check reads each such text as a possible error
+// object (errorResult).
+func BenchmarkTextResultChecks(b *testing.B) {
+	tr := mustTrace(b, string(workload.PlainTrace(workload.Medium)))
+	for i := range tr.Calls {
+		text, err := json.Marshal(tr.Calls[i].Result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr.Calls[i].Result = string(text)
+	}
+	ev := mustEvaluation(b, mustContract(b, string(workload.Contract(workload.Medium))), tr, Options{})
+	b.ReportAllocs()
+	start := cpuClock()
+	for b.Loop() {
+		runChecks(ev)
+	}
+	reportCPU(b, start)
+}
+
+// BenchmarkErrorResult reads tool results given as text the way the
+// tool-errors check does: a short JSON object (the workloads' results), a
+// 4 KB one holding nested objects and arrays, and plain text.
+func BenchmarkErrorResult(b *testing.B) {
+	var big strings.Builder
+	big.WriteString(`{"status":"ok","items":[`)
+	for i := 0; big.Len() < 4<<10; i++ {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"id":%d,"name":"seat %dA","tags":["window","aisle"],"price":{"amount":%d.5,"currency":"EUR"}}`, i, i, 100+i)
+	}
+	big.WriteString(`],"error":null}`)
+	for _, tc := range []struct{ name, text string }{
+		{"object", `{"status":"ok","ref":"FL-200"}`},
+		{"object-4KB", big.String()},
+		{"text", "Seat 12A is reserved on flight FL-204."},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var v any = tc.text
+			b.SetBytes(int64(len(tc.text)))
+			b.ReportAllocs()
+			start := cpuClock()
+			for b.Loop() {
+				if errorResult(v) {
+					b.Fatal("not an error")
+				}
 			}
 			reportCPU(b, start)
 		})

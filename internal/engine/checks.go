@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The names of the evidence checks of SPEC section 5, in the order
@@ -455,26 +455,26 @@ func (ev *evaluation) succeeded(i int) bool {
 // starts, after white space, with "error:" in any case ("Error: payment
 // declined"), or a JSON object whose top-level "error" member is set (not
 // null, false, "", 0, {} or []), given as an object or as a text holding
-// one ({"error": "card declined"}). Time is linear in the result's size.
+// one ({"error": "card declined"}). A text is read as encoding/json's
+// Unmarshal into a map[string]json.RawMessage would read it (the same
+// syntax, nesting limit and repeated-key rule), without decoding it: see
+// jsonErrorMember. Time is linear in the result's size; nothing is
+// allocated.
 func errorResult(v any) bool {
 	switch x := v.(type) {
 	case string:
-		t := trimSpace(x)
+		t := trimSpaceFast(x)
 		if hasPrefixFold(t, "error:") {
 			return true
 		}
 		if !strings.HasPrefix(t, "{") {
 			return false
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(t), &obj) != nil {
-			return false
-		}
-		raw, ok := obj["error"]
+		raw, ok := jsonErrorMember(t)
 		if !ok {
 			return false
 		}
-		switch string(bytes.TrimSpace(raw)) {
+		switch raw {
 		case "null", "false", `""`, "0", "{}", "[]":
 			return false
 		}
@@ -505,12 +505,274 @@ func errorResult(v any) bool {
 
 // emptyJSONContainer reports whether raw is {} or [] with white space
 // inside.
-func emptyJSONContainer(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
+func emptyJSONContainer(raw string) bool {
+	t := strings.TrimSpace(raw)
 	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
 		return false
 	}
-	return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+	return len(strings.TrimSpace(t[1:len(t)-1])) == 0
+}
+
+// maxJSONDepth is encoding/json's nesting limit: a document with more
+// than this many arrays and objects open at once does not parse.
+const maxJSONDepth = 10000
+
+// jsonErrorMember reads t, a text starting with '{', as one JSON document
+// and returns the text of its top-level object's last "error" member's
+// value (keys compared after unescaping; the value exactly as written,
+// without surrounding white space). ok is false when t does not parse as
+// encoding/json parses it (RFC 8259 syntax, invalid UTF-8 allowed in
+// strings, at most maxJSONDepth nested arrays and objects, only white
+// space after the object) or has no "error" member: exactly when
+// json.Unmarshal of t into a map[string]json.RawMessage fails or leaves no
+// "error" key. Nothing is decoded or allocated.
+func jsonErrorMember(t string) (raw string, ok bool) {
+	found := false
+	i := skipJSONSpace(t, 1)
+	if i < len(t) && t[i] == '}' {
+		return "", false // {}
+	}
+	for {
+		key, end, ok := skipJSONString(t, i)
+		if !ok {
+			return "", false
+		}
+		i = skipJSONSpace(t, end)
+		if i >= len(t) || t[i] != ':' {
+			return "", false
+		}
+		start := skipJSONSpace(t, i+1)
+		if i, ok = skipJSONValue(t, start, 1); !ok {
+			return "", false
+		}
+		if jsonKeyIs(key, "error") {
+			raw, found = t[start:i], true
+		}
+		i = skipJSONSpace(t, i)
+		if i >= len(t) {
+			return "", false
+		}
+		switch t[i] {
+		case ',':
+			i = skipJSONSpace(t, i+1)
+		case '}':
+			if skipJSONSpace(t, i+1) != len(t) || !found {
+				return "", false
+			}
+			return raw, true
+		default:
+			return "", false
+		}
+	}
+}
+
+// skipJSONSpace returns the index of the first byte at or after i that is
+// not JSON white space.
+func skipJSONSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipJSONValue skips the value starting at s[i] (no white space before
+// it), depth being the number of arrays and objects open around it, and
+// returns the index just after it and whether it is valid.
+func skipJSONValue(s string, i, depth int) (int, bool) {
+	if i >= len(s) {
+		return i, false
+	}
+	switch c := s[i]; c {
+	case '"':
+		_, end, ok := skipJSONString(s, i)
+		return end, ok
+	case '{', '[':
+		return skipJSONContainer(s, i, depth+1)
+	case 't':
+		return skipJSONLiteral(s, i, "true")
+	case 'f':
+		return skipJSONLiteral(s, i, "false")
+	case 'n':
+		return skipJSONLiteral(s, i, "null")
+	default:
+		if c == '-' || '0' <= c && c <= '9' {
+			return skipJSONNumber(s, i)
+		}
+		return i, false
+	}
+}
+
+func skipJSONLiteral(s string, i int, lit string) (int, bool) {
+	if !strings.HasPrefix(s[i:], lit) {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// skipJSONNumber skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
+// s[i].
+func skipJSONNumber(s string, i int) (int, bool) {
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i = skipDigits(s, i+1)
+	default:
+		return i, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return i, false
+		}
+		i = skipDigits(s, i)
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return i, false
+		}
+		i = skipDigits(s, i)
+	}
+	return i, true
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// skipJSONString skips the string whose opening quote is s[i] and returns
+// its text between the quotes (still escaped), the index just after it,
+// and whether it is a valid JSON string (no control character, valid
+// escapes, closed). Invalid UTF-8 is valid, as encoding/json reads it.
+func skipJSONString(s string, i int) (text string, end int, ok bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", i, false
+	}
+	start := i + 1
+	for i = start; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			return s[start:i], i + 1, true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", i, false
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(s) || !isHexDigit(s[i+2]) || !isHexDigit(s[i+3]) || !isHexDigit(s[i+4]) || !isHexDigit(s[i+5]) {
+					return "", i, false
+				}
+				i += 6
+			default:
+				return "", i, false
+			}
+		case c < 0x20:
+			return "", i, false
+		default:
+			i++
+		}
+	}
+	return "", i, false
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// skipJSONContainer skips the object or array whose opening bracket is
+// s[i], depth counting it; see skipJSONValue.
+func skipJSONContainer(s string, i, depth int) (int, bool) {
+	if depth > maxJSONDepth {
+		return i, false
+	}
+	obj := s[i] == '{'
+	closing := byte(']')
+	if obj {
+		closing = '}'
+	}
+	i = skipJSONSpace(s, i+1)
+	if i < len(s) && s[i] == closing {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if obj {
+			if _, i, ok = skipJSONString(s, i); !ok {
+				return i, false
+			}
+			i = skipJSONSpace(s, i)
+			if i >= len(s) || s[i] != ':' {
+				return i, false
+			}
+			i = skipJSONSpace(s, i+1)
+		}
+		if i, ok = skipJSONValue(s, i, depth); !ok {
+			return i, false
+		}
+		i = skipJSONSpace(s, i)
+		if i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case ',':
+			i = skipJSONSpace(s, i+1)
+		case closing:
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// jsonKeyIs reports whether key, the still escaped text of a valid JSON
+// string, unescapes to want, a text of ASCII letters. Only a \u escape of
+// an ASCII letter can stand for one of want's letters: any other escape,
+// a surrogate (which unescapes to U+FFFD or to a rune above U+FFFF) and
+// any non-ASCII byte (invalid UTF-8 unescapes to U+FFFD) cannot.
+func jsonKeyIs(key, want string) bool {
+	if strings.IndexByte(key, '\\') < 0 {
+		return key == want
+	}
+	k := 0
+	for i := 0; i < len(key); {
+		c := key[i]
+		if c == '\\' {
+			if key[i+1] != 'u' {
+				return false
+			}
+			r, err := strconv.ParseUint(key[i+2:i+6], 16, 32)
+			if err != nil || r >= utf8.RuneSelf {
+				return false
+			}
+			c = byte(r)
+			i += 6
+		} else {
+			i++
+		}
+		if k >= len(want) || c != want[k] {
+			return false
+		}
+		k++
+	}
+	return k == len(want)
 }
 
 // checkToolErrors: every failed call was followed by a successful call of
