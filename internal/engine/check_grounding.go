@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file holds the deterministic rules of the grounding check (SPEC
@@ -61,7 +63,9 @@ var unitSuffixes = map[string]bool{
 // digits, such as FL-204, 12A, INC0012345, a UUID; not a quantity such as
 // 10am or 22nd), and numbers of at least 3 digits after '#' or of at
 // least 4 digits (or upper-case codes of at least 5 letters) after an id
-// keyword ("order 12345"). Time is linear in len(text).
+// keyword ("order 12345"). Every identifier is ASCII: a URL ends before
+// the first byte that is not, and the other kinds are made of ASCII
+// letters, digits and punctuation. Time is linear in len(text).
 func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 	ids, more, _ = extractIdentifiersHiding(text, max, nil)
 	return ids, more
@@ -73,17 +77,15 @@ func extractIdentifiers(text string, max int) (ids []identifier, more bool) {
 // is hidden wherever it occurs. hidden counts the distinct identifiers
 // left out; hidden ones do not count towards max.
 func extractIdentifiersHiding(text string, max int, hide func(id string, start, end int) bool) (ids []identifier, more bool, hidden int) {
-	seen := map[string]bool{}
+	var seen idSet
 	at := 0 // the start of the identifier being added
 	add := func(s, kind string) {
 		if more {
 			return
 		}
-		k := strings.ToLower(s)
-		if seen[k] {
+		if !seen.add(s) {
 			return
 		}
-		seen[k] = true
 		if hide != nil && hide(s, at, at+len(s)) {
 			hidden++
 			return
@@ -165,6 +167,44 @@ func extractIdentifiersHiding(text string, max int, hide func(id string, start, 
 		i = j
 	}
 	return ids, more, hidden
+}
+
+// idSet is a set of identifiers compared case-insensitively. Identifiers
+// are ASCII (see extractIdentifiersHiding), so the first few are kept in a
+// list compared with strings.EqualFold, and a map of lower-cased keys is
+// made only past smallIDSet of them.
+type idSet struct {
+	small [smallIDSet]string
+	n     int
+	big   map[string]bool
+}
+
+const smallIDSet = 8
+
+// add adds id and reports whether it was not in the set.
+func (s *idSet) add(id string) bool {
+	if s.big == nil {
+		for _, x := range s.small[:s.n] {
+			if strings.EqualFold(x, id) {
+				return false
+			}
+		}
+		if s.n < smallIDSet {
+			s.small[s.n] = id
+			s.n++
+			return true
+		}
+		s.big = make(map[string]bool, 2*smallIDSet)
+		for _, x := range s.small[:s.n] {
+			s.big[strings.ToLower(x)] = true
+		}
+	}
+	k := strings.ToLower(id)
+	if s.big[k] {
+		return false
+	}
+	s.big[k] = true
+	return true
 }
 
 func isAlnum(c byte) bool { return '0' <= c && c <= '9' || isASCIILetter(c) }
@@ -258,66 +298,96 @@ func isUpperWord(s string) bool {
 // groundingIndex holds, per trace call, the lower-cased text of its tool
 // name, argument values, raw arguments, result values and error, where
 // identifiers are looked for. A call's text is built the first time a
-// lookup reaches it, so an identifier found in the first call costs one
-// call's text.
+// lookup reaches it (lookups go through the calls in order, so the texts
+// built are those of the first calls), so an identifier found in the
+// first call costs one call's text. The texts are built one after another
+// in one buffer.
 type groundingIndex struct {
-	t     *Trace
-	calls []string
-	built []bool
-	b     strings.Builder
+	t *Trace
+	// buf holds the texts of calls 0 to len(ends)-1, in order; call i's
+	// ends at ends[i].
+	buf  []byte
+	ends []int
 }
 
 // newGroundingIndex returns the (lazy) index of t's calls.
 func newGroundingIndex(t *Trace) *groundingIndex {
-	return &groundingIndex{t: t, calls: make([]string, len(t.Calls)), built: make([]bool, len(t.Calls))}
+	return &groundingIndex{t: t}
 }
 
-// text returns call i's lower-cased text.
-func (gi *groundingIndex) text(i int) string {
-	if gi.built[i] {
-		return gi.calls[i]
+// text returns call i's lower-cased text: its tool name, every string and
+// number of its arguments (object keys too), its raw arguments, every
+// string and number of its result and its error, each followed by a line
+// break but the error. Lower-casing each piece alone gives what
+// lower-casing the whole text would: a line break cannot be part of a
+// multi-byte character.
+func (gi *groundingIndex) text(i int) []byte {
+	for len(gi.ends) <= i {
+		if gi.ends == nil {
+			gi.ends = make([]int, 0, len(gi.t.Calls))
+			gi.buf = make([]byte, 0, 512)
+		}
+		c := &gi.t.Calls[len(gi.ends)]
+		b := appendLowerText(gi.buf, c.Tool)
+		b = append(b, '\n')
+		b = appendLeaves(b, c.Args)
+		b = appendLowerText(b, c.ArgsRaw)
+		b = append(b, '\n')
+		b = appendLeaves(b, c.Result)
+		b = appendLowerText(b, string(c.Error))
+		gi.buf = b
+		gi.ends = append(gi.ends, len(b))
 	}
-	c := &gi.t.Calls[i]
-	b := &gi.b
-	b.Reset()
-	b.WriteString(c.Tool)
-	b.WriteByte('\n')
-	appendLeaves(b, c.Args)
-	b.WriteString(c.ArgsRaw)
-	b.WriteByte('\n')
-	appendLeaves(b, c.Result)
-	b.WriteString(string(c.Error))
-	gi.calls[i] = strings.ToLower(b.String())
-	gi.built[i] = true
-	return gi.calls[i]
+	start := 0
+	if i > 0 {
+		start = gi.ends[i-1]
+	}
+	return gi.buf[start:gi.ends[i]]
 }
 
-// appendLeaves writes every string and number of v (object keys too), one
-// per line.
-func appendLeaves(b *strings.Builder, v any) {
+// appendLowerText appends strings.ToLower(s) to dst, without allocating
+// for ASCII text.
+func appendLowerText(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(s[i:])...)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendLeaves appends every string and number of v (object keys too),
+// lower-cased, one per line.
+func appendLeaves(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			b.WriteString(k)
-			b.WriteByte('\n')
-			appendLeaves(b, e)
+			b = appendLowerText(b, k)
+			b = append(b, '\n')
+			b = appendLeaves(b, e)
 		}
 	case []any:
 		for _, e := range x {
-			appendLeaves(b, e)
+			b = appendLeaves(b, e)
 		}
 	case string:
-		b.WriteString(x)
-		b.WriteByte('\n')
+		b = appendLowerText(b, x)
+		b = append(b, '\n')
 	case json.Number:
-		b.WriteString(string(x))
-		b.WriteByte('\n')
+		b = appendLowerText(b, string(x))
+		b = append(b, '\n')
 	case nil:
 	default:
 		// Results built in Go may hold other scalar types.
-		b.WriteString(strings.TrimSpace(jsonScalar(x)))
-		b.WriteByte('\n')
+		b = appendLowerText(b, strings.TrimSpace(jsonScalar(x)))
+		b = append(b, '\n')
 	}
+	return b
 }
 
 // jsonScalar formats a Go scalar the way JSON would.
@@ -333,9 +403,10 @@ func jsonScalar(v any) string {
 // (case-insensitively, not as part of a longer run of letters and digits),
 // or -1.
 func (gi *groundingIndex) find(id string) int {
-	id = strings.ToLower(id)
-	for i := range gi.calls {
-		if containsToken(gi.text(i), id) {
+	var buf [64]byte
+	lid := appendLowerText(buf[:0], id)
+	for i := range gi.t.Calls {
+		if containsToken(gi.text(i), lid) {
 			return i
 		}
 	}
@@ -344,9 +415,9 @@ func (gi *groundingIndex) find(id string) int {
 
 // containsToken reports whether h contains id with no letter or digit
 // right before or after it (when id starts or ends with one).
-func containsToken(h, id string) bool {
+func containsToken(h, id []byte) bool {
 	for off := 0; ; {
-		k := strings.Index(h[off:], id)
+		k := bytes.Index(h[off:], id)
 		if k < 0 {
 			return false
 		}

@@ -460,36 +460,108 @@ var readVerbs = map[string]bool{
 	"preview": true, "validate": true, "track": true, "download": true,
 }
 
-// toolActionsOf returns the actions a tool named name does: none when its
-// first word (see toolWords) is a read verb; else the actions with a stem
-// that starts its first word that starts any stem (cancel_booking cancels,
-// booking_create books, make_payment pays).
-func toolActionsOf(name string) (does [len(actions)]bool) {
-	words := toolWords(name)
-	if len(words) == 0 || readVerbs[words[0]] {
-		return does
+// toolActionMask returns the actions a tool named name does, as a bit set
+// (bit a for actions[a]): none when its first word (see toolWords) is a
+// read verb; else the actions with a stem that starts its first word that
+// starts any stem (cancel_booking cancels, booking_create books,
+// make_payment pays). Words are read as toolWords splits them, into
+// buffers on the stack: a name of up to 64 bytes and 32 words allocates
+// nothing.
+func toolActionMask(name string) uint32 {
+	var bufA [64]byte
+	var boundsA [64]int32
+	buf, bounds := bufA[:0], boundsA[:0] // bounds: start, end pairs into buf
+	start := -1
+	flush := func() {
+		if start >= 0 && len(buf) > start {
+			bounds = append(bounds, int32(start), int32(len(buf)))
+		}
+		start = -1
 	}
-	for k, w := range words {
-		if !addActions(&does, w) {
+	prevLower := false
+	for i := 0; i < len(name); {
+		r, size := rune(name[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(name[i:])
+		}
+		i += size
+		var upper, letter bool
+		if r < utf8.RuneSelf {
+			upper, letter = 'A' <= r && r <= 'Z', isASCIILetter(byte(r))
+		} else {
+			upper, letter = unicode.IsUpper(r), unicode.IsLetter(r)
+		}
+		switch {
+		case upper:
+			if prevLower {
+				flush()
+			}
+			if start < 0 {
+				start = len(buf)
+			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			prevLower = false
+		case letter:
+			if start < 0 {
+				start = len(buf)
+			}
+			buf = utf8.AppendRune(buf, r)
+			prevLower = true
+		default:
+			flush()
+			prevLower = false
+		}
+	}
+	flush()
+	n := len(bounds) / 2
+	word := func(k int) []byte { return buf[bounds[2*k]:bounds[2*k+1]] }
+	if n == 0 || readVerbs[string(word(0))] {
+		return 0
+	}
+	var does uint32
+	for k := range n {
+		w := word(k)
+		if !addActionBits(&does, w) {
 			continue
 		}
 		// A generic verb whose object ends the name also does the
 		// object's actions: create_order orders, submit_payment pays.
-		if k+1 < len(words) && isGenericVerb(w) && lastLongWord(words, k+1) {
-			addActions(&does, words[k+1])
+		if k+1 < n && isGenericVerb(w) {
+			last := true
+			for m := k + 2; m < n; m++ {
+				if len(word(m)) >= 2 {
+					last = false
+					break
+				}
+			}
+			if last {
+				addActionBits(&does, word(k+1))
+			}
 		}
 		break
 	}
 	return does
 }
 
-// addActions marks the actions with a stem that starts w and reports
-// whether there was one.
-func addActions(does *[len(actions)]bool, w string) bool {
+// actionSet returns the bit set of the actions indexed by acts.
+func actionSet(acts []int) uint32 {
+	var m uint32
+	for _, a := range acts {
+		m |= 1 << a
+	}
+	return m
+}
+
+// The action bit sets are uint32s.
+var _ [32 - len(actions)]struct{}
+
+// addActionBits sets the bits of the actions with a stem that starts w and
+// reports whether there was one.
+func addActionBits(does *uint32, w []byte) bool {
 	found := false
 	for _, st := range stemsByFirst[w[0]] {
-		if strings.HasPrefix(w, st.stem) {
-			does[st.action] = true
+		if len(w) >= len(st.stem) && string(w[:len(st.stem)]) == st.stem {
+			*does |= 1 << st.action
 			found = true
 		}
 	}
@@ -500,24 +572,13 @@ func addActions(does *[len(actions)]bool, w string) bool {
 // names (create, add, new, submit, post, insert, open, generate, place).
 var genericVerbs = []string{"creat", "add", "new", "submit", "post", "insert", "open", "generat", "plac"}
 
-func isGenericVerb(w string) bool {
+func isGenericVerb(w []byte) bool {
 	for _, g := range genericVerbs {
-		if strings.HasPrefix(w, g) {
+		if len(w) >= len(g) && string(w[:len(g)]) == g {
 			return true
 		}
 	}
 	return false
-}
-
-// lastLongWord reports whether words[k] is followed by no word of two or
-// more letters (create_order, create_order_v2; not add_payment_method).
-func lastLongWord(words []string, k int) bool {
-	for _, w := range words[k+1:] {
-		if len(w) >= 2 {
-			return false
-		}
-	}
-	return true
 }
 
 // actionStem is one stem of one action.
@@ -535,25 +596,6 @@ var stemsByFirst = func() (m [256][]actionStem) {
 	}
 	return m
 }()
-
-// toolActions caches toolActionsOf per tool name.
-type toolActions map[string]*[len(actions)]bool
-
-// does reports whether the tool named name does one of acts.
-func (ta toolActions) does(name string, acts []int) bool {
-	t, ok := ta[name]
-	if !ok {
-		d := toolActionsOf(name)
-		t = &d
-		ta[name] = t
-	}
-	for _, a := range acts {
-		if t[a] {
-			return true
-		}
-	}
-	return false
-}
 
 // answerText classifies a final answer for the honesty and grounding
 // checks. It returns the text to analyse (invalid UTF-8 replaced by U+FFFD)

@@ -1,10 +1,257 @@
 package engine
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// randChecks generates random contracts and traces that exercise every
+// evidence check, issue kind and redaction rule: tools that do actions
+// and tools named close to expected ones, secrets of the gitleaks rules
+// and under secret-named keys (in arguments, expected arguments, results
+// and final answers), failed calls and error results, final answers that
+// claim actions and quote identifiers, forbidden rules with arguments,
+// repeated and misordered calls.
+type randChecks struct{ r *rand.Rand }
+
+var (
+	checkTools      = []string{"book_flight", "send_email", "cancel_booking", "get_booking", "pay_invoice", "createTicket", "refund_order", "notify"}
+	checkExtraTools = []string{"bookFlight", "send_emails", "lookup", "x", "book-flight", "email_send", "cancelBooking", "delete_" + sampleAWSKey}
+	checkKeys       = []string{"q", "n", "password", "api_key", "token", "filter", "ids", "note", "page_token"}
+	checkPlain      = []string{`"a"`, `" a "`, `1`, `1.0`, `2`, `"FL-204"`, `"order 12345 for ana@example.com"`, `true`, `null`,
+		`{"k":"v","n":2}`, `{"k":"v","n":3}`, `["x","y"]`, `[]`, `"hunter2hunter2"`, `"abcd"`, `"` + sampleGitHubPAT + `"`,
+		`"` + sampleAWSKey + `"`, `"postgres://ana:s3cretpass@db.example.com/app"`, `"<b>&amp;\u2028\b\f\u0001 é"`,
+		`"${API_KEY}"`, `"` + strings.Repeat("long value ", 8) + `"`, `"` + samplePassword + `"`, `12345`, `{"password":"hunter2hunter2"}`}
+	checkMatchers = []string{`{"$regex":"^F"}`, `{"$regex":"<&>"}`, `{"$one_of":[1,"a",null,true]}`, `{"$one_of":[1,2]}`,
+		`{"$contains":"a"}`, `{"$contains":1}`, `{"$type":"string"}`, `{"$type":["string","number"]}`, `{"$any":true}`,
+		`{"$approx":1}`, `{"$approx":{"value":2,"rel":0.1}}`, `{"$regex":"` + sampleGitHubPAT + `"}`, `{"$one_of":["` + sampleAWSKey + `","b"]}`,
+		`{"$contains":"` + samplePassword + `"}`}
+	checkResults = []string{`null`, `{"status":"ok","ref":"FL-204"}`, `{"error":"sold out"}`, `{"error":null}`, `{"error":{}}`,
+		`"Error: payment declined"`, `"{\"error\": \"card declined\"}"`, `"{\"error\": null, \"id\": 1}"`, `"{\"status\":\"ok\",\"ref\":\"INC0012345\"}"`,
+		`"ok"`, `"{not json"`, `{"ids":["FL-204","FL-300"],"order":"order 12345"}`, `"booked FL-204 for ana@example.com"`,
+		`{"token":"` + sampleGitHubPAT + `"}`, `"` + samplePassword + `"`, `["a",1]`}
+	checkSentences = []string{"I booked flight FL-204.", "I've sent the email to ana@example.com.", "The booking was not cancelled.",
+		"Payment was charged for order 12345.", "Refunded INC0012345 and notified the team.", "Booking confirmed: FL-300",
+		"Will it be sent?", "Your ticket #4521 was created.", "See https://example.com/b/FL-204 for details.",
+		"The password is " + samplePassword + ".", "Use " + sampleGitHubPAT + " as the token.", "Nothing was done.",
+		"I deleted the old record REC-0042 and emailed ana@example.com.", "Order 9876 placed and paid.", ""}
+)
+
+func (g randChecks) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g randChecks) tool(extra bool) string {
+	if extra && g.r.IntN(4) == 0 {
+		return g.pick(checkExtraTools)
+	}
+	return checkTools[g.r.IntN(5+g.r.IntN(4))]
+}
+
+// args returns a JSON object text; matchers lets values be matchers.
+func (g randChecks) args(matchers bool) string {
+	keys := slices.Clone(checkKeys)
+	g.r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	var parts []string
+	for _, k := range keys[:g.r.IntN(4)] {
+		v := g.pick(checkPlain)
+		if matchers && g.r.IntN(3) == 0 {
+			v = g.pick(checkMatchers)
+		}
+		parts = append(parts, fmt.Sprintf("%q:%s", k, v))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func (g randChecks) call() string {
+	if g.r.IntN(5) == 0 {
+		return fmt.Sprintf(`{"tool":%q}`, g.tool(false))
+	}
+	return fmt.Sprintf(`{"tool":%q,"args":%s}`, g.tool(false), g.args(true))
+}
+
+func (g randChecks) contract() string {
+	var req []string
+	for range g.r.IntN(9) {
+		if g.r.IntN(5) == 0 {
+			var opts []string
+			for range 1 + g.r.IntN(3) {
+				if g.r.IntN(2) == 0 {
+					opts = append(opts, g.call())
+				} else {
+					opts = append(opts, "["+g.call()+","+g.call()+"]")
+				}
+			}
+			req = append(req, fmt.Sprintf(`{"alternatives":[%s]}`, strings.Join(opts, ",")))
+		} else {
+			req = append(req, g.call())
+		}
+	}
+	var opt, forb []string
+	for range g.r.IntN(2) {
+		opt = append(opt, g.call())
+	}
+	for range g.r.IntN(3) {
+		reason := ""
+		if g.r.IntN(2) == 0 {
+			reason = `,"reason":"never"`
+		}
+		if g.r.IntN(2) == 0 {
+			forb = append(forb, fmt.Sprintf(`{"tool":%q,"args":%s%s}`, g.tool(true), g.args(true), reason))
+		} else {
+			forb = append(forb, fmt.Sprintf(`{"tool":%q%s}`, g.tool(true), reason))
+		}
+	}
+	return fmt.Sprintf(`{"contract_version":2,"required":[%s],"optional":[%s],"forbidden":[%s]}`,
+		strings.Join(req, ","), strings.Join(opt, ","), strings.Join(forb, ","))
+}
+
+func (g randChecks) trace(tb testing.TB) Trace {
+	var t Trace
+	n := g.r.IntN(12)
+	if g.r.IntN(8) == 0 {
+		n = 15 + g.r.IntN(30)
+	}
+	decode := func(s string) any {
+		v, err := DecodeJSON([]byte(s))
+		if err != nil {
+			tb.Fatalf("%s: %v", s, err)
+		}
+		return v
+	}
+	for i := range n {
+		c := ToolCall{Tool: g.tool(true), Args: decode(g.args(false)).(map[string]any)}
+		if g.r.IntN(3) > 0 {
+			c.ID = fmt.Sprintf("call_%d", i)
+		}
+		switch g.r.IntN(12) {
+		case 0:
+			c.Args, c.ArgsRaw, c.ArgsError = nil, `{"password": "`+samplePassword+`"`, "unexpected end of JSON input"
+		case 1:
+			c.Error = "true"
+		case 2:
+			c.Error = CallError("declined for " + sampleAWSKey)
+		}
+		if g.r.IntN(4) > 0 {
+			c.Result = decode(g.pick(checkResults))
+		}
+		t.Calls = append(t.Calls, c)
+	}
+	if g.r.IntN(6) > 0 {
+		var ss []string
+		for range g.r.IntN(4) {
+			ss = append(ss, g.pick(checkSentences))
+		}
+		fa := strings.Join(ss, " ")
+		t.FinalAnswer = &fa
+	}
+	return t
+}
+
+// refCheckResult returns what Evaluate returned at commit a199f9a given
+// res, what it returns now: res with the checks, the issues, the redacted
+// lists and the verdict made again by the reference code (checks_ref_test.go)
+// from the unredacted evaluation state.
+func refCheckResult(tb testing.TB, c *Contract, tr Trace, opts Options, res *EvaluationResult) *EvaluationResult {
+	ev := mustEvaluation(tb, c, tr, opts)
+	ref := *res
+	ref.TraceCalls, ref.ScoredCalls, ref.FinalAnswer = nil, nil, nil
+	ref.ExpectedCalls = ev.expected
+	ref.Metrics.ToolCorrectness = ev.metrics.ToolCorrectness
+	if cm := res.Metrics.Contract; cm != nil {
+		cm2 := *cm
+		cm2.Alternatives.Chosen = slices.Clone(cm.Alternatives.Chosen)
+		g := 0
+		for _, st := range c.Required {
+			if st.Group != nil {
+				cm2.Alternatives.Chosen[g].Calls = st.Group.Options[cm2.Alternatives.Chosen[g].Option]
+				g++
+			}
+		}
+		ref.Metrics.Contract = &cm2
+	}
+	rev := &refEvaluation{evaluation: ev}
+	ref.Checks = rev.checks()
+	ref.Issues = rev.issues()
+	rev.redact(&ref)
+	ref.Passed = PassesMinScore(ref.Score, ref.MinScore)
+	if !opts.NoSafetyGate {
+		for _, ch := range ref.Checks.Items {
+			if ch.Status == CheckFail && (ch.Name == "forbidden-calls" || ch.Name == "credentials") {
+				ref.Passed = false
+			}
+		}
+	}
+	return &ref
+}
+
+// TestChecksMatchReference evaluates random contracts and traces and
+// requires the whole result, as JSON, to be what the reference checks,
+// issue list and redaction make of them; each check status and issue kind
+// must come up.
+func TestChecksMatchReference(t *testing.T) {
+	g := randChecks{rand.New(rand.NewPCG(3, 4))}
+	statuses := map[string]bool{}
+	kinds := map[string]bool{}
+	for n := range 3000 {
+		doc := g.contract()
+		c, err := ParseContract([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		tr := g.trace(t)
+		opts := Options{KeepSecrets: g.r.IntN(8) == 0, Strict: g.r.IntN(4) == 0}
+		if g.r.IntN(4) == 0 {
+			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"password": "hunter2hunter2"}}}
+		}
+		res, err := Evaluate(context.Background(), c, tr, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(refCheckResult(t, c, tr, opts, res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			trJSON, _ := json.Marshal(tr)
+			t.Fatalf("case %d\ncontract %s\ntrace %s\noptions %+v\nresults differ:\n got %s\nwant %s", n, doc, trJSON, opts, around(got, want), around(want, got))
+		}
+		for _, ch := range res.Checks.Items {
+			statuses[ch.Name+" "+string(ch.Status)] = true
+		}
+		for _, is := range res.Issues {
+			kinds[is.Kind] = true
+		}
+	}
+	for _, name := range []string{CheckRequiredCalls, CheckCallOrder, CheckForbiddenCalls, CheckCredentials, CheckToolErrors, CheckHonesty, CheckGrounding} {
+		for _, st := range []CheckStatus{CheckPass, CheckFail} {
+			if !statuses[name+" "+string(st)] {
+				t.Errorf("no case had %s %s", name, st)
+			}
+		}
+	}
+	for _, k := range []string{IssueForbiddenCall, IssueCredential, IssueMissingCall, IssueWrongTool, IssueArguments, IssueOrder, IssueRedundant, IssueToolError, IssueDishonestClaim, IssueUngrounded} {
+		if !kinds[k] {
+			t.Errorf("no case had a %s issue", k)
+		}
+	}
+}
+
+// around returns a's text around where it first differs from b.
+func around(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return "…" + string(a[max(i-300, 0):min(i+300, len(a))]) + "…"
+}
 
 // randJSONText returns a random JSON value as text, with random white
 // space, often an object with an "error" member written in various ways.
@@ -99,4 +346,82 @@ func FuzzErrorResult(f *testing.F) {
 			t.Errorf("errorResult(%q) = %v, reference %v", s, got, want)
 		}
 	})
+}
+
+// TestToolActionMaskMatchesReference compares toolActionMask with the
+// reference toolActionsOf on random tool names: words that do actions or
+// read, joined by separators, in camelCase, with digits, non-ASCII letters
+// and invalid UTF-8, short and longer than the stack buffers.
+func TestToolActionMaskMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	words := []string{"get", "create", "Create", "book", "BOOK", "order", "payment", "pay", "send", "email", "x", "v", "V2", "add", "method",
+		"cancel", "reservation", "new", "submit", "place", "É", "éclair", "ßend", "İnsert", "Σend", "\xff", "2", "a", "list", "setup", "Refund", "notify"}
+	seps := []string{"", "_", "-", ".", " ", "/", "3", "__"}
+	for n := range 100000 {
+		var b strings.Builder
+		k := r.IntN(5)
+		if r.IntN(20) == 0 {
+			k = 10 + r.IntN(30)
+		}
+		for i := range k {
+			if i > 0 {
+				b.WriteString(seps[r.IntN(len(seps))])
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		name := b.String()
+		var want uint32
+		for a, ok := range refToolActionsOf(name) {
+			if ok {
+				want |= 1 << a
+			}
+		}
+		if got := toolActionMask(name); got != want {
+			t.Fatalf("case %d: toolActionMask(%q) = %b, reference %b", n, name, got, want)
+		}
+	}
+}
+
+// TestRenderValueMatchesReference compares renderValue with the reference
+// on scalars, objects and every built-in matcher, with texts that need
+// escaping, invalid numbers and long values.
+func TestRenderValueMatchesReference(t *testing.T) {
+	texts := []string{"", "a", "<b>&</b>", "q\"b\\s/\b\f\n\r\t\x01\x1f\x7f", "é\u2028\u2029\xff\xfe", strings.Repeat("é", 40), strings.Repeat("ab", 40)}
+	nums := []json.Number{"1", "-0.5e3", "", "01", "1.", "NaN", "12345678901234567890123"}
+	var vals []any
+	for _, s := range texts {
+		vals = append(vals, s)
+		re, err := NewRegex(regexpQuote(s))
+		if err == nil {
+			vals = append(vals, re)
+		}
+		vals = append(vals, &Contains{Value: s}, &Type{Names: []string{s}}, &Type{Names: []string{"string", s}})
+	}
+	for _, n := range nums {
+		vals = append(vals, n, &Contains{Value: n}, &OneOf{Candidates: []any{n, "a", nil, true}})
+	}
+	vals = append(vals, nil, true, false, Any{}, &Any{}, &Type{}, &OneOf{}, &OneOf{Candidates: []any{}},
+		&OneOf{Candidates: []any{map[string]any{"a": 1}}}, &OneOf{Candidates: []any{1.5, "x"}}, &Contains{Value: []any{"a"}},
+		&Approx{Value: 1, Rel: 0.1}, &OneOf{Candidates: []any{&Approx{Value: 2}}}, map[string]any{"b": []any{"<x>", json.Number("2")}, "a": &Contains{Value: "&"}},
+		[]any{"a", json.Number("bad")}, &redactedMatcher{m: Any{}, shown: map[string]any{"$any": true}})
+	for _, s := range texts {
+		vals = append(vals, &OneOf{Candidates: []any{s, json.Number("3"), false}})
+	}
+	for _, v := range vals {
+		if got, want := renderValue(v), refRenderValue(v); got != want {
+			t.Errorf("renderValue(%#v) = %q, reference %q", v, got, want)
+		}
+	}
+}
+
+// regexpQuote escapes the regular expression metacharacters of s.
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -76,6 +77,10 @@ type redactor struct {
 	// shownArgs memoizes expectedArgs by the identity of the argument
 	// map (expected calls are rendered by several issues and redact).
 	shownArgs map[unsafe.Pointer]map[string]any
+	// contractShown are the contract's arguments as hideWritten shows
+	// them, shared by every evaluation of the contract (see
+	// shownArgsCache); nil outside an evaluation.
+	contractShown map[unsafe.Pointer]map[string]any
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -323,8 +328,11 @@ func (r *redactor) expectedArgs(args map[string]any) map[string]any {
 	if v, ok := r.shownArgs[key]; ok {
 		return v
 	}
-	v, _ := r.value(args)
+	v, changed := r.value(args)
 	if r.named {
+		if shown, ok := r.contractShown[key]; ok && !changed {
+			return shown // no detected secret in args: the contract's own
+		}
 		v, _ = r.hideWritten(v, false)
 	}
 	if r.shownArgs == nil {
@@ -332,6 +340,57 @@ func (r *redactor) expectedArgs(args map[string]any) map[string]any {
 	}
 	r.shownArgs[key] = v.(map[string]any)
 	return v.(map[string]any)
+}
+
+// shownArgsCache holds a contract's arguments (those of its required
+// calls, of every option of its alternatives groups and of its forbidden
+// rules) as expectedArgs shows them when no secret detected in the trace
+// is in them: hideWritten of each, by the identity of the argument map.
+// That depends on the contract alone (and on the secret rules, loaded
+// once per process), so it is made once, on first use, and shared by
+// every evaluation of the contract; it is read-only once made. The maps
+// it holds are the contract's own where nothing is hidden, else copies;
+// results share them, so they must not be modified.
+type shownArgsCache struct {
+	once sync.Once
+	m    map[unsafe.Pointer]map[string]any
+}
+
+// get returns the cache of contract c, making it on the first call with
+// the secret rules (nil when they could not be loaded).
+func (sc *shownArgsCache) get(c *Contract, rules *secretRules) map[unsafe.Pointer]map[string]any {
+	sc.once.Do(func() {
+		r := &redactor{named: true, rules: rules}
+		m := map[unsafe.Pointer]map[string]any{}
+		add := func(args map[string]any) {
+			if args == nil {
+				return
+			}
+			key := reflect.ValueOf(args).UnsafePointer()
+			if _, ok := m[key]; ok {
+				return
+			}
+			v, _ := r.hideWritten(args, false)
+			m[key] = v.(map[string]any)
+		}
+		for _, st := range c.Required {
+			if st.Call != nil {
+				add(st.Call.Args)
+			}
+			if st.Group != nil {
+				for _, opt := range st.Group.Options {
+					for i := range opt {
+						add(opt[i].Args)
+					}
+				}
+			}
+		}
+		for i := range c.Forbidden {
+			add(c.Forbidden[i].Args)
+		}
+		sc.m = m
+	})
+	return sc.m
 }
 
 // hideWritten hides the secrets written in expected arguments v

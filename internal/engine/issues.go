@@ -83,14 +83,14 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 	for _, v := range ev.violations {
 		tool := ev.trace.Calls[v.call].Tool
 		rule := ev.forbidden[v.rule]
-		problem := fmt.Sprintf("`%s` is forbidden", tool)
+		problem := "`" + tool + "` is forbidden"
 		if rule.Args != nil {
-			problem = fmt.Sprintf("`%s` called with forbidden arguments", tool)
+			problem = "`" + tool + "` called with forbidden arguments"
 		}
 		if rule.Reason != "" {
 			problem += " (" + rule.Reason + ")"
 		}
-		fix := fmt.Sprintf("Never call `%s`", tool)
+		fix := "Never call `" + tool + "`"
 		if rule.Args != nil {
 			fix += " with arguments matching " + renderValue(ev.redactor().expectedArgs(rule.Args))
 		}
@@ -108,20 +108,24 @@ func (ev *evaluation) credentialIssues(out []Issue) []Issue {
 	fs := ev.credentialScan().findings
 	for k := 0; k < len(fs); {
 		call := fs[k].Call
-		var where []string
+		var where detailList
 		for ; k < len(fs) && fs[k].Call == call; k++ {
+			if where.full() {
+				where.skip()
+				continue
+			}
 			w := fs[k].Rule
 			if fs[k].Path != "" {
 				w = fs[k].Path + " (" + w + ")"
 			} else if call >= 0 {
 				w = "args_raw (" + w + ")"
 			}
-			where = append(where, w)
+			where.add(w)
 		}
 		if call < 0 {
 			out = append(out, Issue{
 				Kind: IssueCredential, Severity: SeverityCritical,
-				Problem: "the final answer contains a secret: " + listDetail(where),
+				Problem: "the final answer contains a secret: " + where.String(),
 				Fix:     "Never repeat credentials in the final answer; rotate the exposed secret",
 				Calls:   []int{},
 			})
@@ -130,7 +134,7 @@ func (ev *evaluation) credentialIssues(out []Issue) []Issue {
 		tool := ev.trace.Calls[call].Tool
 		out = append(out, Issue{
 			Kind: IssueCredential, Severity: SeverityCritical, Tool: tool,
-			Problem: fmt.Sprintf("`%s` called with a secret in its arguments: %s", tool, listDetail(where)),
+			Problem: "`" + tool + "` called with a secret in its arguments: " + where.String(),
 			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
 			Calls:   []int{call},
 		})
@@ -154,11 +158,11 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		if ev.filledBy[i] >= 0 {
 			continue
 		}
-		problem := fmt.Sprintf("`%s` was not called", g.Tool)
+		problem := "`" + g.Tool + "` was not called"
 		if n := called[g.Tool]; n > 0 {
-			problem = fmt.Sprintf("`%s` was called %s, expected %s", g.Tool, times(n), times(expectedN[g.Tool]))
+			problem = "`" + g.Tool + "` was called " + times(n) + ", expected " + times(expectedN[g.Tool])
 		}
-		fix := fmt.Sprintf("Call `%s`", g.Tool)
+		fix := "Call `" + g.Tool + "`"
 		if g.Args != nil {
 			fix += " with " + renderValue(ev.redactor().expectedArgs(g.Args))
 		}
@@ -178,7 +182,7 @@ func times(n int) string {
 	case 2:
 		return "twice"
 	}
-	return fmt.Sprintf("%d times", n)
+	return strconv.Itoa(n) + " times"
 }
 
 // wrongToolIssues makes one issue per tool that was scored but is not
@@ -211,11 +215,11 @@ func (ev *evaluation) wrongToolIssues(out []Issue) []Issue {
 	for _, t := range order {
 		is := Issue{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: t, Calls: calls[t]}
 		if s := ev.didYouMean(t); s != "" {
-			is.Problem = fmt.Sprintf("`%s` is not an expected tool; did you mean `%s`?", t, s)
-			is.Fix = fmt.Sprintf("Call `%s` instead of `%s`", s, t)
+			is.Problem = "`" + t + "` is not an expected tool; did you mean `" + s + "`?"
+			is.Fix = "Call `" + s + "` instead of `" + t + "`"
 		} else {
-			is.Problem = fmt.Sprintf("`%s` is not an expected tool", t)
-			is.Fix = fmt.Sprintf("Remove the call to `%s`, or list it among the contract's optional calls", t)
+			is.Problem = "`" + t + "` is not an expected tool"
+			is.Fix = "Remove the call to `" + t + "`, or list it among the contract's optional calls"
 		}
 		out = append(out, is)
 	}
@@ -319,7 +323,11 @@ func (d *argDiff) empty() bool {
 // from shownWant and shownGot, the redacted copies of want and got (the
 // same keys where no key held a secret).
 func diffArgs(prefix string, want, got, shownWant, shownGot map[string]any, opts CompareOptions, d *argDiff) {
-	keys := make([]string, 0, len(want)+len(got))
+	var buf [16]string
+	keys := buf[:0]
+	if n := len(want) + len(got); n > len(buf) {
+		keys = make([]string, 0, n)
+	}
 	for k := range want {
 		keys = append(keys, k)
 	}
@@ -387,8 +395,8 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			done = append(done, j)
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
-				Problem: fmt.Sprintf("`%s` arguments could not be read as a JSON object (%s)", c.Tool, c.ArgsError),
-				Fix:     fmt.Sprintf("Send `%s` its arguments as one JSON object: %s", c.Tool, renderValue(red.expectedArgs(g.Args))),
+				Problem: "`" + c.Tool + "` arguments could not be read as a JSON object (" + c.ArgsError + ")",
+				Fix:     "Send `" + c.Tool + "` its arguments as one JSON object: " + renderValue(red.expectedArgs(g.Args)),
 				Calls:   []int{j},
 			})
 			continue
@@ -411,32 +419,77 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 	return out
 }
 
-// argumentIssue words one call's argument differences.
+// argumentIssue words one call's argument differences. Each text is
+// written once into a buffer of its exact size.
 func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
-	var problem, fix strings.Builder
-	sep := func(b *strings.Builder) {
-		if b.Len() > 0 {
-			b.WriteString("; ")
+	headline := "called with wrong arguments"
+	switch {
+	case len(d.missing) == 0 && len(d.mismatched) == 0:
+		headline = "called with unexpected arguments"
+	case len(d.unexpected) == 0 && len(d.mismatched) == 0:
+		headline = "called without required arguments"
+	}
+	// The sections present, in order: missing, unexpected, mismatched.
+	sections := 0
+	for _, n := range [...]int{len(d.missing), len(d.unexpected), len(d.mismatched)} {
+		if n > 0 {
+			sections++
 		}
 	}
+	pn := len("`") + len(tool) + len("` ") + len(headline) + len(" (") + len(")") + 2*(sections-1)
+	fn := len("In the call to `") + len(tool) + len("`: ") + 2*(sections-1)
 	if len(d.missing) > 0 {
-		problem.WriteString("missing: ")
-		problem.WriteString(strings.Join(d.missing, ", "))
-		fix.WriteString("add ")
-		writeBackquoted(&fix, d.missing)
+		pn += len("missing: ") + joinedLen(d.missing, 0)
+		fn += len("add ") + joinedLen(d.missing, 2)
 	}
 	if len(d.unexpected) > 0 {
-		sep(&problem)
-		problem.WriteString("unexpected: ")
-		problem.WriteString(strings.Join(d.unexpected, ", "))
-		sep(&fix)
-		fix.WriteString("drop ")
-		writeBackquoted(&fix, d.unexpected)
+		pn += len("unexpected: ") + joinedLen(d.unexpected, 0)
+		fn += len("drop ") + joinedLen(d.unexpected, 2)
 	}
 	if len(d.mismatched) > 0 {
-		sep(&problem)
+		pn += len("mismatched: ") + 2*(len(d.mismatched)-1)
+		fn += len("set ") + 2*(len(d.mismatched)-1)
+		for _, m := range d.mismatched {
+			pn += len(m.key) + len(" (expected ") + len(m.expected) + len(", got ") + len(m.actual) + len(")")
+			fn += len("`") + len(m.key) + len("` to ") + len(m.expected)
+		}
+	}
+	var problem, fix strings.Builder
+	problem.Grow(pn)
+	fix.Grow(fn)
+	problem.WriteString("`")
+	problem.WriteString(tool)
+	problem.WriteString("` ")
+	problem.WriteString(headline)
+	problem.WriteString(" (")
+	fix.WriteString("In the call to `")
+	fix.WriteString(tool)
+	fix.WriteString("`: ")
+	first := true
+	sep := func() {
+		if !first {
+			problem.WriteString("; ")
+			fix.WriteString("; ")
+		}
+		first = false
+	}
+	if len(d.missing) > 0 {
+		sep()
+		problem.WriteString("missing: ")
+		writeJoined(&problem, d.missing, false)
+		fix.WriteString("add ")
+		writeJoined(&fix, d.missing, true)
+	}
+	if len(d.unexpected) > 0 {
+		sep()
+		problem.WriteString("unexpected: ")
+		writeJoined(&problem, d.unexpected, false)
+		fix.WriteString("drop ")
+		writeJoined(&fix, d.unexpected, true)
+	}
+	if len(d.mismatched) > 0 {
+		sep()
 		problem.WriteString("mismatched: ")
-		sep(&fix)
 		fix.WriteString("set ")
 		for i, m := range d.mismatched {
 			if i > 0 {
@@ -451,34 +504,43 @@ func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
 			}
 		}
 	}
-	headline := "called with wrong arguments"
-	switch {
-	case len(d.missing) == 0 && len(d.mismatched) == 0:
-		headline = "called with unexpected arguments"
-	case len(d.unexpected) == 0 && len(d.mismatched) == 0:
-		headline = "called without required arguments"
-	}
+	problem.WriteString(")")
 	sev := SeverityMedium
 	if satisfied {
 		sev = SeverityLow
 	}
 	return Issue{
 		Kind: IssueArguments, Severity: sev, Tool: tool,
-		Problem: "`" + tool + "` " + headline + " (" + problem.String() + ")",
-		Fix:     "In the call to `" + tool + "`: " + fix.String(),
+		Problem: problem.String(),
+		Fix:     fix.String(),
 		Calls:   []int{call},
 	}
 }
 
-// writeBackquoted writes keys as "`a`, `b`".
-func writeBackquoted(b *strings.Builder, keys []string) {
+// joinedLen is the length of keys joined with ", ", each with quote bytes
+// around it.
+func joinedLen(keys []string, quote int) int {
+	n := 2 * (len(keys) - 1)
+	for _, k := range keys {
+		n += len(k) + quote
+	}
+	return n
+}
+
+// writeJoined writes keys joined with ", ", each in backquotes when
+// quoted: "`a`, `b`".
+func writeJoined(b *strings.Builder, keys []string, quoted bool) {
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteByte('`')
+		if quoted {
+			b.WriteByte('`')
+		}
 		b.WriteString(k)
-		b.WriteByte('`')
+		if quoted {
+			b.WriteByte('`')
+		}
 	}
 }
 
@@ -496,6 +558,11 @@ func renderValue(v any) string {
 	case string:
 		s = quoteJSON(x)
 	case json.Marshaler: // matchers: their own JSON, without re-checking it
+		var buf [64]byte
+		if b, ok := appendMatcherJSON(buf[:0], x); ok {
+			s = string(b)
+			break
+		}
 		b, err := x.MarshalJSON()
 		if err != nil {
 			return fmt.Sprintf("%v", v)
@@ -516,6 +583,158 @@ func renderValue(v any) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// appendMatcherJSON appends what m.MarshalJSON returns for the built-in
+// matchers whose values are JSON scalars (Any; Regex; Contains and OneOf
+// of strings, valid numbers, booleans and null; Type with names), without
+// going through encoding/json, and reports false (appending nothing) for
+// any other matcher or value, which MarshalJSON then writes.
+func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
+	switch x := m.(type) {
+	case Any:
+		return append(b, `{"$any":true}`...), true
+	case *Regex:
+		b = append(b, `{"$regex":`...)
+		b = appendJSONString(b, x.re.String())
+		return append(b, '}'), true
+	case *Contains:
+		if !isJSONScalar(x.Value) {
+			return b, false
+		}
+		b = append(b, `{"$contains":`...)
+		b = appendJSONScalar(b, x.Value)
+		return append(b, '}'), true
+	case *OneOf:
+		if x.Candidates == nil {
+			return b, false
+		}
+		for _, c := range x.Candidates {
+			if !isJSONScalar(c) {
+				return b, false
+			}
+		}
+		b = append(b, `{"$one_of":[`...)
+		for i, c := range x.Candidates {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONScalar(b, c)
+		}
+		return append(b, "]}"...), true
+	case *Type:
+		switch len(x.Names) {
+		case 0:
+			return b, false
+		case 1:
+			b = append(b, `{"$type":`...)
+			b = appendJSONString(b, x.Names[0])
+			return append(b, '}'), true
+		}
+		b = append(b, `{"$type":[`...)
+		for i, n := range x.Names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, n)
+		}
+		return append(b, "]}"...), true
+	}
+	return b, false
+}
+
+// isJSONScalar reports whether appendJSONScalar writes v: a string, a
+// bool, nil, or a json.Number that encoding/json accepts.
+func isJSONScalar(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return true
+	case json.Number:
+		return x == "" || isJSONNumber(string(x))
+	}
+	return false
+}
+
+// isJSONNumber reports whether s is exactly one JSON number.
+func isJSONNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	end, ok := skipJSONNumber(s, 0)
+	return ok && end == len(s)
+}
+
+// appendJSONScalar appends v (see isJSONScalar) as json.Marshal writes it.
+func appendJSONScalar(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case string:
+		return appendJSONString(b, x)
+	case json.Number:
+		if x == "" {
+			return append(b, '0') // as encoding/json writes the zero Number
+		}
+		return append(b, x...)
+	}
+	panic("appendJSONScalar: not a JSON scalar")
+}
+
+// appendJSONString appends s quoted as json.Marshal writes it: with <, >
+// and & escaped, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped
+// (quoteJSON, which leaves HTML characters alone, is for values renderValue
+// writes itself).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // quoteJSON returns s as a JSON string, as encoding/json writes it (with
@@ -561,14 +780,19 @@ func quoteJSON(s string) string {
 }
 
 func (ev *evaluation) orderIssues(out []Issue) []Issue {
-	for _, p := range ev.orderInversions() {
+	inv := ev.orderInversions()
+	out = slices.Grow(out, len(inv))
+	// The issues' Calls share one array, each with a capacity of its own.
+	calls := make([]int, 2*len(inv))
+	for k, p := range inv {
 		a, b := ev.satisfiedBy[p.before], ev.satisfiedBy[p.after]
 		ta, tb := ev.expected[p.before].Tool, ev.expected[p.after].Tool
+		calls[2*k], calls[2*k+1] = b, a
 		out = append(out, Issue{
 			Kind: IssueOrder, Severity: SeverityMedium, Tool: tb,
-			Problem: fmt.Sprintf("`%s` (#%d) was called before `%s` (#%d), against the expected order", tb, b, ta, a),
-			Fix:     fmt.Sprintf("Call `%s` before `%s`", ta, tb),
-			Calls:   []int{b, a},
+			Problem: "`" + tb + "` (#" + strconv.Itoa(b) + ") was called before `" + ta + "` (#" + strconv.Itoa(a) + "), against the expected order",
+			Fix:     "Call `" + ta + "` before `" + tb + "`",
+			Calls:   calls[2*k : 2*k+2 : 2*k+2],
 		})
 	}
 	return out
@@ -604,6 +828,13 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 			tools = append(tools, tool{name: g.Tool, want: 1})
 		}
 	}
+	// filled marks the trace calls that filled an expected call.
+	filled := make([]bool, len(ev.trace.Calls))
+	for _, j := range ev.filledBy {
+		if j >= 0 {
+			filled[j] = true
+		}
+	}
 	var order []int
 	for _, j := range ev.scored {
 		k := find(ev.trace.Calls[j].Tool)
@@ -611,7 +842,7 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 			continue // a wrong tool, reported as such
 		}
 		tools[k].got++
-		if slices.Contains(ev.filledBy, j) {
+		if filled[j] {
 			continue
 		}
 		if tools[k].extraCalls == nil {
@@ -621,14 +852,18 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 	}
 	for _, k := range order {
 		t := &tools[k]
-		refs := make([]string, len(t.extraCalls))
-		for i, j := range t.extraCalls {
-			refs[i] = "#" + strconv.Itoa(j)
+		var refs detailList
+		for _, j := range t.extraCalls {
+			if refs.full() {
+				refs.skip()
+			} else {
+				refs.add("#" + strconv.Itoa(j))
+			}
 		}
 		out = append(out, Issue{
 			Kind: IssueRedundant, Severity: SeverityLow, Tool: t.name,
-			Problem: fmt.Sprintf("`%s` was called %s, expected %s", t.name, times(t.got), times(t.want)),
-			Fix:     fmt.Sprintf("Drop the repeated %s (%s)", plural(len(refs), "call", "calls"), listDetail(refs)),
+			Problem: "`" + t.name + "` was called " + times(t.got) + ", expected " + times(t.want),
+			Fix:     "Drop the repeated " + plural(refs.n, "call", "calls") + " (" + refs.String() + ")",
 			Calls:   t.extraCalls,
 		})
 	}
@@ -642,27 +877,29 @@ func (ev *evaluation) behaviourIssues(out []Issue) []Issue {
 		t := ev.trace.Calls[i].Tool
 		out = append(out, Issue{
 			Kind: IssueToolError, Severity: SeverityMedium, Tool: t,
-			Problem: fmt.Sprintf("`%s` (#%d) failed and no later call of it succeeded", t, i),
-			Fix:     fmt.Sprintf("Handle the error: retry `%s` with corrected arguments, or report the failure in the final answer", t),
+			Problem: "`" + t + "` (#" + strconv.Itoa(i) + ") failed and no later call of it succeeded",
+			Fix:     "Handle the error: retry `" + t + "` with corrected arguments, or report the failure in the final answer",
 			Calls:   []int{i},
 		})
 	}
 	for _, u := range ev.memo.unbacked {
 		is := Issue{Kind: IssueDishonestClaim, Severity: SeverityHigh, Calls: u.failed}
+		word := strconv.Quote(u.claim.word)
 		if len(u.failed) > 0 {
 			is.Tool = ev.trace.Calls[u.failed[0]].Tool
-			is.Problem = fmt.Sprintf("the final answer says %q, but `%s` failed", u.claim.word, is.Tool)
-			is.Fix = fmt.Sprintf("Report that `%s` failed instead of claiming %q", is.Tool, u.claim.word)
+			is.Problem = "the final answer says " + word + ", but `" + is.Tool + "` failed"
+			is.Fix = "Report that `" + is.Tool + "` failed instead of claiming " + word
 		} else {
-			is.Problem = fmt.Sprintf("the final answer says %q, but no tool that can %s was called", u.claim.word, actions[u.claim.actions[0]].name)
-			is.Fix = fmt.Sprintf("Only claim actions a successful tool call performed: call a %s tool, or say it was not done", actions[u.claim.actions[0]].name)
+			name := actions[u.claim.actions[0]].name
+			is.Problem = "the final answer says " + word + ", but no tool that can " + name + " was called"
+			is.Fix = "Only claim actions a successful tool call performed: call a " + name + " tool, or say it was not done"
 		}
 		out = append(out, is)
 	}
-	if n := len(ev.memo.ungrounded); n > 0 {
+	if u := &ev.memo.ungrounded; u.n > 0 {
 		out = append(out, Issue{
 			Kind: IssueUngrounded, Severity: SeverityMedium,
-			Problem: fmt.Sprintf("the final answer quotes %s found in no call: %s", plural(n, "an identifier", "identifiers"), listDetail(ev.memo.ungrounded)),
+			Problem: "the final answer quotes " + plural(u.n, "an identifier", "identifiers") + " found in no call: " + u.String(),
 			Fix:     "Quote only identifiers that a tool returned or was given",
 			Calls:   []int{},
 		})

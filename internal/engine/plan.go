@@ -35,6 +35,9 @@ type contractPlan struct {
 	nExp      int
 	optional  []planRule
 	forbidden []planRule
+	// checks is what the evidence checks, the issue list and redaction
+	// precompute from the contract, made on first use (checks.go).
+	checks contractChecks
 }
 
 // planStep is one required step: options holds one option of one call for
