@@ -19,7 +19,9 @@ type EvaluationResult struct {
 	// contracts).
 	Metrics Metrics `json:"metrics"`
 	// ExpectedCalls is the expected list G of the chosen combination, with
-	// detected secrets redacted unless Options.KeepSecrets.
+	// detected secrets redacted unless Options.KeepSecrets. Its argument
+	// maps are shared with the Contract and with other results graded
+	// against it: read them, never modify them.
 	ExpectedCalls []ExpectedCall `json:"expected_calls"`
 	// TraceCalls are all calls of the trace, secrets redacted unless
 	// Options.KeepSecrets.
