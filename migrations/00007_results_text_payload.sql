@@ -16,6 +16,10 @@
 -- bytes of a row; readers now rebuild it from trace_calls and
 -- scored_indexes (internal/store, record.ScoredCalls), byte for byte what
 -- was stored.
+--
+-- Servers older than this migration cannot use the new table (they write
+-- and read scored_calls, and read issues as json): stop every older
+-- replica before a server that applies it starts (docs/api.md, Storage).
 
 -- +goose Up
 ALTER TABLE results

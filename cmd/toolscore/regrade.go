@@ -16,6 +16,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
@@ -424,9 +425,11 @@ func runRegradeServer(ctx context.Context, s stdio, f regradeFlags) error {
 }
 
 // waitRegrade polls the regrade at u every poll, showing a progress bar on
-// s.err, until it is completed, cancelled or failed.
+// s.err when it is a terminal, until it is completed, cancelled or failed.
 func waitRegrade(ctx context.Context, s stdio, u string, poll time.Duration) (regradeServerView, error) {
+	fd, ok := s.err.(interface{ Fd() uintptr })
 	bar := progressbar.NewOptions64(-1,
+		progressbar.OptionSetVisibility(ok && term.IsTerminal(int(fd.Fd()))),
 		progressbar.OptionSetWriter(s.err),
 		progressbar.OptionSetDescription("regrading"),
 		progressbar.OptionShowCount(),

@@ -300,10 +300,10 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		}
 		*p.dst = b
 	}
-	if id != uuid.Nil && (hasNUL(out.TraceCalls) || hasNUL(out.ExpectedCalls) || hasNUL(out.Metrics) ||
-		hasNUL(out.Checks) || hasNUL(out.Issues) || (out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0))) {
-		return nil, &apiError{kind: probInvalidTrace, detail: "the trace holds a NUL character (\\u0000), which cannot be stored; use ?store=false or remove it",
-			errors: []FieldProblem{{Pointer: "/trace", Message: "holds a NUL character (\\u0000)"}}}
+	if id != uuid.Nil {
+		if err := storedNULProblem(out, in); err != nil {
+			return nil, err
+		}
 	}
 	s.metrics.evalDuration.Observe(time.Since(start).Seconds())
 	s.metrics.combinations.Observe(float64(pc.c.Combinations()))
@@ -313,6 +313,32 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
 	return out, nil
+}
+
+// storedNULProblem returns the 422 for a result that cannot be stored because
+// Postgres text cannot hold a NUL character, naming where the NUL came
+// from: the final answer, the inline contract or gold list, or the trace
+// (whose calls are in every other part of the result); nil when there is
+// none.
+func storedNULProblem(out *record.Result, in *evalInput) error {
+	var ptr, what string
+	kind := probInvalidTrace
+	switch {
+	case out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0) && !hasNUL(out.TraceCalls):
+		ptr, what, kind = "/final_answer", "the final answer", probInvalidRequest
+	case hasNUL(out.ExpectedCalls) && !hasNUL(out.TraceCalls):
+		ptr, what, kind = in.inlinePtr, "the contract", probInvalidContract
+		if ptr == "" {
+			ptr = "/contract"
+		}
+	case hasNUL(out.TraceCalls) || hasNUL(out.ExpectedCalls) || hasNUL(out.Metrics) || hasNUL(out.Checks) || hasNUL(out.Issues) ||
+		(out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0)):
+		ptr, what = "/trace", "the trace"
+	default:
+		return nil
+	}
+	return &apiError{kind: kind, detail: what + " holds a NUL character (\\u0000), which cannot be stored; use ?store=false or remove it",
+		errors: []FieldProblem{{Pointer: ptr, Message: "holds a NUL character (\\u0000)"}}}
 }
 
 // traceDocument returns the trace document of a request's trace field: a

@@ -48,6 +48,38 @@ func TestNULInTextFields(t *testing.T) {
 	}
 }
 
+// TestNULInResult checks that a NUL character that reaches the stored
+// result is a 422 naming where it came from: the trace, the final answer
+// or the inline contract.
+func TestNULInResult(t *testing.T) {
+	b := setup(t, nil)
+	const holds = "holds a NUL character (\\u0000)"
+	tests := []struct {
+		name, body, kind string
+		want            FieldProblem
+	}{
+		{"trace argument", body(`"gold":`+goldList, `"trace":[{"tool":"search","args":{"q":"a\u0000b"}}]`),
+			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
+		{"final answer", body(`"gold":`+goldList, `"trace":[]`, `"final_answer":"ok\u0000"`),
+			"invalid-request", FieldProblem{Pointer: "/final_answer", Message: holds}},
+		{"inline contract", body(`"contract":{"contract_version":2,"required":[{"tool":"a","args":{"x":"\u0000"}}]}`, `"trace":[]`),
+			"invalid-contract", FieldProblem{Pointer: "/contract", Message: holds}},
+		{"gold list", body(`"gold":[{"tool":"a","args":{"x":"\u0000"}}]`, `"trace":[]`),
+			"invalid-contract", FieldProblem{Pointer: "/gold", Message: holds}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := problemOf(t, b.do(t, "POST", "/v1/evaluations", tc.body), 422, tc.kind)
+			if diff := cmp.Diff([]FieldProblem{tc.want}, p.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if len(b.store.results) != 0 {
+		t.Errorf("stored %d results", len(b.store.results))
+	}
+}
+
 // TestNULInBatch checks that a batch answers an item with a NUL in a text
 // field with its own 422 and stores the good items, with and without an
 // Idempotency-Key.
