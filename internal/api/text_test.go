@@ -56,7 +56,7 @@ func TestNULInResult(t *testing.T) {
 	const holds = "holds a NUL character (\\u0000)"
 	tests := []struct {
 		name, body, kind string
-		want            FieldProblem
+		want             FieldProblem
 	}{
 		{"trace argument", body(`"gold":`+goldList, `"trace":[{"tool":"search","args":{"q":"a\u0000b"}}]`),
 			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
