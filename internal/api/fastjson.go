@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
+
+	"github.com/toolscore/toolscore/internal/jsonenc"
 )
 
 // This file holds the request hot path's JSON work that encoding/json does
@@ -14,62 +16,6 @@ import (
 // maps) and splitting the top-level request object in one pass. Both give
 // exactly what encoding/json gives (tests compare them), and anything
 // unusual falls back to encoding/json.
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as encoding/json encodes a string (HTML
-// characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029
-// escaped); a port of encoding/json's appendString.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // appendJSONValue appends a decoded JSON value (nil, bool, string,
 // json.Number, float64, []any, map[string]any with sorted keys) as
@@ -81,7 +27,7 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case string:
-		return appendJSONString(b, v), nil
+		return jsonenc.AppendString(b, v), nil
 	case json.Number:
 		if v == "" {
 			return append(b, '0'), nil
@@ -127,7 +73,7 @@ func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendJSONValue(b, m[k]); err != nil {
@@ -142,14 +88,14 @@ func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
 func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 	var err error
 	b = append(b, `{"tool":`...)
-	b = appendJSONString(b, c.Tool)
+	b = jsonenc.AppendString(b, c.Tool)
 	b = append(b, `,"args":`...)
 	if b, err = appendJSONObject(b, c.Args); err != nil {
 		return nil, err
 	}
 	if c.ID != "" {
 		b = append(b, `,"id":`...)
-		b = appendJSONString(b, c.ID)
+		b = jsonenc.AppendString(b, c.ID)
 	}
 	if c.Result != nil {
 		b = append(b, `,"result":`...)
@@ -159,15 +105,15 @@ func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 	}
 	if c.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, string(c.Error))
+		b = jsonenc.AppendString(b, string(c.Error))
 	}
 	if c.ArgsRaw != "" {
 		b = append(b, `,"args_raw":`...)
-		b = appendJSONString(b, c.ArgsRaw)
+		b = jsonenc.AppendString(b, c.ArgsRaw)
 	}
 	if c.ArgsError != "" {
 		b = append(b, `,"args_error":`...)
-		b = appendJSONString(b, c.ArgsError)
+		b = jsonenc.AppendString(b, c.ArgsError)
 	}
 	return append(b, '}'), nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/jsonenc"
 )
 
 // The Issue kinds, in the order the list ranks them (SPEC section 5, "Top
@@ -596,7 +598,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 		return append(b, `{"$any":true}`...), true
 	case *Regex:
 		b = append(b, `{"$regex":`...)
-		b = appendJSONString(b, x.re.String())
+		b = jsonenc.AppendString(b, x.re.String())
 		return append(b, '}'), true
 	case *Contains:
 		if !isJSONScalar(x.Value) {
@@ -628,7 +630,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 			return b, false
 		case 1:
 			b = append(b, `{"$type":`...)
-			b = appendJSONString(b, x.Names[0])
+			b = jsonenc.AppendString(b, x.Names[0])
 			return append(b, '}'), true
 		}
 		b = append(b, `{"$type":[`...)
@@ -636,7 +638,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, n)
+			b = jsonenc.AppendString(b, n)
 		}
 		return append(b, "]}"...), true
 	}
@@ -672,7 +674,7 @@ func appendJSONScalar(b []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(b, x)
 	case string:
-		return appendJSONString(b, x)
+		return jsonenc.AppendString(b, x)
 	case json.Number:
 		if x == "" {
 			return append(b, '0') // as encoding/json writes the zero Number
@@ -680,61 +682,6 @@ func appendJSONScalar(b []byte, v any) []byte {
 		return append(b, x...)
 	}
 	panic("appendJSONScalar: not a JSON scalar")
-}
-
-// appendJSONString appends s quoted as json.Marshal writes it: with <, >
-// and & escaped, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped
-// (quoteJSON, which leaves HTML characters alone, is for values renderValue
-// writes itself).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // quoteJSON returns s as a JSON string, as encoding/json writes it (with
