@@ -321,18 +321,20 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 // (whose calls are in every other part of the result); nil when there is
 // none.
 func storedNULProblem(out *record.Result, in *evalInput) error {
+	trace := hasNUL(out.TraceCalls)
+	answer := out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0)
+	expected := hasNUL(out.ExpectedCalls)
 	var ptr, what string
 	kind := probInvalidTrace
 	switch {
-	case out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0) && !hasNUL(out.TraceCalls):
+	case answer && !trace:
 		ptr, what, kind = "/final_answer", "the final answer", probInvalidRequest
-	case hasNUL(out.ExpectedCalls) && !hasNUL(out.TraceCalls):
+	case expected && !trace:
 		ptr, what, kind = in.inlinePtr, "the contract", probInvalidContract
 		if ptr == "" {
 			ptr = "/contract"
 		}
-	case hasNUL(out.TraceCalls) || hasNUL(out.ExpectedCalls) || hasNUL(out.Metrics) || hasNUL(out.Checks) || hasNUL(out.Issues) ||
-		(out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0)):
+	case trace || hasNUL(out.Metrics) || hasNUL(out.Checks) || hasNUL(out.Issues):
 		ptr, what = "/trace", "the trace"
 	default:
 		return nil
