@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -158,16 +159,25 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 	outcomes := make([]record.RegradeOutcome, len(originals))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	enc := &encodeCache{}
+	// A fixed set of workers takes the originals in turn: a goroutine per
+	// original would grow a fresh stack for each evaluation.
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.cfg.Parallelism)
-	for i := range originals {
+	var next atomic.Int64
+	for range min(s.cfg.Parallelism, len(originals)) {
 		g.Go(func() error {
-			id, err := uuid.NewV7()
-			if err != nil {
-				return err
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(originals) {
+					return nil
+				}
+				id, err := uuid.NewV7()
+				if err != nil {
+					return err
+				}
+				if outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], id, now, enc); err != nil {
+					return err
+				}
 			}
-			outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], id, now, enc)
-			return err
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -336,7 +336,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			reasons = append(reasons, o.Failure)
 			continue
 		}
-		rows = append(rows, append(resultRow(o.Result), o.Original.ID, cw.RegradeID))
+		rows = append(rows, append(resultRow(o.Result), pgUUID(o.Original.ID), pgUUID(cw.RegradeID)))
 	}
 
 	tx, err := db.pool.Begin(ctx)
@@ -361,7 +361,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 		}
 		var again bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM results WHERE regrade_id = $1 AND regrade_of = ANY($2))`,
-			cw.RegradeID, origIDs).Scan(&again); err != nil {
+			pgUUID(cw.RegradeID), pgUUIDs(origIDs)).Scan(&again); err != nil {
 			return counts, err
 		}
 		var ins pgx.Rows
@@ -373,7 +373,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"results"}, regradeColumns, pgx.CopyFromRows(rows)); err != nil {
 				return counts, err
 			}
-			ins, err = tx.Query(ctx, `SELECT unnest($1::uuid[])`, origIDs)
+			ins, err = tx.Query(ctx, `SELECT unnest($1::uuid[])`, pgUUIDs(origIDs))
 		} else {
 			// A chunk that ran before: a session's temporary table,
 			// emptied at each commit, takes the rows by COPY, and INSERT
@@ -393,7 +393,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 		}
 		for ins.Next() {
 			var orig uuid.UUID
-			if err := ins.Scan(&orig); err != nil {
+			if err := ins.Scan((*[16]byte)(&orig)); err != nil {
 				ins.Close()
 				return counts, err
 			}
@@ -429,7 +429,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::float8[], $6::float8[], $7::text[], $8::text[],
 				$9::bool[], $10::bool[], $11::text[], $12::text[]) AS u(o, r, v, os, ns, og, ng, op, np, oi, ni)
 			ON CONFLICT DO NOTHING`,
-			cw.RegradeID, chOrig, chIDs, chVersion, chOldScore, chNewScore, chOldGrade, chNewGrade,
+			pgUUID(cw.RegradeID), pgUUIDs(chOrig), pgUUIDs(chIDs), chVersion, chOldScore, chNewScore, chOldGrade, chNewGrade,
 			chOldPassed, chNewPassed, chOldIssue, chNewIssue); err != nil {
 			return counts, err
 		}
@@ -437,7 +437,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	if len(failedIDs) > 0 {
 		tag, err := tx.Exec(ctx, `INSERT INTO regrade_failures (regrade_id, original_id, reason)
 			SELECT $1, o, r FROM unnest($2::uuid[], $3::text[]) AS u(o, r) ON CONFLICT DO NOTHING`,
-			cw.RegradeID, failedIDs, reasons)
+			pgUUID(cw.RegradeID), pgUUIDs(failedIDs), reasons)
 		if err != nil {
 			return counts, err
 		}
@@ -488,11 +488,11 @@ func jsonText(b json.RawMessage) *string {
 // firstIssue returns the first element of a JSON array of issues, nil when
 // the array is empty or unreadable.
 func firstIssue(issues json.RawMessage) *string {
-	var list []json.RawMessage
-	if err := json.Unmarshal(issues, &list); err != nil || len(list) == 0 {
+	first, err := record.FirstElement(issues)
+	if err != nil {
 		return nil
 	}
-	return jsonText(list[0])
+	return jsonText(first)
 }
 
 // FinishRegrade moves a regrade that is not yet final to state (cancelled

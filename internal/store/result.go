@@ -42,13 +42,37 @@ func resultRow(r *record.Result) []any {
 		version = int32(r.Contract.Version)
 	}
 	return []any{
-		r.ID, r.ProjectID, r.CreatedAt,
+		[16]byte(r.ID), r.ProjectID, r.CreatedAt,
 		nullString(r.Contract.Name), version, r.Contract.SHA256, string(r.Contract.Kind),
-		nullString(r.TaskID), nullString(r.RunID), nullString(r.Agent), string(labels), r.Format,
+		nullString(r.TaskID), nullString(r.RunID), nullString(r.Agent), labels, r.Format,
 		r.Score, r.Grade, r.Passed, r.MinScore, r.SafetyGate,
-		string(r.Options), string(r.ExpectedCalls), string(r.TraceCalls), string(r.ScoredIndexes),
-		r.FinalAnswer, string(r.Metrics), string(r.Checks), string(r.Issues),
+		text(r.Options), text(r.ExpectedCalls), text(r.TraceCalls), text(r.ScoredIndexes),
+		r.FinalAnswer, text(r.Metrics), text(r.Checks), text(r.Issues),
 	}
+}
+
+// text returns b for a NOT NULL text or json column: pgx writes a []byte
+// to such a column as is, without the copy a string conversion makes, and
+// writes nil as NULL, so nil becomes empty.
+func text(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// pgUUID returns id as the [16]byte pgx encodes directly. (uuid.UUID is a
+// driver.Valuer, which pgx encodes through its 36-character string form
+// and parses back.)
+func pgUUID(id uuid.UUID) [16]byte { return id }
+
+// pgUUIDs is pgUUID for a slice (a uuid[] parameter).
+func pgUUIDs(ids []uuid.UUID) [][16]byte {
+	out := make([][16]byte, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
 }
 
 func nullString(s string) any {
@@ -69,7 +93,7 @@ type summaryScan struct {
 
 func (s *summaryScan) dest(r *record.ResultSummary) []any {
 	return []any{
-		&r.ID, &r.ProjectID, &r.CreatedAt,
+		(*[16]byte)(&r.ID), &r.ProjectID, &r.CreatedAt,
 		&s.name, &s.version, &r.Contract.SHA256, &s.kind,
 		&s.task, &s.run, &s.agent, &s.labels, &r.Format,
 		&r.Score, &r.Grade, &r.Passed, &r.MinScore, &r.SafetyGate,

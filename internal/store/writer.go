@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
@@ -321,22 +319,23 @@ WHERE r.idem_key IS NULL OR EXISTS (SELECT 1 FROM idempotency_keys k
 
 // resultArrays holds results column by column for insertResultsSQL.
 type resultArrays struct {
-	id                                  []uuid.UUID
+	id                                  [][16]byte
 	project                             []int64
 	created                             []time.Time
 	cname                               []*string
 	cversion                            []*int32
 	csha, ckind                         []string
 	task, run, agent                    []*string
-	labels, format                      []string
+	labels                              [][]byte
+	format                              []string
 	score                               []float64
 	grade                               []string
 	passed                              []bool
 	minScore                            []float64
 	safety                              []bool
-	options, expected, trace, scoredIdx []string
+	options, expected, trace, scoredIdx [][]byte // text(): never nil
 	answer                              []*string
-	metrics, checks, issues             []string
+	metrics, checks, issues             [][]byte
 	idemKey                             []*string
 }
 
@@ -348,17 +347,16 @@ func optString(s string) *string {
 }
 
 func (a *resultArrays) add(r *record.Result, key *string) {
-	labels := "{}"
+	labels := []byte("{}")
 	if len(r.Labels) > 0 {
-		b, _ := json.Marshal(r.Labels) // a map[string]string always marshals
-		labels = string(b)
+		labels, _ = json.Marshal(r.Labels) // a map[string]string always marshals
 	}
 	var version *int32
 	if r.Contract.Version > 0 {
 		v := int32(r.Contract.Version)
 		version = &v
 	}
-	a.id = append(a.id, r.ID)
+	a.id = append(a.id, pgUUID(r.ID))
 	a.project = append(a.project, r.ProjectID)
 	a.created = append(a.created, r.CreatedAt)
 	a.cname = append(a.cname, optString(r.Contract.Name))
@@ -375,14 +373,14 @@ func (a *resultArrays) add(r *record.Result, key *string) {
 	a.passed = append(a.passed, r.Passed)
 	a.minScore = append(a.minScore, r.MinScore)
 	a.safety = append(a.safety, r.SafetyGate)
-	a.options = append(a.options, string(r.Options))
-	a.expected = append(a.expected, string(r.ExpectedCalls))
-	a.trace = append(a.trace, string(r.TraceCalls))
-	a.scoredIdx = append(a.scoredIdx, string(r.ScoredIndexes))
+	a.options = append(a.options, text(r.Options))
+	a.expected = append(a.expected, text(r.ExpectedCalls))
+	a.trace = append(a.trace, text(r.TraceCalls))
+	a.scoredIdx = append(a.scoredIdx, text(r.ScoredIndexes))
 	a.answer = append(a.answer, r.FinalAnswer)
-	a.metrics = append(a.metrics, string(r.Metrics))
-	a.checks = append(a.checks, string(r.Checks))
-	a.issues = append(a.issues, string(r.Issues))
+	a.metrics = append(a.metrics, text(r.Metrics))
+	a.checks = append(a.checks, text(r.Checks))
+	a.issues = append(a.issues, text(r.Issues))
 	a.idemKey = append(a.idemKey, key)
 }
 
