@@ -69,6 +69,13 @@ type Config struct {
 	// RescueAfter): TOOLSCORE_REGRADE_RESCUE_AFTER, -regrade-rescue-after;
 	// default 2m.
 	RegradeRescueAfter time.Duration
+	// RegradeWorkers is the number of regrade chunk jobs (of 1,000
+	// results each) this process works at once (regrade.Config Workers):
+	// TOOLSCORE_REGRADE_WORKERS, -regrade-workers; default 4. Each chunk
+	// alternates between Postgres (reading originals, writing results)
+	// and grading on every CPU, so several chunks keep both busy; each
+	// holds its chunk in memory (about 25 MB for 1,000 medium results).
+	RegradeWorkers int
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -80,7 +87,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
-		RegradeRescueAfter: 2 * time.Minute, GCPercent: 200, MaxConns: 1024,
+		RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -129,6 +136,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	num("TOOLSCORE_GC_PERCENT", &cfg.GCPercent)
 	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
 	dur("TOOLSCORE_REGRADE_RESCUE_AFTER", &cfg.RegradeRescueAfter)
+	num("TOOLSCORE_REGRADE_WORKERS", &cfg.RegradeWorkers)
 	if len(errs) > 0 {
 		return cfg, errs[0]
 	}
@@ -149,6 +157,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "open client connections (TOOLSCORE_MAX_CONNS)")
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
 	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "time before a running regrade job is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
+	fs.IntVar(&cfg.RegradeWorkers, "regrade-workers", cfg.RegradeWorkers, "regrade chunks worked at once (TOOLSCORE_REGRADE_WORKERS)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -180,6 +189,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_EVAL_TIMEOUT must be positive, got %s", c.EvalTimeout)
 	case c.RegradeRescueAfter <= 0:
 		return fmt.Errorf("TOOLSCORE_REGRADE_RESCUE_AFTER must be positive, got %s", c.RegradeRescueAfter)
+	case c.RegradeWorkers < 1:
+		return fmt.Errorf("TOOLSCORE_REGRADE_WORKERS must be at least 1, got %d", c.RegradeWorkers)
 	case c.ShutdownGrace <= 0:
 		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
 	case c.MaxConns < 1:
@@ -222,6 +233,6 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
 		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
-		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter),
+		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
 	}
 }

@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		return err
 	}
 	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
-		RescueAfter: cfg.RegradeRescueAfter, Jobs: harnessRuns.Register}) // one river client works regrades and runs
+		RescueAfter: cfg.RegradeRescueAfter, Workers: cfg.RegradeWorkers, Jobs: harnessRuns.Register}) // one river client works regrades and runs
 	if err != nil {
 		return err
 	}
