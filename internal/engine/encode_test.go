@@ -1,0 +1,779 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/workload"
+)
+
+// The encoders of encode.go must write exactly what json.Marshal writes, as
+// the service and regrades used it: Metrics and Checks as they are, the
+// issues and scored indexes with nil as [].
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// prefix is what the tests append to, to check that the encoders keep it.
+const prefix = `{"x":`
+
+// compareEncodings reports every piece of the four whose new encoding
+// differs from json.Marshal's, or whose error differs.
+func compareEncodings(t *testing.T, what string, m *engine.Metrics, c *engine.Checks, issues []engine.Issue, ints []int) {
+	t.Helper()
+	want, wantErr := json.Marshal(*m)
+	got, err := m.AppendJSON([]byte(prefix))
+	switch {
+	case (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error():
+		t.Errorf("%s: metrics: error %v, want %v", what, err, wantErr)
+	case err != nil && string(got) != prefix:
+		t.Errorf("%s: metrics: on error the buffer is %q, want the prefix only", what, got)
+	case err == nil && !bytes.Equal(got, append([]byte(prefix), want...)):
+		t.Errorf("%s: metrics:\n got %s\nwant %s%s", what, got, prefix, want)
+	}
+	if c != nil {
+		want, err := json.Marshal(*c)
+		if err != nil {
+			t.Fatalf("%s: json.Marshal(checks): %v", what, err)
+		}
+		if got := c.AppendJSON([]byte(prefix)); !bytes.Equal(got, append([]byte(prefix), want...)) {
+			t.Errorf("%s: checks:\n got %s\nwant %s%s", what, got, prefix, want)
+		}
+	}
+	want, err = json.Marshal(nonNil(issues))
+	if err != nil {
+		t.Fatalf("%s: json.Marshal(issues): %v", what, err)
+	}
+	if got := engine.AppendIssuesJSON([]byte(prefix), issues); !bytes.Equal(got, append([]byte(prefix), want...)) {
+		t.Errorf("%s: issues:\n got %s\nwant %s%s", what, got, prefix, want)
+	}
+	want, err = json.Marshal(nonNil(ints))
+	if err != nil {
+		t.Fatalf("%s: json.Marshal(ints): %v", what, err)
+	}
+	if got := engine.AppendIntsJSON([]byte(prefix), ints); !bytes.Equal(got, append([]byte(prefix), want...)) {
+		t.Errorf("%s: ints:\n got %s\nwant %s%s", what, got, prefix, want)
+	}
+}
+
+// gen makes random values of the result types, biased towards what
+// encoders get wrong: odd strings, floats at the format boundaries, nil
+// against empty slices and maps, matchers and unusual argument types.
+type gen struct{ r *rand.Rand }
+
+func newGen(seed1, seed2 uint64) *gen { return &gen{rand.New(rand.NewPCG(seed1, seed2))} }
+
+var oddPieces = []string{
+	"", "a", "search_flights", "plain text", " ", "<", ">", "&", "<script>alert(1)</script>", "&amp;",
+	"\u2028", "\u2029", "x\u2028y", "\x00", "\x01", "\x07", "\x1f", "\x7f", "\"", "\\", "/", "\\u0041",
+	"\n", "\r", "\t", "\b", "\f", "\xff", "\xc3", "\xc3\x28", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+	"é", "日本語", "😀", "\ufffd", "\ufeff", "\u0085", "\u00a0", "[REDACTED:github-pat]", "`tool`", "…",
+}
+
+func (g *gen) str() string {
+	switch g.r.IntN(8) {
+	case 0:
+		return ""
+	case 1: // random bytes
+		b := make([]byte, g.r.IntN(12))
+		for i := range b {
+			b[i] = byte(g.r.IntN(256))
+		}
+		return string(b)
+	}
+	var sb strings.Builder
+	for n := g.r.IntN(5); n >= 0; n-- {
+		sb.WriteString(oddPieces[g.r.IntN(len(oddPieces))])
+	}
+	return sb.String()
+}
+
+var oddFloats = []float64{
+	0, math.Copysign(0, -1), 1, -1, 0.5, 1.0 / 3, 2.0 / 3, 0.1 + 0.2, 0.9999999999999999, 1e-6, 9.99999e-7, 1e-7,
+	-1e-7, 1.5e-7, 1e-5, 1e20, 1e21, -1e21, 999999999999999999999, 1e21 * (1 - 1e-16), 123456789e-15,
+	math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64, 2.2250738585072014e-308, 1e100, 1e-100,
+	float64(1 << 53), float64(1<<53) + 2, 12345678, 0.38333333333333336, 1e-300, 5e-324,
+}
+
+func (g *gen) float() float64 {
+	switch g.r.IntN(6) {
+	case 0:
+		return oddFloats[g.r.IntN(len(oddFloats))]
+	case 1: // an integer as a float
+		return float64(g.r.IntN(2001) - 1000)
+	case 2: // a power of ten
+		return math.Pow(10, float64(g.r.IntN(61)-30)) * float64(1+g.r.IntN(9))
+	case 3: // any finite bit pattern
+		for {
+			f := math.Float64frombits(g.r.Uint64())
+			if !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f
+			}
+		}
+	case 4:
+		return -g.r.Float64()
+	}
+	return g.r.Float64()
+}
+
+var oddInts = []int{0, 1, -1, 7, 42, 1000, -1000, math.MaxInt32, math.MinInt32, math.MaxInt, math.MinInt}
+
+func (g *gen) int() int {
+	if g.r.IntN(3) == 0 {
+		return oddInts[g.r.IntN(len(oddInts))]
+	}
+	return g.r.IntN(100)
+}
+
+func (g *gen) ints() []int {
+	switch g.r.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return []int{}
+	}
+	v := make([]int, 1+g.r.IntN(5))
+	for i := range v {
+		v[i] = g.int()
+	}
+	return v
+}
+
+func (g *gen) strs() []string {
+	switch g.r.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return []string{}
+	}
+	v := make([]string, 1+g.r.IntN(4))
+	for i := range v {
+		v[i] = g.str()
+	}
+	return v
+}
+
+var numberLiterals = []json.Number{"", "0", "-0", "1", "-1", "12.5", "1e10", "1E+2", "-12.34e-5", "0.000001", "123456789012345678901234567890", "1.0"}
+
+var regexPatterns = []string{"^a$", `^FL-\d+$`, "<b>&</b>", "\u2028", "é+", `\\`, `"quoted"`, ".*"}
+
+// scalar returns a JSON scalar: what matchers hold in the common case.
+func (g *gen) scalar() any {
+	switch g.r.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return g.r.IntN(2) == 0
+	case 2:
+		return numberLiterals[g.r.IntN(len(numberLiterals))]
+	}
+	return g.str()
+}
+
+// value returns an argument value: decoded JSON, a matcher, or one of the
+// other types a hand-built value may hold (which json.Marshal encodes).
+func (g *gen) value(depth int) any {
+	n := 22
+	if depth > 3 {
+		n = 8 // scalars only
+	}
+	switch g.r.IntN(n) {
+	case 0, 1, 2, 3:
+		return g.scalar()
+	case 4:
+		return g.float()
+	case 5:
+		return g.int()
+	case 6:
+		return json.Number("")
+	case 7:
+		return g.str()
+	case 8, 9:
+		return g.object(depth + 1)
+	case 10, 11:
+		switch g.r.IntN(4) {
+		case 0:
+			return []any(nil)
+		case 1:
+			return []any{}
+		}
+		v := make([]any, 1+g.r.IntN(4))
+		for i := range v {
+			v[i] = g.value(depth + 1)
+		}
+		return v
+	case 12:
+		return engine.Any{}
+	case 13:
+		re, err := engine.NewRegex(regexPatterns[g.r.IntN(len(regexPatterns))])
+		if err != nil {
+			panic(err)
+		}
+		return re
+	case 14:
+		if g.r.IntN(3) == 0 {
+			return &engine.Contains{Value: g.value(depth + 1)}
+		}
+		return &engine.Contains{Value: g.scalar()}
+	case 15:
+		if g.r.IntN(5) == 0 {
+			return &engine.OneOf{}
+		}
+		v := make([]any, g.r.IntN(4))
+		for i := range v {
+			if g.r.IntN(4) == 0 {
+				v[i] = g.value(depth + 1)
+			} else {
+				v[i] = g.scalar()
+			}
+		}
+		return &engine.OneOf{Candidates: v}
+	case 16:
+		switch g.r.IntN(3) {
+		case 0:
+			return &engine.Type{}
+		case 1:
+			return &engine.Type{Names: []string{"string"}}
+		}
+		return &engine.Type{Names: []string{"integer", "null", g.str()}}
+	case 17:
+		return &engine.Approx{Value: g.float(), Rel: g.float(), Abs: g.float()}
+	case 18: // typed nil matchers
+		return []any{(*engine.Regex)(nil), (*engine.Contains)(nil), (*engine.OneOf)(nil), (*engine.Type)(nil), (*engine.Approx)(nil)}[g.r.IntN(5)]
+	case 19:
+		return json.RawMessage(" {\"b\" : [1, \"<&>\"],\n \"a\":null} ")
+	case 20:
+		return []string{g.str(), g.str()}
+	}
+	return []any{int64(-7), uint8(200), float32(g.r.Float32()), map[string]string{g.str(): g.str(), "k": g.str()}, &struct {
+		A string `json:"a"`
+		B int    `json:"b,omitempty"`
+	}{A: g.str()}}[g.r.IntN(5)]
+}
+
+func (g *gen) object(depth int) map[string]any {
+	switch g.r.IntN(5) {
+	case 0:
+		return nil
+	case 1:
+		return map[string]any{}
+	}
+	m := map[string]any{}
+	for n := g.r.IntN(6); n >= 0; n-- {
+		m[g.str()] = g.value(depth)
+	}
+	return m
+}
+
+func (g *gen) metrics() *engine.Metrics {
+	m := &engine.Metrics{
+		SelectionAccuracy:  g.float(),
+		InvocationAccuracy: g.float(),
+		RequiredCallRecall: g.float(),
+		Arguments:          engine.ArgumentMetrics{Precision: g.float(), Recall: g.float(), F1: g.float()},
+		Sequence:           engine.SequenceMetrics{EditDistance: g.float(), NormalizedDistance: g.float(), SequenceAccuracy: g.float()},
+		Efficiency:         engine.EfficiencyMetrics{RedundantCount: g.int(), TotalCalls: g.int(), RedundantRate: g.float()},
+		ToolCorrectness: engine.ToolCorrectnessMetrics{
+			ToolCorrectness: g.float(), ExpectedTools: g.strs(), CalledTools: g.strs(), MissingTools: g.strs(), ExtraTools: g.strs(),
+			CorrectCount: g.int(), TotalExpected: g.int(),
+		},
+		Weights: engine.Weights{SelectionAccuracy: g.float(), ArgumentF1: g.float(), SequenceAccuracy: g.float(),
+			RedundantRate: g.float(), RequiredCallRecall: g.float()},
+	}
+	if g.r.IntN(3) == 0 {
+		return m
+	}
+	cm := &engine.ContractMetrics{
+		ContractVersion: g.int(), RequiredCount: g.int(), OptionalCount: g.int(), ForbiddenCount: g.int(),
+		OptionalMatched: g.ints(), MinScore: g.float(), Passed: g.r.IntN(2) == 0,
+	}
+	if k := g.r.IntN(5); k > 0 {
+		cm.Alternatives.Chosen = make([]engine.ChosenOption, k-1)
+		for i := range cm.Alternatives.Chosen {
+			ch := &cm.Alternatives.Chosen[i]
+			switch g.r.IntN(5) {
+			case 0, 1:
+				ch.Group = g.int()
+			case 2, 3:
+				ch.Group = g.str()
+			default:
+				ch.Group = g.value(1)
+			}
+			ch.Option = g.int()
+			if k := g.r.IntN(5); k > 0 {
+				ch.Calls = make([]engine.ExpectedCall, k-1)
+				for j := range ch.Calls {
+					ch.Calls[j] = engine.ExpectedCall{Tool: g.str(), Args: g.object(1)}
+				}
+			}
+		}
+	}
+	if k := g.r.IntN(5); k > 0 {
+		cm.Alternatives.Combinations = make([]engine.CombinationScore, k-1)
+		for i := range cm.Alternatives.Combinations {
+			cm.Alternatives.Combinations[i] = engine.CombinationScore{Options: g.ints(), Score: g.float()}
+		}
+	}
+	m.Contract = cm
+	return m
+}
+
+var statuses = []engine.CheckStatus{engine.CheckPass, engine.CheckFail, engine.CheckUnknown}
+
+func (g *gen) checks() *engine.Checks {
+	c := &engine.Checks{Pass: g.int(), Fail: g.int(), Unknown: g.int()}
+	if k := g.r.IntN(6); k > 0 {
+		c.Items = make([]engine.Check, k-1)
+		for i := range c.Items {
+			ch := &c.Items[i]
+			ch.Name, ch.Detail, ch.Calls = g.str(), g.str(), g.ints()
+			ch.Status = statuses[g.r.IntN(3)]
+			if g.r.IntN(4) == 0 {
+				ch.Status = engine.CheckStatus(g.str())
+			}
+			if k := g.r.IntN(5); k > 0 {
+				ch.Findings = make([]engine.Finding, k-1)
+				for j := range ch.Findings {
+					f := &ch.Findings[j]
+					f.Call = g.int()
+					if g.r.IntN(2) == 0 {
+						f.Path = g.str()
+					}
+					if g.r.IntN(2) == 0 {
+						f.Rule = g.str()
+					}
+					if g.r.IntN(2) == 0 {
+						f.Value = g.str()
+					}
+				}
+			}
+		}
+	}
+	return c
+}
+
+var severities = []engine.Severity{engine.SeverityCritical, engine.SeverityHigh, engine.SeverityMedium, engine.SeverityLow}
+
+func (g *gen) issues() []engine.Issue {
+	switch g.r.IntN(5) {
+	case 0:
+		return nil
+	case 1:
+		return []engine.Issue{}
+	}
+	v := make([]engine.Issue, 1+g.r.IntN(5))
+	for i := range v {
+		v[i] = engine.Issue{Kind: g.str(), Severity: severities[g.r.IntN(4)], Tool: g.str(), Problem: g.str(), Fix: g.str(), Calls: g.ints()}
+		if g.r.IntN(5) == 0 {
+			v[i].Severity = engine.Severity(g.str())
+		}
+	}
+	return v
+}
+
+// TestAppendJSONMatchesEncodingJSON compares the encoders with json.Marshal
+// over thousands of random values.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	for i := range n {
+		g := newGen(uint64(i), 0x5eed)
+		compareEncodings(t, "random value "+strconv.Itoa(i), g.metrics(), g.checks(), g.issues(), g.ints())
+		if t.Failed() {
+			t.Fatalf("stopped at seed %d", i)
+		}
+	}
+}
+
+// TestAppendJSONExactCases pins exact encodings of values at the edges.
+func TestAppendJSONExactCases(t *testing.T) {
+	m := &engine.Metrics{SelectionAccuracy: 1e-7, InvocationAccuracy: 1e21, RequiredCallRecall: math.Copysign(0, -1),
+		Arguments: engine.ArgumentMetrics{Precision: 1e20, Recall: 0.000001, F1: 3},
+		Sequence:  engine.SequenceMetrics{EditDistance: 2, NormalizedDistance: 1.5e-300, SequenceAccuracy: 123456789e-15}}
+	got, err := m.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"selection_accuracy":1e-7,"invocation_accuracy":1e+21,"required_call_recall":-0,` +
+		`"argument_metrics":{"precision":100000000000000000000,"recall":0.000001,"f1":3},` +
+		`"sequence_metrics":{"edit_distance":2,"normalized_distance":1.5e-300,"sequence_accuracy":1.23456789e-7},` +
+		`"efficiency_metrics":{"redundant_count":0,"total_calls":0,"redundant_rate":0},` +
+		`"tool_correctness_metrics":{"tool_correctness":0,"expected_tools":null,"called_tools":null,"missing_tools":null,"extra_tools":null,"correct_count":0,"total_expected":0},` +
+		`"weights":{"selection_accuracy":0,"argument_f1":0,"sequence_accuracy":0,"redundant_rate":0,"required_call_recall":0}}`
+	if string(got) != want {
+		t.Errorf("metrics:\n got %s\nwant %s", got, want)
+	}
+
+	c := &engine.Checks{Pass: 1, Items: []engine.Check{
+		{Name: "credentials", Status: engine.CheckFail, Detail: "<a&b>\u2028\xff\x01", Calls: []int{},
+			Findings: []engine.Finding{{Call: -1, Rule: "github-pat"}, {Call: 2, Path: "/a", Value: "v"}}},
+		{Name: "honesty", Status: engine.CheckUnknown},
+	}}
+	want = `{"pass":1,"fail":0,"unknown":0,"items":[{"name":"credentials","status":"fail","detail":"\u003ca\u0026b\u003e\u2028\ufffd\u0001","calls":[],` +
+		`"findings":[{"call":-1,"rule":"github-pat"},{"call":2,"path":"/a","value":"v"}]},{"name":"honesty","status":"unknown","detail":"","calls":null}]}`
+	if got := c.AppendJSON(nil); string(got) != want {
+		t.Errorf("checks:\n got %s\nwant %s", got, want)
+	}
+	if got := string((&engine.Checks{}).AppendJSON(nil)); got != `{"pass":0,"fail":0,"unknown":0,"items":null}` {
+		t.Errorf("zero checks: %s", got)
+	}
+	for _, issues := range [][]engine.Issue{nil, {}} {
+		if got := string(engine.AppendIssuesJSON(nil, issues)); got != "[]" {
+			t.Errorf("AppendIssuesJSON(%#v) = %s, want []", issues, got)
+		}
+	}
+	want = `[{"kind":"order","severity":"low","tool":"a","problem":"p","fix":"f","calls":null}]`
+	if got := string(engine.AppendIssuesJSON(nil, []engine.Issue{{Kind: "order", Severity: engine.SeverityLow, Tool: "a", Problem: "p", Fix: "f"}})); got != want {
+		t.Errorf("issues:\n got %s\nwant %s", got, want)
+	}
+	for _, ints := range [][]int{nil, {}} {
+		if got := string(engine.AppendIntsJSON(nil, ints)); got != "[]" {
+			t.Errorf("AppendIntsJSON(%#v) = %s, want []", ints, got)
+		}
+	}
+	if got := string(engine.AppendIntsJSON(nil, []int{0, -3, 12})); got != "[0,-3,12]" {
+		t.Errorf("AppendIntsJSON = %s", got)
+	}
+}
+
+// TestAppendJSONErrors checks that a Metrics value json.Marshal refuses
+// gives json.Marshal's error and leaves the buffer as it was.
+func TestAppendJSONErrors(t *testing.T) {
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	contract := func(f func(cm *engine.ContractMetrics)) *engine.Metrics {
+		cm := &engine.ContractMetrics{Alternatives: engine.AlternativesMetrics{
+			Chosen:       []engine.ChosenOption{{Group: "g", Calls: []engine.ExpectedCall{{Tool: "t", Args: map[string]any{"a": 1}}}}},
+			Combinations: []engine.CombinationScore{{Options: []int{0}, Score: 1}},
+		}}
+		f(cm)
+		return &engine.Metrics{Contract: cm}
+	}
+	cases := map[string]*engine.Metrics{
+		"NaN":             &engine.Metrics{SelectionAccuracy: math.NaN()},
+		"+Inf weight":     &engine.Metrics{Weights: engine.Weights{RequiredCallRecall: math.Inf(1)}},
+		"-Inf rate":       &engine.Metrics{Efficiency: engine.EfficiencyMetrics{RedundantRate: math.Inf(-1)}},
+		"NaN min_score":   contract(func(cm *engine.ContractMetrics) { cm.MinScore = math.NaN() }),
+		"NaN combination": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Combinations[0].Score = math.NaN() }),
+		"channel group":   contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Group = make(chan int) }),
+		"NaN group":       contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Group = math.NaN() }),
+		"bad number":      contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.Number("1x") }),
+		"spaced number":   contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.Number(" 1") }),
+		"Inf argument":    contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = []any{math.Inf(1)} }),
+		"NaN approx": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = &engine.Approx{Value: math.NaN()}
+		}),
+		"NaN in contains": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = &engine.Contains{Value: math.NaN()}
+		}),
+		"cyclic argument": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = cyclic }),
+		"bad raw message": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.RawMessage("{") }),
+		"function in object": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = map[string]any{"f": func() {}}
+		}),
+	}
+	for name, m := range cases {
+		_, wantErr := json.Marshal(*m)
+		if wantErr == nil {
+			t.Fatalf("%s: json.Marshal accepted the value", name)
+		}
+		got, err := m.AppendJSON([]byte(prefix))
+		if err == nil || err.Error() != wantErr.Error() {
+			t.Errorf("%s: error %v, want %v", name, err, wantErr)
+		}
+		if string(got) != prefix {
+			t.Errorf("%s: buffer %q, want the prefix %q", name, got, prefix)
+		}
+	}
+}
+
+// TestAppendJSONDeepArguments checks arguments nested beyond the depth at
+// which the encoder hands them to encoding/json.
+func TestAppendJSONDeepArguments(t *testing.T) {
+	for _, depth := range []int{150, 199, 200, 201, 202, 450, 1200} {
+		var v any = json.Number("1")
+		for i := range depth {
+			if i%2 == 0 {
+				v = map[string]any{"k<": v, "a": "x"}
+			} else {
+				v = []any{v, engine.Any{}}
+			}
+		}
+		m := &engine.Metrics{Contract: &engine.ContractMetrics{Alternatives: engine.AlternativesMetrics{
+			Chosen: []engine.ChosenOption{{Group: 0, Calls: []engine.ExpectedCall{{Tool: "t", Args: map[string]any{"deep": v}}}}},
+		}}}
+		compareEncodings(t, "depth "+strconv.Itoa(depth), m, nil, nil, nil)
+	}
+}
+
+// evaluated is one real result and where it came from.
+type evaluated struct {
+	what string
+	res  *engine.EvaluationResult
+}
+
+// realResults evaluates the workloads, the examples, the seed files, every
+// trace of the format tests and the parity corpus.
+func realResults(t *testing.T) []evaluated {
+	t.Helper()
+	ctx := context.Background()
+	var out []evaluated
+	eval := func(what string, c *engine.Contract, tr engine.Trace) {
+		for _, opts := range []engine.Options{{}, {Strict: true, NoSafetyGate: true}} {
+			res, err := engine.Evaluate(ctx, c, tr, opts)
+			if err != nil {
+				t.Fatalf("%s: Evaluate: %v", what, err)
+			}
+			out = append(out, evaluated{what, res})
+		}
+	}
+	contract := func(what string, data []byte) *engine.Contract {
+		c, err := engine.ParseContract(data)
+		if err != nil {
+			t.Fatalf("%s: ParseContract: %v", what, err)
+		}
+		return c
+	}
+	trace := func(what string, data []byte) (engine.Trace, bool) {
+		p, err := format.Parse(data, "")
+		if err != nil {
+			return engine.Trace{}, false
+		}
+		return p.Trace, true
+	}
+	read := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large, workload.WorstCase} {
+		c := contract(s.Name, workload.Contract(s))
+		for _, doc := range [][]byte{workload.PlainTrace(s), workload.OpenAITrace(s)} {
+			tr, ok := trace(s.Name, doc)
+			if !ok {
+				t.Fatalf("%s: the workload trace does not parse", s.Name)
+			}
+			eval("workload "+s.Name, c, tr)
+		}
+	}
+
+	var expectations []*engine.Contract
+	for _, dir := range []string{"../../examples/contracts", "testdata/seed"} {
+		tr, ok := trace(dir, read(filepath.Join(dir, "trace.json")))
+		if !ok {
+			t.Fatalf("%s/trace.json does not parse", dir)
+		}
+		for _, f := range []string{"contract.json", "gold.json"} {
+			c := contract(dir+"/"+f, read(filepath.Join(dir, f)))
+			expectations = append(expectations, c)
+			eval(dir+"/"+f, c, tr)
+		}
+	}
+
+	// Every trace of the format tests, against the examples and against
+	// its own calls as a gold file.
+	files, err := filepath.Glob("format/testdata/*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := 0
+	for _, f := range files {
+		tr, ok := trace(f, read(f))
+		if !ok {
+			continue
+		}
+		traces++
+		for _, c := range expectations {
+			eval(f, c, tr)
+		}
+		gold := make([]any, len(tr.Calls))
+		for i, call := range tr.Calls {
+			gold[i] = map[string]any{"tool": call.Tool, "args": call.Args}
+		}
+		if c, err := engine.ContractFromValue(gold); err == nil {
+			eval(f+" (own gold)", c, tr)
+		}
+	}
+	if traces < 20 {
+		t.Errorf("only %d format test traces parsed", traces)
+	}
+
+	// The parity corpus.
+	for i, line := range bytes.Split(bytes.TrimSpace(read("testdata/parity/toolscore-1.8.1-parity.jsonl")), []byte("\n")) {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var pc struct {
+			Expected []any              `json:"expected"`
+			Actual   []map[string]any   `json:"actual"`
+			Strict   bool               `json:"strict"`
+			Weights  map[string]float64 `json:"weights"`
+		}
+		if err := dec.Decode(&pc); err != nil {
+			t.Fatalf("parity line %d: %v", i+1, err)
+		}
+		c, err := engine.ContractFromValue(pc.Expected)
+		if err != nil {
+			continue
+		}
+		tr := engine.Trace{Calls: make([]engine.ToolCall, len(pc.Actual))}
+		for j, a := range pc.Actual {
+			tr.Calls[j].Tool, _ = a["tool"].(string)
+			tr.Calls[j].Args, _ = a["args"].(map[string]any)
+		}
+		res, err := engine.Evaluate(ctx, c, tr, engine.Options{Strict: pc.Strict, Weights: pc.Weights})
+		if err != nil {
+			t.Fatalf("parity line %d: %v", i+1, err)
+		}
+		out = append(out, evaluated{"parity line " + strconv.Itoa(i+1), res})
+	}
+
+	// Secrets in the trace: redacted expected calls and matchers in the
+	// chosen alternatives, credential findings, issues quoting them.
+	pat := "ghp_" + "R2d9xK7mQ4vL8pN3sT6wY1zB5cF0hJ" + "aE4uIo"
+	secret := contract("secrets", []byte(`{"contract_version": 2,
+		"required": [
+			{"tool": "login", "args": {"user": "ana", "password": "Zx93!Qw77Er5Ty"}},
+			{"id": "repo", "alternatives": [
+				[{"tool": "get_repo", "args": {"auth": {"$regex": "^token `+pat+`$"}, "mirror": {"$one_of": ["none", "`+pat+`"]}, "n": {"$approx": 3}}}],
+				[{"tool": "clone_repo"}]
+			]}
+		],
+		"forbidden": [{"tool": "post_gist", "args": {"content": {"$contains": "`+pat+`"}}, "reason": "leaks <the> token"}]}`))
+	tr, ok := trace("secrets", []byte(`{"calls": [
+			{"tool": "login", "args": {"user": "ana", "password": "Zx93!Qw77Er5Ty"}, "result": "ok"},
+			{"tool": "get_repo", "args": {"auth": "token `+pat+`", "mirror": "none", "n": 3}, "result": "ok"},
+			{"tool": "post_gist", "args": {"content": "my token is `+pat+`"}, "result": "ok"}
+		],
+		"final_answer": "Done \u2028 <ok> & `+pat+`"}`))
+	if !ok {
+		t.Fatal("the secrets trace does not parse")
+	}
+	eval("secrets", secret, tr)
+	return out
+}
+
+// TestAppendJSONRealResults compares the encoders with json.Marshal on
+// real results, as the service and regrades encode them.
+func TestAppendJSONRealResults(t *testing.T) {
+	results := realResults(t)
+	contracts, findings, issues := 0, 0, 0
+	for _, r := range results {
+		compareEncodings(t, r.what, &r.res.Metrics, &r.res.Checks, r.res.Issues, r.res.ScoredIndexes)
+		if r.res.Metrics.Contract != nil {
+			contracts++
+		}
+		for _, ch := range r.res.Checks.Items {
+			findings += len(ch.Findings)
+		}
+		issues += len(r.res.Issues)
+	}
+	if len(results) < 300 || contracts < 20 || findings == 0 || issues < 100 {
+		t.Errorf("%d results (%d with contract metrics, %d findings, %d issues): the corpus lost its breadth", len(results), contracts, findings, issues)
+	}
+	t.Logf("%d results, %d with contract metrics, %d findings, %d issues", len(results), contracts, findings, issues)
+}
+
+// FuzzAppendJSON builds values from fuzzed strings, floats, integers and
+// argument documents and compares the encoders with json.Marshal.
+func FuzzAppendJSON(f *testing.F) {
+	f.Add("", []byte(`{}`), 0.0, 0, uint64(0))
+	f.Add("<a href=\"x\">&</a>\u2028\xff\x00", []byte(`{"a":[1,"<",{"$regex":"^x$"}],"b":null}`), 1e-7, -1, uint64(7))
+	f.Add("plain", []byte(`{"n":1e400,"m":{"$one_of":["a",1.5,true,null]}}`), 1e21, 42, uint64(99))
+	f.Add("é\\\"", []byte(`{"q":{"$approx":{"value":1,"rel":0.1}},"t":{"$type":["string","null"]}}`), math.Copysign(0, -1), 3, uint64(12345))
+	f.Add("x", []byte(`[1,2]`), math.NaN(), 1<<40, uint64(1))
+	f.Fuzz(func(t *testing.T, s string, args []byte, x float64, n int, seed uint64) {
+		g := newGen(seed, uint64(n))
+		m, c, issues := g.metrics(), g.checks(), g.issues()
+		m.Arguments.F1 = x
+		m.ToolCorrectness.ExtraTools = append(m.ToolCorrectness.ExtraTools, s)
+		m.Efficiency.TotalCalls = n
+		if c.Items != nil {
+			c.Items = append(c.Items, engine.Check{Name: s, Status: engine.CheckStatus(s), Detail: s, Calls: []int{n},
+				Findings: []engine.Finding{{Call: n, Path: s, Value: s}}})
+		}
+		issues = append(issues, engine.Issue{Kind: s, Tool: s, Problem: s, Fix: s, Calls: []int{n}})
+		if v, err := engine.DecodeJSON(args); err == nil {
+			// As a contract would hold it: matchers built from the document.
+			call := map[string]any{"tool": "t", "args": v}
+			var call0 engine.ExpectedCall
+			if gc, err := engine.ContractFromValue([]any{call}); err == nil && len(gc.Required) == 1 && gc.Required[0].Call != nil {
+				call0 = *gc.Required[0].Call
+			} else if obj, ok := v.(map[string]any); ok {
+				call0 = engine.ExpectedCall{Tool: s, Args: obj}
+			}
+			if m.Contract == nil {
+				m.Contract = &engine.ContractMetrics{}
+			}
+			m.Contract.Alternatives.Chosen = append(m.Contract.Alternatives.Chosen, engine.ChosenOption{Group: v, Option: n, Calls: []engine.ExpectedCall{call0}})
+		}
+		compareEncodings(t, "fuzz", m, c, issues, []int{n})
+	})
+}
+
+// BenchmarkEncodeResult measures encoding a result's scored indexes,
+// metrics, checks and issues as the service and regrades store them:
+// impl=json with json.Marshal (as before), impl=append with the encoders.
+func BenchmarkEncodeResult(b *testing.B) {
+	for _, s := range []workload.Size{workload.Medium, workload.Large} {
+		c, err := engine.ParseContract(workload.Contract(s))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := format.Parse(workload.PlainTrace(s), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(s.Name+"/impl=json", func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				for _, v := range []any{nonNil(res.ScoredIndexes), res.Metrics, res.Checks, nonNil(res.Issues)} {
+					out, err := json.Marshal(v)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n = len(out)
+				}
+			}
+			_ = n
+		})
+		b.Run(s.Name+"/impl=append", func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				idx := engine.AppendIntsJSON(nil, res.ScoredIndexes)
+				m, err := res.Metrics.AppendJSON(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ch := res.Checks.AppendJSON(nil)
+				is := engine.AppendIssuesJSON(nil, res.Issues)
+				n = len(idx) + len(m) + len(ch) + len(is)
+			}
+			_ = n
+		})
+	}
+}
