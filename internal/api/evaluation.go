@@ -288,18 +288,14 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if out.TraceCalls, out.ScoredCalls, err = encodeCalls(res); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
-	for _, p := range []struct {
-		dst *json.RawMessage
-		v   any
-	}{
-		{&out.ScoredIndexes, nonNil(res.ScoredIndexes)}, {&out.Metrics, res.Metrics}, {&out.Checks, res.Checks}, {&out.Issues, nonNil(res.Issues)},
-	} {
-		b, err := json.Marshal(p.v)
-		if err != nil {
-			return nil, fmt.Errorf("encode result: %w", err)
-		}
-		*p.dst = b
+	// Byte-identical to json.Marshal (nil lists as []); only the metrics
+	// can fail, with json.Marshal's error.
+	out.ScoredIndexes = engine.AppendIntsJSON(nil, res.ScoredIndexes)
+	if out.Metrics, err = res.Metrics.AppendJSON(nil); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
 	}
+	out.Checks = res.Checks.AppendJSON(nil)
+	out.Issues = engine.AppendIssuesJSON(nil, res.Issues)
 	if id != uuid.Nil {
 		if err := storedNULProblem(out, in); err != nil {
 			return nil, err

@@ -76,8 +76,6 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		v   any
 	}{
 		{&r.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&r.TraceCalls, nonNil(res.TraceCalls)},
-		{&r.ScoredIndexes, nonNil(res.ScoredIndexes)},
-		{&r.Metrics, res.Metrics}, {&r.Checks, res.Checks}, {&r.Issues, nonNil(res.Issues)},
 	} {
 		if *p.dst != nil {
 			continue
@@ -88,6 +86,14 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 		}
 		*p.dst = b
 	}
+	// Byte-identical to json.Marshal (nil lists as []); only the metrics
+	// can fail, with json.Marshal's error.
+	r.ScoredIndexes = engine.AppendIntsJSON(nil, res.ScoredIndexes)
+	if r.Metrics, err = res.Metrics.AppendJSON(nil); err != nil {
+		return fail("encode result: " + err.Error())
+	}
+	r.Checks = res.Checks.AppendJSON(nil)
+	r.Issues = engine.AppendIssuesJSON(nil, res.Issues)
 	if unchanged {
 		enc.storeExpected(c, res, r.ExpectedCalls)
 	}
