@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsonenc"
 )
 
 // Encoding a result is a large share of an evaluation's cost, so the hot
@@ -215,11 +216,7 @@ func appendStringField(b []byte, k, v string) []byte {
 
 // appendString appends s as a JSON string, escaped as encoding/json does.
 func appendString(b []byte, s string) []byte {
-	q, err := json.Marshal(s)
-	if err != nil {
-		return append(b, `""`...)
-	}
-	return append(b, q...)
+	return jsonenc.AppendString(b, s)
 }
 
 // appendFloat appends f as encoding/json does (ES6 number formatting).

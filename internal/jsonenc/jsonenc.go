@@ -8,6 +8,14 @@ import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
+// plain[c] is true for the ASCII bytes written as themselves.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string exactly as json.Marshal writes
 // it (a port of encoding/json's appendString with HTML escaping on): ", \
 // and control characters escaped (\b \f \n \r \t by name, others as
@@ -19,7 +27,7 @@ func AppendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plain[c] {
 				i++
 				continue
 			}

@@ -34,3 +34,14 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppendString appends typical argument text: mostly plain ASCII
+// with a few escapes.
+func BenchmarkAppendString(b *testing.B) {
+	s := `{"query": "flights from Paris to New York on 2026-12-01", "note": "<b>fast</b> & cheap", "n": 3}` + "\n"
+	buf := make([]byte, 0, 256)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
+	}
+}
