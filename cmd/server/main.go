@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -152,8 +153,10 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	// Past MaxConns, connections wait in the kernel's accept queue: under
 	// overload memory stays bounded by connections the server holds.
 	ln = netutil.LimitListener(ln, cfg.MaxConns)
+	var open atomic.Int64
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           closeWhenFull(srv.Handler(), &open, cfg.MaxConns),
+		ConnState:         countConns(&open),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
@@ -187,6 +190,34 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 
 // stopRegrades stops the regrade job workers, letting running chunks
 // finish for up to 10 s (the rest roll back and run again later).
+// countConns returns an http.Server ConnState hook keeping open at the
+// number of connections the server holds.
+func countConns(open *atomic.Int64) func(net.Conn, http.ConnState) {
+	return func(_ net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+}
+
+// closeWhenFull answers with "Connection: close" while the server holds
+// maxConns connections (open, see countConns), so that each response frees
+// a place for a connection waiting in the accept queue. Without it, clients
+// keeping their connections alive would hold every place until the idle
+// timeout, and a connection past the limit would wait that long for its
+// answer (a 429 under overload) instead of getting it at once.
+func closeWhenFull(h http.Handler, open *atomic.Int64, maxConns int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if open.Load() >= int64(maxConns) {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 func stopRegrades(r *regrade.Service, log *zap.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
