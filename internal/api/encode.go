@@ -219,26 +219,12 @@ func appendString(b []byte, s string) []byte {
 	return jsonenc.AppendString(b, s)
 }
 
-// appendFloat appends f as encoding/json does (ES6 number formatting).
+// appendFloat appends the score f as encoding/json does.
 func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		panic(fmt.Sprintf("api: non-finite score %v", f)) // the engine never returns one
 	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
+	return jsonenc.AppendFloat(b, f)
 }
 
 // writeEvaluation sends one evaluation as JSON.

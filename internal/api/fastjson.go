@@ -2,8 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -17,70 +15,18 @@ import (
 // exactly what encoding/json gives (tests compare them), and anything
 // unusual falls back to encoding/json.
 
-// appendJSONValue appends a decoded JSON value (nil, bool, string,
-// json.Number, float64, []any, map[string]any with sorted keys) as
-// encoding/json would, and anything else with encoding/json.
+// appendJSONValue appends a decoded JSON value as encoding/json would
+// (engine.AppendJSONValue), and returns encoding/json's error for a value
+// it refuses.
 func appendJSONValue(b []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case bool:
-		return strconv.AppendBool(b, v), nil
-	case string:
-		return jsonenc.AppendString(b, v), nil
-	case json.Number:
-		if v == "" {
-			return append(b, '0'), nil
-		}
-		if !json.Valid([]byte(v)) {
-			break // let encoding/json report it
-		}
-		return append(b, v...), nil
-	case []any:
-		b = append(b, '[')
-		for i, el := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSONValue(b, el); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
-	case map[string]any:
-		return appendJSONObject(b, v)
+	if out, ok := engine.AppendJSONValue(b, v); ok {
+		return out, nil
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, out...), nil
-}
-
-func appendJSONObject(b []byte, m map[string]any) ([]byte, error) {
-	if m == nil {
-		return append(b, "null"...), nil
-	}
-	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonenc.AppendString(b, k)
-		b = append(b, ':')
-		var err error
-		if b, err = appendJSONValue(b, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
 }
 
 // appendToolCall appends c as encoding/json encodes an engine.ToolCall
@@ -90,7 +36,7 @@ func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 	b = append(b, `{"tool":`...)
 	b = jsonenc.AppendString(b, c.Tool)
 	b = append(b, `,"args":`...)
-	if b, err = appendJSONObject(b, c.Args); err != nil {
+	if b, err = appendJSONValue(b, c.Args); err != nil {
 		return nil, err
 	}
 	if c.ID != "" {

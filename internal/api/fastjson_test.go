@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,6 +37,22 @@ func TestAppendToolCall(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("call %d:\n got  %s\n want %s", i, got, want)
+		}
+	}
+}
+
+// TestAppendToolCallRefuses checks that a value encoding/json refuses is
+// refused with its error, not written: numbers json.Valid accepts but
+// json.Marshal does not, and non-finite floats.
+func TestAppendToolCallRefuses(t *testing.T) {
+	for _, v := range []any{json.Number(" 1"), json.Number(`"1"`), json.Number("true"), json.Number("01"), math.NaN(), math.Inf(-1)} {
+		c := engine.ToolCall{Tool: "t", Args: map[string]any{"v": []any{v}}}
+		_, want := json.Marshal(&c)
+		if want == nil {
+			t.Fatalf("json.Marshal accepted %#v", v)
+		}
+		if got, err := appendToolCall(nil, &c); err == nil || !strings.Contains(want.Error(), err.Error()) {
+			t.Errorf("appendToolCall(%#v) = %s, %v; want the error %q", v, got, err, want)
 		}
 	}
 }

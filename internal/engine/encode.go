@@ -174,27 +174,6 @@ func (m *Metrics) finite() bool {
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// appendFloat appends the finite f as encoding/json writes a float64: the
-// shortest representation, in 'f' format unless the exponent is < -6 or
-// >= 21 (then 'e', with e-07 shortened to e-7); -0 is -0.
-func appendFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
 // appendInts appends a []int, null when nil.
 func appendInts(b []byte, v []int) []byte {
 	if v == nil {
@@ -222,36 +201,36 @@ func appendStrings(b []byte, v []string) []byte {
 // option's group or arguments cannot be encoded.
 func appendMetrics(b []byte, m *Metrics) ([]byte, bool) {
 	b = append(b, `{"selection_accuracy":`...)
-	b = appendFloat(b, m.SelectionAccuracy)
+	b = jsonenc.AppendFloat(b, m.SelectionAccuracy)
 	b = append(b, `,"invocation_accuracy":`...)
-	b = appendFloat(b, m.InvocationAccuracy)
+	b = jsonenc.AppendFloat(b, m.InvocationAccuracy)
 	b = append(b, `,"required_call_recall":`...)
-	b = appendFloat(b, m.RequiredCallRecall)
+	b = jsonenc.AppendFloat(b, m.RequiredCallRecall)
 
 	b = append(b, `,"argument_metrics":{"precision":`...)
-	b = appendFloat(b, m.Arguments.Precision)
+	b = jsonenc.AppendFloat(b, m.Arguments.Precision)
 	b = append(b, `,"recall":`...)
-	b = appendFloat(b, m.Arguments.Recall)
+	b = jsonenc.AppendFloat(b, m.Arguments.Recall)
 	b = append(b, `,"f1":`...)
-	b = appendFloat(b, m.Arguments.F1)
+	b = jsonenc.AppendFloat(b, m.Arguments.F1)
 
 	b = append(b, `},"sequence_metrics":{"edit_distance":`...)
-	b = appendFloat(b, m.Sequence.EditDistance)
+	b = jsonenc.AppendFloat(b, m.Sequence.EditDistance)
 	b = append(b, `,"normalized_distance":`...)
-	b = appendFloat(b, m.Sequence.NormalizedDistance)
+	b = jsonenc.AppendFloat(b, m.Sequence.NormalizedDistance)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = appendFloat(b, m.Sequence.SequenceAccuracy)
+	b = jsonenc.AppendFloat(b, m.Sequence.SequenceAccuracy)
 
 	b = append(b, `},"efficiency_metrics":{"redundant_count":`...)
 	b = strconv.AppendInt(b, int64(m.Efficiency.RedundantCount), 10)
 	b = append(b, `,"total_calls":`...)
 	b = strconv.AppendInt(b, int64(m.Efficiency.TotalCalls), 10)
 	b = append(b, `,"redundant_rate":`...)
-	b = appendFloat(b, m.Efficiency.RedundantRate)
+	b = jsonenc.AppendFloat(b, m.Efficiency.RedundantRate)
 
 	tc := &m.ToolCorrectness
 	b = append(b, `},"tool_correctness_metrics":{"tool_correctness":`...)
-	b = appendFloat(b, tc.ToolCorrectness)
+	b = jsonenc.AppendFloat(b, tc.ToolCorrectness)
 	b = append(b, `,"expected_tools":`...)
 	b = appendStrings(b, tc.ExpectedTools)
 	b = append(b, `,"called_tools":`...)
@@ -267,15 +246,15 @@ func appendMetrics(b []byte, m *Metrics) ([]byte, bool) {
 
 	w := &m.Weights
 	b = append(b, `},"weights":{"selection_accuracy":`...)
-	b = appendFloat(b, w.SelectionAccuracy)
+	b = jsonenc.AppendFloat(b, w.SelectionAccuracy)
 	b = append(b, `,"argument_f1":`...)
-	b = appendFloat(b, w.ArgumentF1)
+	b = jsonenc.AppendFloat(b, w.ArgumentF1)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = appendFloat(b, w.SequenceAccuracy)
+	b = jsonenc.AppendFloat(b, w.SequenceAccuracy)
 	b = append(b, `,"redundant_rate":`...)
-	b = appendFloat(b, w.RedundantRate)
+	b = jsonenc.AppendFloat(b, w.RedundantRate)
 	b = append(b, `,"required_call_recall":`...)
-	b = appendFloat(b, w.RequiredCallRecall)
+	b = jsonenc.AppendFloat(b, w.RequiredCallRecall)
 	b = append(b, '}')
 
 	if cm := m.Contract; cm != nil {
@@ -327,7 +306,7 @@ func appendContractMetrics(b []byte, cm *ContractMetrics) ([]byte, bool) {
 			b = append(b, `{"options":`...)
 			b = appendInts(b, cs.Options)
 			b = append(b, `,"score":`...)
-			b = appendFloat(b, cs.Score)
+			b = jsonenc.AppendFloat(b, cs.Score)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -336,7 +315,7 @@ func appendContractMetrics(b []byte, cm *ContractMetrics) ([]byte, bool) {
 	b = append(b, `},"optional_matched":`...)
 	b = appendInts(b, cm.OptionalMatched)
 	b = append(b, `,"min_score":`...)
-	b = appendFloat(b, cm.MinScore)
+	b = jsonenc.AppendFloat(b, cm.MinScore)
 	b = append(b, `,"passed":`...)
 	b = strconv.AppendBool(b, cm.Passed)
 	return append(b, '}'), true
@@ -368,6 +347,21 @@ func appendChosen(b []byte, ch *ChosenOption) ([]byte, bool) {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), true
+}
+
+// AppendJSONValue appends v exactly as json.Marshal writes it, for the
+// values DecodeJSON and the trace adapters produce (nil, bool, string,
+// json.Number, float64, []any, and map[string]any, whose keys are sorted)
+// and the matchers of a contract's arguments; anything else, and values
+// nested deeper than 200 levels, go through json.Marshal. It reports
+// false, returning dst as it was, when json.Marshal would refuse v (a NaN
+// or infinite float, an invalid json.Number); json.Marshal then gives the
+// error.
+func AppendJSONValue(dst []byte, v any) ([]byte, bool) {
+	if out, ok := appendValue(dst, v, 0); ok {
+		return out, true
+	}
+	return dst, false
 }
 
 // maxValueDepth is the nesting depth of argument values beyond which they
@@ -419,7 +413,7 @@ func appendValue(b []byte, v any, depth int) ([]byte, bool) {
 		if !isFinite(x) {
 			return b, false
 		}
-		return appendFloat(b, x), true
+		return jsonenc.AppendFloat(b, x), true
 	case int:
 		return strconv.AppendInt(b, int64(x), 10), true
 	case Any, *Regex, *Contains, *OneOf, *Type:

@@ -4,7 +4,11 @@
 // only.
 package jsonenc
 
-import "unicode/utf8"
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -69,4 +73,27 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendFloat appends the finite f exactly as json.Marshal writes a
+// float64: the shortest representation that reads back as f, in 'f'
+// format unless the exponent is < -6 or >= 21 (then 'e', with e-07
+// shortened to e-7), and -0 as -0. json.Marshal refuses NaN and
+// infinities; callers must not pass them.
+func AppendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }

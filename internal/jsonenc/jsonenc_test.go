@@ -2,6 +2,8 @@ package jsonenc
 
 import (
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -44,4 +46,43 @@ func BenchmarkAppendString(b *testing.B) {
 	for b.Loop() {
 		buf = AppendString(buf[:0], s)
 	}
+}
+
+func TestAppendFloat(t *testing.T) {
+	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1.5, 100, 1e6, 1e20, 1e21, 1.2345e21, 123456789012345680000,
+		1e-6, 9.99999e-7, 1e-7, 1.5e-7, 5e-324, math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64,
+		0.30000000000000004, 2.5e-10, -3.75e-100, 1e100, 1 << 53, (1 << 53) + 2, 2.0 / 3}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		f := math.Float64frombits(r.Uint64())
+		if !math.IsNaN(f) && !math.IsInf(f, 0) {
+			floats = append(floats, f)
+		}
+		floats = append(floats, r.NormFloat64()*math.Pow(10, float64(r.IntN(60)-30)))
+	}
+	for _, f := range floats {
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendFloat([]byte("x"), f); string(got) != "x"+string(want) {
+			t.Fatalf("AppendFloat(%v) = %s, want x%s", f, got, want)
+		}
+	}
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	for _, bits := range []uint64{0, 1 << 63, math.Float64bits(1e-7), math.Float64bits(1e21), math.Float64bits(0.1)} {
+		f.Add(bits)
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		v := math.Float64frombits(bits)
+		want, err := json.Marshal(v)
+		if err != nil {
+			return // NaN and infinities: json.Marshal refuses them
+		}
+		if got := AppendFloat(nil, v); string(got) != string(want) {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", v, got, want)
+		}
+	})
 }
