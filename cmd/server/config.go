@@ -189,8 +189,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_EVAL_TIMEOUT must be positive, got %s", c.EvalTimeout)
 	case c.RegradeRescueAfter <= 0:
 		return fmt.Errorf("TOOLSCORE_REGRADE_RESCUE_AFTER must be positive, got %s", c.RegradeRescueAfter)
-	case c.RegradeWorkers < 1:
-		return fmt.Errorf("TOOLSCORE_REGRADE_WORKERS must be at least 1, got %d", c.RegradeWorkers)
+	case c.RegradeWorkers < 1 || c.RegradeWorkers > 10000:
+		// river's limit of workers per queue is 10,000.
+		return fmt.Errorf("TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got %d", c.RegradeWorkers)
 	case c.ShutdownGrace <= 0:
 		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
 	case c.MaxConns < 1:

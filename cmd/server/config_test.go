@@ -44,7 +44,9 @@ func TestLoadConfig(t *testing.T) {
 		{name: "too many writers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-db-writers", "8"},
 			wantErr: "TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (7), got 8"},
 		{name: "no regrade workers", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_REGRADE_WORKERS": "0"},
-			wantErr: "TOOLSCORE_REGRADE_WORKERS must be at least 1, got 0"},
+			wantErr: "TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got 0"},
+		{name: "too many regrade workers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-regrade-workers", "10001"},
+			wantErr: "TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got 10001"},
 		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
 		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
 	}
