@@ -638,13 +638,22 @@ func (db *DB) ListLatestResults(ctx context.Context, projectID int64, f record.R
 	for i, c := range summaryColumns {
 		lcols[i] = "l." + c
 	}
+	// The latest verdict is the newest regrade result, else the original:
+	// two lookups, one on each index, so that the plan does not depend on
+	// table statistics (an OR of the two, filtered by project, made
+	// Postgres scan every row of the project per original on a table not
+	// yet analyzed). Regrade results are in their original's project; the
+	// outer project test only guards that.
 	q := `SELECT o.created_at, o.id, ` + strings.Join(lcols, ", ") + `
 		FROM (SELECT id, created_at, project_id FROM results WHERE ` + w.sql() + `) o
 		CROSS JOIN LATERAL (
-			SELECT ` + summarySelect + ` FROM results r
-			WHERE r.project_id = o.project_id AND (r.id = o.id OR r.regrade_of = o.id)
-			ORDER BY (r.regrade_of IS NOT NULL) DESC, r.created_at DESC, r.id DESC LIMIT 1) l
-		WHERE ` + cond + `
+			SELECT ` + summarySelect + ` FROM (
+				(SELECT 0 AS latest_rank, ` + summarySelect + ` FROM results r WHERE r.regrade_of = o.id
+					ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
+				UNION ALL
+				(SELECT 1, ` + summarySelect + ` FROM results r WHERE r.id = o.id AND r.created_at = o.created_at)
+			) c ORDER BY latest_rank LIMIT 1) l
+		WHERE l.project_id = o.project_id AND ` + cond + `
 		ORDER BY o.created_at DESC, o.id DESC LIMIT $` + strconv.Itoa(len(latest.args))
 	rows, err := db.pool.Query(ctx, q, latest.args...)
 	if err != nil {

@@ -562,3 +562,47 @@ func TestWriteRegradeChunkConcurrentRuns(t *testing.T) {
 		t.Errorf("results = %d, %v, want 5", n, err)
 	}
 }
+
+// TestLatestResultsPicksNewest checks the latest verdict of originals
+// regraded twice (the newer regrade's result), and of an original never
+// regraded (itself), on a table Postgres has no statistics for.
+func TestLatestResultsPicksNewest(t *testing.T) {
+	f := newRegradeFixture(t, 1, 1)
+	ctx := context.Background()
+	first := f.create(t, 1000, record.RegradeSelection{ContractName: "flights"})
+	f.runAll(t, first)
+	second := f.create(t, 1000, record.RegradeSelection{ContractName: "flights"})
+	f.runAll(t, second)
+	fresh := regradetest.Result(t, f.v1, f.c1, traceBoth, regradetest.Options{SafetyGate: true}, t0.Add(10*time.Hour))
+	regradetest.Seed(t, f.db, fresh, 1, time.Minute)
+
+	newest := map[uuid.UUID]uuid.UUID{} // original -> its result of the second regrade
+	rows, err := f.db.Pool().Query(ctx, `SELECT regrade_of, id FROM results WHERE regrade_id = $1`, pgUUID(second.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var orig, id uuid.UUID
+		if err := rows.Scan(&orig, &id); err != nil {
+			t.Fatal(err)
+		}
+		newest[orig] = id
+	}
+	if rows.Close(); rows.Err() != nil || len(newest) != 2 {
+		t.Fatalf("second regrade wrote %d results (%v), want 2", len(newest), rows.Err())
+	}
+
+	latest, err := f.db.ListLatestResults(ctx, 1, record.ResultFilter{ContractName: "flights"}, nil, 10)
+	if err != nil || len(latest) != 3 {
+		t.Fatalf("ListLatestResults = %d, %v, want 3 originals", len(latest), err)
+	}
+	if lr := latest[0]; lr.Original.ID != fresh.ID || lr.Result.ID != fresh.ID || lr.Result.Contract.Version != 1 {
+		t.Errorf("latest[0] = original %s, result %s at v%d; want the unregraded %s as itself at v1",
+			lr.Original.ID, lr.Result.ID, lr.Result.Contract.Version, fresh.ID)
+	}
+	for _, lr := range latest[1:] {
+		if want, ok := newest[lr.Original.ID]; !ok || lr.Result.ID != want || lr.Result.Contract.Version != 2 {
+			t.Errorf("latest of %s = %s at v%d, want the second regrade's %s at v2", lr.Original.ID, lr.Result.ID, lr.Result.Contract.Version, want)
+		}
+	}
+}
