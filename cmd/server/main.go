@@ -188,8 +188,6 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	return nil
 }
 
-// stopRegrades stops the regrade job workers, letting running chunks
-// finish for up to 10 s (the rest roll back and run again later).
 // countConns returns an http.Server ConnState hook keeping open at the
 // number of connections the server holds.
 func countConns(open *atomic.Int64) func(net.Conn, http.ConnState) {
@@ -218,6 +216,8 @@ func closeWhenFull(h http.Handler, open *atomic.Int64, maxConns int) http.Handle
 	})
 }
 
+// stopRegrades stops the regrade job workers, letting running chunks
+// finish for up to 10 s (the rest roll back and run again later).
 func stopRegrades(r *regrade.Service, log *zap.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
