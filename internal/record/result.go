@@ -45,7 +45,17 @@ type ResultSummary struct {
 	MinScore float64
 	// SafetyGate reports whether the safety gate was applied.
 	SafetyGate bool
+	// RegradeOf is the original result a regrade result re-evaluates, and
+	// RegradeID the regrade that wrote it (columns regrade_of and
+	// regrade_id). Both are uuid.Nil for an original (POST
+	// /v1/evaluations, a batch, a harness run), both set for a regrade
+	// result; the store reads both on every summary and result.
+	RegradeOf uuid.UUID
+	RegradeID uuid.UUID
 }
+
+// IsRegrade reports whether r is a regrade result (RegradeID is set).
+func (r *ResultSummary) IsRegrade() bool { return r.RegradeID != uuid.Nil }
 
 // Result is one stored evaluation: the summary plus every part of the
 // engine's EvaluationResult as JSON text, exactly as it was returned to
@@ -98,6 +108,34 @@ type ResultFilter struct {
 	// means unbounded.
 	Since time.Time
 	Until time.Time
+	// Regrades selects originals, regrade results or both ("" is
+	// RegradesInclude: both). ListLatestResults lists originals only and
+	// takes "" or RegradesInclude.
+	Regrades RegradesFilter
+}
+
+// RegradesFilter selects stored results by whether they are regrade
+// results (ResultSummary.IsRegrade).
+type RegradesFilter string
+
+// The values of ResultFilter.Regrades.
+const (
+	// RegradesInclude selects originals and regrade results alike (the
+	// zero value "" means the same).
+	RegradesInclude RegradesFilter = "include"
+	// RegradesExclude selects originals only (regrade_id IS NULL).
+	RegradesExclude RegradesFilter = "exclude"
+	// RegradesOnly selects regrade results only (regrade_id IS NOT NULL).
+	RegradesOnly RegradesFilter = "only"
+)
+
+// Valid reports whether f is "" or one of the RegradesFilter constants.
+func (f RegradesFilter) Valid() bool {
+	switch f {
+	case "", RegradesInclude, RegradesExclude, RegradesOnly:
+		return true
+	}
+	return false
 }
 
 // Cursor is a position in the (created_at DESC, id DESC) order of results:

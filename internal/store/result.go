@@ -4,17 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/toolscore/toolscore/internal/record"
 )
 
-// resultColumns are the results table's columns in the order of resultRow
-// and scanResult.
+// resultColumns are the results table's columns in the order of
+// resultRow: the columns an original is written with (COPY and INSERT),
+// without the regrade link (regradeColumns appends it for regrade
+// results).
 var resultColumns = []string{
 	"id", "project_id", "created_at",
 	"contract_name", "contract_version", "contract_sha256", "contract_kind",
@@ -24,11 +28,19 @@ var resultColumns = []string{
 	"final_answer", "metrics", "checks", "issues",
 }
 
-// summaryColumns are the leading columns that make a ResultSummary.
-var summaryColumns = resultColumns[:17]
+// nSummaryWritten is the number of leading resultColumns that belong to a
+// ResultSummary.
+const nSummaryWritten = 17
+
+// summaryColumns are the columns that make a ResultSummary, in the order
+// of summaryScan.dest: resultColumns' leading ones, then the regrade link
+// (NULL for an original). A new slice: appending must not write into
+// resultColumns.
+var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"regrade_of", "regrade_id"})
 
 var (
-	resultSelect  = strings.Join(resultColumns, ", ")
+	// resultSelect reads a Result in the order of scanResult.
+	resultSelect  = strings.Join(slices.Concat(summaryColumns, resultColumns[nSummaryWritten:]), ", ")
 	summarySelect = strings.Join(summaryColumns, ", ")
 )
 
@@ -89,6 +101,7 @@ type summaryScan struct {
 	version                *int32
 	labels                 []byte
 	kind                   string
+	regradeOf, regradeID   pgtype.UUID
 }
 
 func (s *summaryScan) dest(r *record.ResultSummary) []any {
@@ -97,6 +110,7 @@ func (s *summaryScan) dest(r *record.ResultSummary) []any {
 		&s.name, &s.version, &r.Contract.SHA256, &s.kind,
 		&s.task, &s.run, &s.agent, &s.labels, &r.Format,
 		&r.Score, &r.Grade, &r.Passed, &r.MinScore, &r.SafetyGate,
+		&s.regradeOf, &s.regradeID,
 	}
 }
 
@@ -113,6 +127,8 @@ func (s *summaryScan) fill(r *record.ResultSummary) error {
 	}
 	r.Contract.Kind = record.ContractKind(s.kind)
 	r.TaskID, r.RunID, r.Agent = deref(s.task), deref(s.run), deref(s.agent)
+	// NULL (an original) leaves uuid.Nil.
+	r.RegradeOf, r.RegradeID = s.regradeOf.Bytes, s.regradeID.Bytes
 	r.Labels = nil
 	if len(s.labels) > 0 && string(s.labels) != "{}" {
 		if err := json.Unmarshal(s.labels, &r.Labels); err != nil {
@@ -239,15 +255,32 @@ func filterWhere(projectID int64, f record.ResultFilter) *where {
 	if !f.Until.IsZero() {
 		w.add("created_at < ?", f.Until)
 	}
+	switch f.Regrades {
+	case record.RegradesExclude:
+		w.add("regrade_id IS NULL")
+	case record.RegradesOnly:
+		w.add("regrade_id IS NOT NULL")
+	}
 	return w
+}
+
+// checkFilter refuses a filter filterWhere cannot apply exactly.
+func checkFilter(f record.ResultFilter) error {
+	if !f.Regrades.Valid() {
+		return fmt.Errorf("unknown regrades filter %q (want include, exclude or only)", f.Regrades)
+	}
+	return nil
 }
 
 // ListResults returns up to limit result summaries of a project that match
 // f, newest first (created_at DESC, id DESC), continuing strictly after
 // the cursor when it is non-nil.
 //
-// Errors: engine.ErrUnavailable.
+// Errors: an error for an unknown f.Regrades; engine.ErrUnavailable.
 func (db *DB) ListResults(ctx context.Context, projectID int64, f record.ResultFilter, after *record.Cursor, limit int) ([]record.ResultSummary, error) {
+	if err := checkFilter(f); err != nil {
+		return nil, fmt.Errorf("list results: %w", err)
+	}
 	w := filterWhere(projectID, f)
 	if after != nil {
 		w.add("(created_at, id) < (?, ?)", after.CreatedAt, after.ID)
@@ -284,8 +317,12 @@ const maxStatsGroups = 1000
 // Stats aggregates the results of a project that match f, grouped by g,
 // ordered by group key; at most 1,000 groups.
 //
-// Errors: an error for an unknown grouping; engine.ErrUnavailable.
+// Errors: an error for an unknown grouping or f.Regrades;
+// engine.ErrUnavailable.
 func (db *DB) Stats(ctx context.Context, projectID int64, f record.ResultFilter, g record.StatsGroupBy) ([]record.StatsGroup, error) {
+	if err := checkFilter(f); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
 	var key string
 	switch g {
 	case record.GroupByContractVersion:
