@@ -143,6 +143,12 @@ func (v *evaluationView) appendJSON(b []byte) []byte {
 		b = v.CreatedAt.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `",`...)
 	}
+	if v.RegradeOf != "" {
+		b = appendStringField(b, "regrade_of", v.RegradeOf)
+	}
+	if v.RegradeID != "" {
+		b = appendStringField(b, "regrade_id", v.RegradeID)
+	}
 	b = append(b, `"stored":`...)
 	b = strconv.AppendBool(b, v.Stored)
 	b = append(b, `,"contract":{`...)

@@ -31,6 +31,16 @@ func TestAppendEvaluationMatchesEncodingJSON(t *testing.T) {
 			TraceCalls: json.RawMessage(`[]`), ScoredCalls: json.RawMessage(`[]`), ScoredIndexes: json.RawMessage(`[]`),
 			Checks: json.RawMessage(`{}`), Issues: json.RawMessage(`[]`)},
 		{Contract: contractRefView{SHA256: "ef", Kind: "gold"}, Score: 0.5, MinScore: 1e21},
+		// A regrade result: the link follows created_at.
+		{
+			ID: "0193-regrade", CreatedAt: &created, Stored: true,
+			RegradeOf: "0193c6a0-5b1e-7c3a-9d2f-3e1f2a4b5c6d", RegradeID: "0193c6a1-0000-7000-8000-000000000001",
+			Contract: contractRefView{Name: "flights", Version: 4, SHA256: "ab", Kind: "contract"}, Agent: "hammer",
+			Format: "plain", Score: 0.65, Grade: "D", MinScore: 0.9, SafetyGate: true,
+			Options: json.RawMessage(`{}`), Metrics: json.RawMessage(`{}`), ExpectedCalls: json.RawMessage(`[]`),
+			TraceCalls: json.RawMessage(`[]`), ScoredCalls: json.RawMessage(`[]`), ScoredIndexes: json.RawMessage(`[]`),
+			Checks: json.RawMessage(`{}`), Issues: json.RawMessage(`[]`),
+		},
 	}
 	for i, v := range views {
 		want, err := json.Marshal(plainView(v))

@@ -371,11 +371,15 @@ type contractRefView struct {
 }
 
 // evaluationView is the JSON form of an evaluation, the same for POST and
-// GET: the EvaluationResult's fields (SPEC section 6) plus the id, time
-// and the caller's identifiers.
+// GET: the EvaluationResult's fields (SPEC section 6) plus the id, time,
+// the regrade link of a regrade result and the caller's identifiers.
 type evaluationView struct {
-	ID            string            `json:"id,omitempty"`
-	CreatedAt     *time.Time        `json:"created_at,omitempty"`
+	ID        string     `json:"id,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	// RegradeOf and RegradeID are set only for a regrade result: the
+	// original it re-evaluates and the regrade that wrote it.
+	RegradeOf     string            `json:"regrade_of,omitempty"`
+	RegradeID     string            `json:"regrade_id,omitempty"`
 	Stored        bool              `json:"stored"`
 	Contract      contractRefView   `json:"contract"`
 	TaskID        string            `json:"task_id,omitempty"`
@@ -414,7 +418,17 @@ func viewEvaluation(r *record.Result) evaluationView {
 		t := r.CreatedAt
 		v.ID, v.CreatedAt, v.Stored = r.ID.String(), &t, true
 	}
+	v.RegradeOf, v.RegradeID = regradeLink(&r.ResultSummary)
 	return v
+}
+
+// regradeLink returns the regrade_of and regrade_id of a regrade result,
+// "" and "" for an original.
+func regradeLink(r *record.ResultSummary) (of, id string) {
+	if !r.IsRegrade() {
+		return "", ""
+	}
+	return r.RegradeOf.String(), r.RegradeID.String()
 }
 
 // storeParam reads ?store= (default true).
@@ -624,8 +638,12 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request) error {
 
 // evaluationSummaryView is one entry of GET /v1/evaluations.
 type evaluationSummaryView struct {
-	ID         string            `json:"id"`
-	CreatedAt  time.Time         `json:"created_at"`
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	// RegradeOf and RegradeID are set only for a regrade result, as in
+	// evaluationView.
+	RegradeOf  string            `json:"regrade_of,omitempty"`
+	RegradeID  string            `json:"regrade_id,omitempty"`
 	Contract   contractRefView   `json:"contract"`
 	TaskID     string            `json:"task_id,omitempty"`
 	RunID      string            `json:"run_id,omitempty"`
@@ -637,6 +655,15 @@ type evaluationSummaryView struct {
 	Passed     bool              `json:"passed"`
 	MinScore   float64           `json:"min_score"`
 	SafetyGate bool              `json:"safety_gate"`
+}
+
+// viewSummary is the list entry of a stored result.
+func viewSummary(res *record.ResultSummary) evaluationSummaryView {
+	v := evaluationSummaryView{ID: res.ID.String(), CreatedAt: res.CreatedAt,
+		Contract: contractRef(res.Contract), TaskID: res.TaskID, RunID: res.RunID, Agent: res.Agent, Labels: res.Labels,
+		Format: res.Format, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate}
+	v.RegradeOf, v.RegradeID = regradeLink(res)
+	return v
 }
 
 // resultCursor is the JSON inside an evaluations cursor.
@@ -695,6 +722,13 @@ func parseFilter(r *http.Request) (record.ResultFilter, error) {
 	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
 		return f, paramError("until", "must not be before since")
 	}
+	switch v := record.RegradesFilter(q.Get("regrades")); v {
+	case "":
+	case record.RegradesInclude, record.RegradesExclude, record.RegradesOnly:
+		f.Regrades = v
+	default:
+		return f, paramError("regrades", "must be include, exclude or only, got %q", v)
+	}
 	return f, nil
 }
 
@@ -729,9 +763,7 @@ func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) error {
 			out.NextCursor = encodeCursor(resultCursor{T: last.CreatedAt, ID: last.ID})
 			break
 		}
-		out.Items = append(out.Items, evaluationSummaryView{ID: res.ID.String(), CreatedAt: res.CreatedAt,
-			Contract: contractRef(res.Contract), TaskID: res.TaskID, RunID: res.RunID, Agent: res.Agent, Labels: res.Labels,
-			Format: res.Format, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate})
+		out.Items = append(out.Items, viewSummary(&res))
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return nil

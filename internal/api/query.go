@@ -116,7 +116,7 @@ func checkQueryText(r *http.Request) error {
 }
 
 // The query parameters of the result filters (parseFilter).
-var filterParams = []string{"contract", "task_id", "run_id", "agent", "label", "passed", "grade", "since", "until"}
+var filterParams = []string{"contract", "task_id", "run_id", "agent", "label", "passed", "grade", "since", "until", "regrades"}
 
 // queryParams lists the query parameters each route reads, by method and
 // route pattern; checkParams refuses any other on these routes. Routes not

@@ -62,7 +62,7 @@ func TestQueryChecks(t *testing.T) {
 		target string
 		want   FieldProblem
 	}{
-		{"/v1/evaluations?grades=A", FieldProblem{Parameter: "grades", Message: "unknown query parameter; this route takes limit, cursor, latest, contract, task_id, run_id, agent, label, passed, grade, since, until"}},
+		{"/v1/evaluations?grades=A", FieldProblem{Parameter: "grades", Message: "unknown query parameter; this route takes limit, cursor, latest, contract, task_id, run_id, agent, label, passed, grade, since, until, regrades"}},
 		{"/v1/evaluations/0193c6a0-5b1e-7c3a-9d2f-3e1f2a4b5c6d?limit=2", FieldProblem{Parameter: "limit", Message: "unknown query parameter; this route takes none"}},
 		{"/v1/stats/compare?contract=flights&a=1&b=2&since=2026-11-01T00:00:00Z", FieldProblem{Parameter: "since", Message: "unknown query parameter; this route takes contract, a, b, task_id, run_id, agent, label"}},
 		{"/v1/evaluations?cursor=" + cursor(`{}`), FieldProblem{Parameter: "cursor", Message: "is not a cursor returned by this endpoint"}},

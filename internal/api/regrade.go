@@ -475,7 +475,9 @@ type latestSummaryView struct {
 // listLatestEvaluations serves GET /v1/evaluations?latest=true: original
 // results (never regrade results) newest first, each shown by its latest
 // verdict. passed and grade filter the latest verdict; the other filters
-// the originals.
+// the originals; regrades must be include (or absent). An item whose
+// latest verdict is a regrade result carries its regrade_of and
+// regrade_id.
 func (s *Server) listLatestEvaluations(w http.ResponseWriter, r *http.Request) error {
 	svc, err := s.regrades()
 	if err != nil {
@@ -487,6 +489,11 @@ func (s *Server) listLatestEvaluations(w http.ResponseWriter, r *http.Request) e
 	f, err := parseFilter(r)
 	if err != nil {
 		return err
+	}
+	// The listing is of originals, each shown by its latest verdict:
+	// excluding regrade results or only them has no meaning here.
+	if f.Regrades != "" && f.Regrades != record.RegradesInclude {
+		return paramError("regrades", "must be include (or absent) with latest=true, which lists originals each by its latest verdict, got %q", f.Regrades)
 	}
 	limit, err := parseLimit(r)
 	if err != nil {
@@ -511,12 +518,9 @@ func (s *Server) listLatestEvaluations(w http.ResponseWriter, r *http.Request) e
 			out.NextCursor = encodeCursor(resultCursor{T: last.CreatedAt, ID: last.ID})
 			break
 		}
-		res := lr.Result
 		out.Items = append(out.Items, latestSummaryView{
-			evaluationSummaryView: evaluationSummaryView{ID: res.ID.String(), CreatedAt: res.CreatedAt,
-				Contract: contractRef(res.Contract), TaskID: res.TaskID, RunID: res.RunID, Agent: res.Agent, Labels: res.Labels,
-				Format: res.Format, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate},
-			OriginalID: lr.Original.ID.String(),
+			evaluationSummaryView: viewSummary(&lr.Result),
+			OriginalID:            lr.Original.ID.String(),
 		})
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, out)
