@@ -43,11 +43,11 @@ func BenchmarkRegradeOne(b *testing.B) {
 	b.Logf("stored row: trace_calls %d B, expected %d, metrics %d, checks %d, issues %d",
 		len(orig.TraceCalls), len(orig.ExpectedCalls), len(orig.Metrics), len(orig.Checks), len(orig.Issues))
 	ctx := context.Background()
-	id := uuid.Must(uuid.NewV7())
+	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	enc := &encodeCache{}
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := regradeOne(ctx, c2, v2, &o, id, time.Now(), enc)
+		out, err := regradeOne(ctx, c2, v2, &o, rg, id, time.Now(), enc)
 		if err != nil || out.Result == nil {
 			b.Fatal(err, out.Failure)
 		}

@@ -15,10 +15,12 @@ import (
 )
 
 // regradeOne re-evaluates one stored original against contract c (target
-// identifies it) and returns the new result, id id, created at now, or the
-// reason the stored row cannot be regraded. Only ctx ending is an error.
-// The original's failed credentials check carries over (reeval.Evaluate).
-func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
+// identifies it) for regrade regradeID and returns the new result, id id,
+// created at now and linked to o and the regrade as WriteRegradeChunk
+// stores it, or the reason the stored row cannot be regraded. Only ctx
+// ending is an error. The original's failed credentials check carries
+// over (reeval.Evaluate).
+func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -54,6 +56,7 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 			ID: id, ProjectID: o.ProjectID, CreatedAt: now, Contract: target,
 			TaskID: o.TaskID, RunID: o.RunID, Agent: o.Agent, Labels: o.Labels, Format: o.Format,
 			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
+			RegradeOf: o.ID, RegradeID: regradeID,
 		},
 		Options:     o.Options,
 		FinalAnswer: res.FinalAnswer,

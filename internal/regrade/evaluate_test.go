@@ -52,9 +52,9 @@ func TestRegradeOne(t *testing.T) {
 	orig := regradetest.Result(t, v1, c1, traceSearch, regradetest.Options{SafetyGate: true}, t0)
 	orig.TaskID, orig.RunID, orig.Labels = "task-1", "run-1", map[string]string{"env": "prod"}
 	o := stored(orig)
-	id := uuid.Must(uuid.NewV7())
+	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	now := t0.Add(time.Hour)
-	out, err := regradeOne(context.Background(), c2, v2, &o, id, now, nil)
+	out, err := regradeOne(context.Background(), c2, v2, &o, rg, id, now, nil)
 	if err != nil || out.Failure != "" {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -62,6 +62,7 @@ func TestRegradeOne(t *testing.T) {
 	// identifiers.
 	want := regradetest.Result(t, v2, c2, traceSearch, regradetest.Options{SafetyGate: true}, now)
 	want.ID, want.TaskID, want.RunID, want.Labels = id, "task-1", "run-1", map[string]string{"env": "prod"}
+	want.RegradeOf, want.RegradeID = orig.ID, rg
 	if diff := cmp.Diff(&want, out.Result); diff != "" {
 		t.Errorf("regraded result (-want +got):\n%s", diff)
 	}
@@ -77,14 +78,14 @@ func TestRegradeOne(t *testing.T) {
 	} {
 		bad := stored(orig)
 		mod(&bad)
-		out, err := regradeOne(context.Background(), c2, v2, &bad, id, now, nil)
+		out, err := regradeOne(context.Background(), c2, v2, &bad, rg, id, now, nil)
 		if err != nil || out.Result != nil || out.Failure == "" {
 			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := regradeOne(ctx, c2, v2, &o, id, now, nil); err != context.Canceled {
+	if _, err := regradeOne(ctx, c2, v2, &o, rg, id, now, nil); err != context.Canceled {
 		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
 	}
 }
@@ -106,7 +107,8 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 		t.Fatalf("original: passed %v, trace_calls %s; want a failed, redacted result", orig.Passed, orig.TraceCalls)
 	}
 	o := stored(orig)
-	out, err := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0, nil)
+	rg := uuid.Must(uuid.NewV7())
+	out, err := regradeOne(context.Background(), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
 	if err != nil || out.Result == nil {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -140,7 +142,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// With the safety gate off the verdict follows the score.
 	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
 	o = stored(orig)
-	if out, _ := regradeOne(context.Background(), c2, v2, &o, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
+	if out, _ := regradeOne(context.Background(), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
 		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
 	}
 }
