@@ -539,6 +539,13 @@ func TestListEvaluations(t *testing.T) {
 	}
 	problemOf(t, b.do(t, "GET", "/v1/evaluations/not-a-uuid", ""), 400, "invalid-parameter")
 	problemOf(t, b.do(t, "GET", "/v1/evaluations/"+uuid.NewString(), ""), 404, "not-found")
+	// name@latest would read as every version: refused, in the list and the stats.
+	for _, target := range []string{"/v1/evaluations?contract=flights@latest", "/v1/stats?contract=flights@latest"} {
+		p := problemOf(t, b.do(t, "GET", target, ""), 400, "invalid-parameter")
+		if want := `contract: "flights@latest": filter by name (every version) or name@N (one version); latest is not a filter`; p.Detail != want {
+			t.Errorf("%s: detail = %q, want %q", target, p.Detail, want)
+		}
+	}
 }
 
 func mustTime(t *testing.T, s string) time.Time {

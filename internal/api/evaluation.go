@@ -681,6 +681,11 @@ func parseFilter(r *http.Request) (record.ResultFilter, error) {
 		if err != nil {
 			return f, paramError("contract", "%v", err)
 		}
+		if strings.HasSuffix(c, "@latest") {
+			// parseRef reads name@latest as version 0, which a filter
+			// reads as every version.
+			return f, paramError("contract", "%q: filter by name (every version) or name@N (one version); latest is not a filter", c)
+		}
 		f.ContractName, f.ContractVersion = name, version
 	}
 	f.TaskID, f.RunID, f.Agent = q.Get("task_id"), q.Get("run_id"), q.Get("agent")
