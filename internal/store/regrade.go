@@ -644,8 +644,15 @@ func (db *DB) ListLatestResults(ctx context.Context, projectID int64, f record.R
 	// Postgres scan every row of the project per original on a table not
 	// yet analyzed). Regrade results are in their original's project; the
 	// outer project test only guards that.
+	limitArg := "$" + strconv.Itoa(len(latest.args))
+	originals := `SELECT id, created_at, project_id FROM results WHERE ` + w.sql()
+	if len(latest.conds) == 0 {
+		// Nothing filters the latest verdicts, so the page is the first
+		// limit originals: take them before looking their verdicts up.
+		originals += ` ORDER BY created_at DESC, id DESC LIMIT ` + limitArg
+	}
 	q := `SELECT o.created_at, o.id, ` + strings.Join(lcols, ", ") + `
-		FROM (SELECT id, created_at, project_id FROM results WHERE ` + w.sql() + `) o
+		FROM (` + originals + `) o
 		CROSS JOIN LATERAL (
 			SELECT ` + summarySelect + ` FROM (
 				(SELECT 0 AS latest_rank, ` + summarySelect + ` FROM results r WHERE r.regrade_of = o.id
@@ -654,7 +661,7 @@ func (db *DB) ListLatestResults(ctx context.Context, projectID int64, f record.R
 				(SELECT 1, ` + summarySelect + ` FROM results r WHERE r.id = o.id AND r.created_at = o.created_at)
 			) c ORDER BY latest_rank LIMIT 1) l
 		WHERE l.project_id = o.project_id AND ` + cond + `
-		ORDER BY o.created_at DESC, o.id DESC LIMIT $` + strconv.Itoa(len(latest.args))
+		ORDER BY o.created_at DESC, o.id DESC LIMIT ` + limitArg
 	rows, err := db.pool.Query(ctx, q, latest.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list latest results: %w", translate(err))

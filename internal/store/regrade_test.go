@@ -605,4 +605,28 @@ func TestLatestResultsPicksNewest(t *testing.T) {
 			t.Errorf("latest of %s = %s at v%d, want the second regrade's %s at v2", lr.Original.ID, lr.Result.ID, lr.Result.Contract.Version, want)
 		}
 	}
+	// A shorter page is the same list cut, with or without a filter on
+	// the latest verdicts.
+	yes := true
+	for _, filter := range []record.ResultFilter{{ContractName: "flights"}, {ContractName: "flights", Passed: &yes}} {
+		want := latest[:2]
+		if filter.Passed != nil {
+			want = nil
+			for _, lr := range latest {
+				if lr.Result.Passed {
+					want = append(want, lr)
+				}
+			}
+			want = want[:min(2, len(want))]
+		}
+		page, err := f.db.ListLatestResults(ctx, 1, filter, nil, 2)
+		if err != nil || len(page) != len(want) {
+			t.Fatalf("page of 2 (%+v) = %d, %v; want %d", filter, len(page), err, len(want))
+		}
+		for i := range page {
+			if page[i].Original.ID != want[i].Original.ID || page[i].Result.ID != want[i].Result.ID {
+				t.Errorf("page of 2 (%+v)[%d] = %s/%s, want %s/%s", filter, i, page[i].Original.ID, page[i].Result.ID, want[i].Original.ID, want[i].Result.ID)
+			}
+		}
+	}
 }
