@@ -534,11 +534,15 @@ func TestListEvaluations(t *testing.T) {
 	if b.store.lastAfter == nil || b.store.lastAfter.ID.String() != ids[1] {
 		t.Errorf("cursor decoded to %+v, want id %s", b.store.lastAfter, ids[1])
 	}
-	for _, q := range []string{"limit=0", "limit=x", "passed=maybe", "grade=E", "since=yesterday", "cursor=%%%", "cursor=bm90IGpzb24", "label==v", "contract=a@b"} {
+	for _, q := range []string{"limit=0", "limit=x", "passed=maybe", "grade=E", "since=yesterday", "cursor=%%%", "cursor=bm90IGpzb24", "label==v", "contract=a@b",
+		"passed=true&passed=false", "regrades=only&regrades=bogus", "limit=1&limit=2", "latest=true&latest=true"} {
 		problemOf(t, b.do(t, "GET", "/v1/evaluations?"+strings.ReplaceAll(q, "%%%", "%25"), ""), 400, "invalid-parameter")
 	}
 	problemOf(t, b.do(t, "GET", "/v1/evaluations/not-a-uuid", ""), 400, "invalid-parameter")
 	problemOf(t, b.do(t, "GET", "/v1/evaluations/"+uuid.NewString(), ""), 404, "not-found")
+	if p := problemOf(t, b.do(t, "GET", "/v1/evaluations?regrades=only&regrades=bogus", ""), 400, "invalid-parameter"); p.Detail != "regrades: given 2 times; it takes one value" {
+		t.Errorf("repeated regrades: detail = %q", p.Detail)
+	}
 	// name@latest would read as every version: refused, in the list and the stats.
 	for _, target := range []string{"/v1/evaluations?contract=flights@latest", "/v1/stats?contract=flights@latest"} {
 		p := problemOf(t, b.do(t, "GET", target, ""), 400, "invalid-parameter")

@@ -147,7 +147,8 @@ var queryParams = map[string][]string{
 }
 
 // checkParams refuses a query parameter the route does not read, so that
-// a typo (grades=A) is not silently ignored.
+// a typo (grades=A) is not silently ignored, and a repeated parameter that
+// takes one value.
 //
 // Errors: 400 invalid-parameter naming the parameter.
 func checkParams(r *http.Request) error {
@@ -168,6 +169,14 @@ func checkParams(r *http.Request) error {
 			}
 			return paramError(k, "unknown query parameter; this route takes %s", strings.Join(allowed, ", "))
 		}
+		if n := len(q[k]); n > 1 && !slices.Contains(repeatableParams, k) {
+			return paramError(k, "given %d times; it takes one value", n)
+		}
 	}
 	return nil
 }
+
+// repeatableParams are the query parameters that may be given more than
+// once (their values add up); a handler reads only the first value of any
+// other, so checkParams refuses a repeat rather than ignore the rest.
+var repeatableParams = []string{"label", "grade"}
