@@ -1,13 +1,15 @@
 package engine
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // randChecks generates random contracts and traces that exercise every
@@ -151,108 +153,6 @@ func (g randChecks) trace(tb testing.TB) Trace {
 	return t
 }
 
-// refCheckResult returns what Evaluate returned at commit a199f9a given
-// res, what it returns now: res with the checks, the issues, the redacted
-// lists and the verdict made again by the reference code (checks_ref_test.go)
-// from the unredacted evaluation state.
-func refCheckResult(tb testing.TB, c *Contract, tr Trace, opts Options, res *EvaluationResult) *EvaluationResult {
-	ev := mustEvaluation(tb, c, tr, opts)
-	ref := *res
-	ref.TraceCalls, ref.ScoredCalls, ref.FinalAnswer = nil, nil, nil
-	ref.ExpectedCalls = ev.expected
-	ref.Metrics.ToolCorrectness = ev.metrics.ToolCorrectness
-	if cm := res.Metrics.Contract; cm != nil {
-		cm2 := *cm
-		cm2.Alternatives.Chosen = slices.Clone(cm.Alternatives.Chosen)
-		g := 0
-		for _, st := range c.Required {
-			if st.Group != nil {
-				cm2.Alternatives.Chosen[g].Calls = st.Group.Options[cm2.Alternatives.Chosen[g].Option]
-				g++
-			}
-		}
-		ref.Metrics.Contract = &cm2
-	}
-	rev := &refEvaluation{evaluation: ev}
-	ref.Checks = rev.checks()
-	ref.Issues = rev.issues()
-	rev.redact(&ref)
-	ref.Passed = PassesMinScore(ref.Score, ref.MinScore)
-	if !opts.NoSafetyGate {
-		for _, ch := range ref.Checks.Items {
-			if ch.Status == CheckFail && (ch.Name == "forbidden-calls" || ch.Name == "credentials") {
-				ref.Passed = false
-			}
-		}
-	}
-	return &ref
-}
-
-// TestChecksMatchReference evaluates random contracts and traces and
-// requires the whole result, as JSON, to be what the reference checks,
-// issue list and redaction make of them; each check status and issue kind
-// must come up.
-func TestChecksMatchReference(t *testing.T) {
-	g := randChecks{rand.New(rand.NewPCG(3, 4))}
-	statuses := map[string]bool{}
-	kinds := map[string]bool{}
-	for n := range 3000 {
-		doc := g.contract()
-		c, err := ParseContract([]byte(doc))
-		if err != nil {
-			t.Fatalf("%s: %v", doc, err)
-		}
-		tr := g.trace(t)
-		opts := Options{KeepSecrets: g.r.IntN(8) == 0, Strict: g.r.IntN(4) == 0}
-		if g.r.IntN(4) == 0 {
-			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"password": "hunter2hunter2"}}}
-		}
-		res, err := Evaluate(context.Background(), c, tr, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(refCheckResult(t, c, tr, opts, res))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			trJSON, _ := json.Marshal(tr)
-			t.Fatalf("case %d\ncontract %s\ntrace %s\noptions %+v\nresults differ:\n got %s\nwant %s", n, doc, trJSON, opts, around(got, want), around(want, got))
-		}
-		for _, ch := range res.Checks.Items {
-			statuses[ch.Name+" "+string(ch.Status)] = true
-		}
-		for _, is := range res.Issues {
-			kinds[is.Kind] = true
-		}
-	}
-	for _, name := range []string{CheckRequiredCalls, CheckCallOrder, CheckForbiddenCalls, CheckCredentials, CheckToolErrors, CheckHonesty, CheckGrounding} {
-		for _, st := range []CheckStatus{CheckPass, CheckFail} {
-			if !statuses[name+" "+string(st)] {
-				t.Errorf("no case had %s %s", name, st)
-			}
-		}
-	}
-	for _, k := range []string{IssueForbiddenCall, IssueCredential, IssueMissingCall, IssueWrongTool, IssueArguments, IssueOrder, IssueRedundant, IssueToolError, IssueDishonestClaim, IssueUngrounded} {
-		if !kinds[k] {
-			t.Errorf("no case had a %s issue", k)
-		}
-	}
-}
-
-// around returns a's text around where it first differs from b.
-func around(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return "…" + string(a[max(i-300, 0):min(i+300, len(a))]) + "…"
-}
-
 // randJSONText returns a random JSON value as text, with random white
 // space, often an object with an "error" member written in various ways.
 func randJSONText(r *rand.Rand, depth int) string {
@@ -311,7 +211,7 @@ func TestErrorResultMatchesReference(t *testing.T) {
 			}
 		}
 		s = prefixes[r.IntN(len(prefixes))] + s + []string{"", "", " ", "\n", "x", "}"}[r.IntN(6)]
-		got, want := errorResult(s), refErrorResult(s)
+		got, want := errorResult(s), plainErrorResult(s)
 		if got != want {
 			t.Fatalf("case %d: errorResult(%q) = %v, reference %v", n, s, got, want)
 		}
@@ -319,7 +219,7 @@ func TestErrorResultMatchesReference(t *testing.T) {
 			set++
 		}
 		if v, err := DecodeJSON([]byte(s)); err == nil {
-			if got, want := errorResult(v), refErrorResult(v); got != want {
+			if got, want := errorResult(v), plainErrorResult(v); got != want {
 				t.Fatalf("case %d: errorResult(%s decoded) = %v, reference %v", n, s, got, want)
 			}
 		}
@@ -330,7 +230,7 @@ func TestErrorResultMatchesReference(t *testing.T) {
 	// encoding/json's nesting limit: 10000 arrays and objects open at once.
 	for _, depth := range []int{9998, 9999, 10000, 10001} {
 		s := `{"error":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
-		if got, want := errorResult(s), refErrorResult(s); got != want {
+		if got, want := errorResult(s), plainErrorResult(s); got != want {
 			t.Errorf("depth %d: errorResult = %v, reference %v", depth, got, want)
 		}
 	}
@@ -342,44 +242,39 @@ func FuzzErrorResult(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := errorResult(s), refErrorResult(s); got != want {
+		if got, want := errorResult(s), plainErrorResult(s); got != want {
 			t.Errorf("errorResult(%q) = %v, reference %v", s, got, want)
 		}
 	})
 }
 
-// TestToolActionMaskMatchesReference compares toolActionMask with the
-// reference toolActionsOf on random tool names: words that do actions or
-// read, joined by separators, in camelCase, with digits, non-ASCII letters
-// and invalid UTF-8, short and longer than the stack buffers.
-func TestToolActionMaskMatchesReference(t *testing.T) {
+// TestToolActionMaskGolden compares toolActionMask with
+// testdata/golden/tool-actions.golden on random tool names: words that do
+// actions or read, joined by separators, in camelCase, with digits,
+// non-ASCII letters and invalid UTF-8, short and longer than the stack
+// buffers. Each line is the mask in binary and the name quoted as Go
+// does; -update rewrites the file.
+func TestToolActionMaskGolden(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	words := []string{"get", "create", "Create", "book", "BOOK", "order", "payment", "pay", "send", "email", "x", "v", "V2", "add", "method",
 		"cancel", "reservation", "new", "submit", "place", "É", "éclair", "ßend", "İnsert", "Σend", "\xff", "2", "a", "list", "setup", "Refund", "notify"}
 	seps := []string{"", "_", "-", ".", " ", "/", "3", "__"}
-	for n := range 100000 {
-		var b strings.Builder
+	var b strings.Builder
+	for range 8000 {
+		var name strings.Builder
 		k := r.IntN(5)
 		if r.IntN(20) == 0 {
 			k = 10 + r.IntN(30)
 		}
 		for i := range k {
 			if i > 0 {
-				b.WriteString(seps[r.IntN(len(seps))])
+				name.WriteString(seps[r.IntN(len(seps))])
 			}
-			b.WriteString(words[r.IntN(len(words))])
+			name.WriteString(words[r.IntN(len(words))])
 		}
-		name := b.String()
-		var want uint32
-		for a, ok := range refToolActionsOf(name) {
-			if ok {
-				want |= 1 << a
-			}
-		}
-		if got := toolActionMask(name); got != want {
-			t.Fatalf("case %d: toolActionMask(%q) = %b, reference %b", n, name, got, want)
-		}
+		fmt.Fprintf(&b, "%b %s\n", toolActionMask(name.String()), strconv.Quote(name.String()))
 	}
+	compareGolden(t, "testdata/golden/tool-actions.golden", b.String())
 }
 
 // TestRenderValueMatchesReference compares renderValue with the reference
@@ -408,7 +303,7 @@ func TestRenderValueMatchesReference(t *testing.T) {
 		vals = append(vals, &OneOf{Candidates: []any{s, json.Number("3"), false}})
 	}
 	for _, v := range vals {
-		if got, want := renderValue(v), refRenderValue(v); got != want {
+		if got, want := renderValue(v), plainRenderValue(v); got != want {
 			t.Errorf("renderValue(%#v) = %q, reference %q", v, got, want)
 		}
 	}
@@ -423,5 +318,146 @@ func regexpQuote(s string) string {
 		}
 		b.WriteRune(c)
 	}
+	return b.String()
+}
+
+// plainErrorResult reports whether a tool result reads as an error although the
+// trace did not flag one (docs/checks.md "tool-errors"): a text that
+// starts, after white space, with "error:" in any case ("Error: payment
+// declined"), or a JSON object whose top-level "error" member is set (not
+// null, false, "", 0, {} or []), given as an object or as a text holding
+// one ({"error": "card declined"}). Time is linear in the result's size.
+func plainErrorResult(v any) bool {
+	switch x := v.(type) {
+	case string:
+		t := trimSpace(x)
+		if hasPrefixFold(t, "error:") {
+			return true
+		}
+		if !strings.HasPrefix(t, "{") {
+			return false
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(t), &obj) != nil {
+			return false
+		}
+		raw, ok := obj["error"]
+		if !ok {
+			return false
+		}
+		switch string(bytes.TrimSpace(raw)) {
+		case "null", "false", `""`, "0", "{}", "[]":
+			return false
+		}
+		return !plainEmptyJSONContainer(raw)
+	case map[string]any:
+		e, ok := x["error"]
+		if !ok {
+			return false
+		}
+		switch y := e.(type) {
+		case nil:
+			return false
+		case bool:
+			return y
+		case string:
+			return y != ""
+		case json.Number:
+			return y != "0"
+		case map[string]any:
+			return len(y) > 0
+		case []any:
+			return len(y) > 0
+		}
+		return true
+	}
+	return false
+}
+
+// plainEmptyJSONContainer reports whether raw is {} or [] with white space
+// inside.
+func plainEmptyJSONContainer(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+}
+
+// plainRenderValue renders a JSON value or matcher compactly, cut to
+// maxValueText bytes (on a rune boundary) with "…".
+func plainRenderValue(v any) string {
+	var s string
+	switch x := v.(type) {
+	case nil:
+		s = "null"
+	case bool:
+		s = strconv.FormatBool(x)
+	case json.Number:
+		s = string(x)
+	case string:
+		s = plainQuoteJSON(x)
+	case json.Marshaler: // matchers: their own JSON, without re-checking it
+		b, err := x.MarshalJSON()
+		if err != nil {
+			return fmt.Sprintf("%v", v)
+		}
+		s = string(b)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Sprintf("%v", v)
+		}
+		s = string(b)
+	}
+	if len(s) <= maxValueText {
+		return s
+	}
+	cut := maxValueText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// plainQuoteJSON returns s as a JSON string, as encoding/json writes it (with
+// HTML characters left alone).
+func plainQuoteJSON(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b.WriteString(`\ufffd`)
+			case r == '\u2028' || r == '\u2029':
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	b.WriteByte('"')
 	return b.String()
 }
