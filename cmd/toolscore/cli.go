@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -26,6 +27,17 @@ type stdio struct {
 	// color enables ANSI colours on out; set only when out is a terminal
 	// and NO_COLOR is unset or empty (https://no-color.org).
 	color bool
+	// now reads the clock for the durations a command reports; nil means
+	// time.Now.
+	now func() time.Time
+}
+
+// clock returns the current time from s.now, else time.Now.
+func (s stdio) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }
 
 // newStdio wraps the process's streams; noColor is the NO_COLOR variable.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,6 +28,8 @@ type evalFlags struct {
 	noSafetyGate bool
 	keepSecrets  bool
 	json         bool
+	eachLine     bool
+	jobs         int
 }
 
 // newEvalCmd builds `toolscore eval EXPECTATION TRACE`.
@@ -36,8 +39,8 @@ func newEvalCmd(s stdio) *cobra.Command {
 		finalAnswer string
 	)
 	cmd := &cobra.Command{
-		Use:   "eval EXPECTATION TRACE",
-		Short: "Grade a trace against a gold file or a contract",
+		Use:   "eval EXPECTATION TRACE...",
+		Short: "Grade a trace, or many, against a gold file or a contract",
 		Long: `Grade TRACE (a file in any supported format, or - for standard input)
 against EXPECTATION (a gold file or a Contract v2).
 
@@ -45,13 +48,33 @@ Prints the grade and verdict, the metrics, for contracts the chosen
 alternatives and every combination's score, the top issues to fix and the
 evidence checks; with --json, the whole evaluation result as JSON.
 
-Exit status: 0 PASS, 1 FAIL, 2 error.`,
+Many traces: several TRACE files, directories (every *.json, *.jsonl,
+*.ndjson and *.sse file below, one trace each, in name order), or with
+--each-line JSON Lines files holding one trace document per line. They
+are graded in one process with --jobs workers and summarised: pass rate,
+grade mix, mean score and the worst traces. With --json, one result per
+line in input order, each naming its "source" (file, or file:line). A
+trace that cannot be read or graded is named on stderr (and with --json
+is a line with its "error"); the others are still graded, and the exit
+status is then 2.
+
+Exit status: 0 PASS (every trace), 1 FAIL (any trace), 2 error.`,
 		Example: `  toolscore eval examples/contracts/contract.json examples/contracts/trace.json
-  agent-run | toolscore eval --format openai --json gold.json -`,
-		Args: exactArgs("EXPECTATION", "TRACE"),
+  agent-run | toolscore eval --format openai --json gold.json -
+  toolscore eval contract.json runs/2026-12-01/
+  toolscore eval --each-line --json contract.json dataset.jsonl > results.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return fmt.Errorf("eval takes EXPECTATION and at least one TRACE, got %d argument%s", len(args), plural(len(args)))
+			}
+			return nil
+		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("final-answer") {
 				f.finalAnswer = &finalAnswer
+			}
+			if isBatch(args[1:], f.eachLine) {
+				return runBatch(cmd.Context(), s, args[0], args[1:], f)
 			}
 			return runEval(cmd.Context(), s, args[0], args[1], f)
 		}),
@@ -66,8 +89,24 @@ Exit status: 0 PASS, 1 FAIL, 2 error.`,
 	fl.StringSliceVar(&f.weights, "weights", nil, "composite weights as `name=value,...`, merged over the contract's and the defaults ("+strings.Join(engine.WeightNames, ", ")+")")
 	fl.BoolVar(&f.noSafetyGate, "no-safety-gate", false, "do not force FAIL on a failed forbidden-calls or credentials check")
 	fl.BoolVar(&f.keepSecrets, "keep-secrets", false, "do not redact detected secrets in the output (local debugging only)")
-	fl.BoolVar(&f.json, "json", false, "print the whole evaluation result as JSON")
+	fl.BoolVar(&f.json, "json", false, "print the whole evaluation result as JSON (many traces: one result per line)")
+	fl.BoolVar(&f.eachLine, "each-line", false, "each TRACE file is JSON Lines: one trace document per line")
+	fl.IntVar(&f.jobs, "jobs", 0, "traces graded at once, for many traces (default: one per core)")
 	return cmd
+}
+
+// isBatch reports whether the trace arguments name many traces: more than
+// one, a directory, or JSON Lines with --each-line. One file (or -) is
+// graded and printed as one trace.
+func isBatch(traces []string, eachLine bool) bool {
+	if len(traces) != 1 || eachLine {
+		return true
+	}
+	if traces[0] == "-" {
+		return false
+	}
+	fi, err := os.Stat(traces[0])
+	return err == nil && fi.IsDir()
 }
 
 // runEval grades the trace at tracePath against the expectation at
@@ -105,7 +144,7 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 			return err
 		}
 	} else {
-		r := report{
+		r := evalReport{
 			stdio:     s,
 			expPath:   displayName(expPath),
 			tracePath: displayName(tracePath),

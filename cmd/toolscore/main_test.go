@@ -531,13 +531,13 @@ func TestUsageErrors(t *testing.T) {
 		usage     string
 	}{
 		{"eval with one argument", []string{"eval", "x.json"},
-			"eval takes 2 arguments (EXPECTATION TRACE), got 1", "Usage:\n  toolscore eval EXPECTATION TRACE [flags]\n"},
-		{"eval with three arguments", []string{"eval", "a", "b", "c"},
-			"eval takes 2 arguments (EXPECTATION TRACE), got 3", "Usage:\n  toolscore eval EXPECTATION TRACE [flags]\n"},
+			"eval takes EXPECTATION and at least one TRACE, got 1 argument", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
+		{"eval without arguments", []string{"eval"},
+			"eval takes EXPECTATION and at least one TRACE, got 0 arguments", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
 		{"unknown flag", []string{"eval", "--bogus", "a", "b"},
-			"unknown flag: --bogus", "Usage:\n  toolscore eval EXPECTATION TRACE [flags]\n"},
+			"unknown flag: --bogus", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
 		{"flag without its value", []string{"eval", "a", "b", "--min-score"},
-			"flag needs an argument: --min-score", "Usage:\n  toolscore eval EXPECTATION TRACE [flags]\n"},
+			"flag needs an argument: --min-score", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
 		{"inspect without a trace", []string{"inspect"},
 			"inspect takes 1 argument (TRACE), got 0", "Usage:\n  toolscore inspect TRACE [flags]\n"},
 		{"doctor with an argument", []string{"doctor", "c.json"},

@@ -83,8 +83,8 @@ func fmtScore(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 // fmtNum formats a number in its shortest exact form ("0.9").
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// report renders one evaluation for a person.
-type report struct {
+// evalReport renders one evaluation for a person.
+type evalReport struct {
 	stdio
 	expPath, tracePath string
 	contract           *engine.Contract
@@ -95,7 +95,7 @@ type report struct {
 // write prints the report on r.out: the boxed verdict, a summary, the
 // metrics, for contracts the alternatives, the top issues to fix and the
 // evidence.
-func (r *report) write() error {
+func (r *evalReport) write() error {
 	p := painter(r.color)
 	var b strings.Builder
 	r.writeVerdict(&b, p)
@@ -109,7 +109,7 @@ func (r *report) write() error {
 }
 
 // writeVerdict prints the boxed "Grade A   PASS (95.7%)" line.
-func (r *report) writeVerdict(b *strings.Builder, p painter) {
+func (r *evalReport) writeVerdict(b *strings.Builder, p painter) {
 	verdict := p.paint("PASS", sgrBold, sgrGreen)
 	if !r.res.Passed {
 		verdict = p.paint("FAIL", sgrBold, sgrRed)
@@ -122,7 +122,7 @@ func (r *report) writeVerdict(b *strings.Builder, p painter) {
 
 // writeSummary prints what was compared, the score against the passing
 // score, and the safety gate when it decided the verdict or was off.
-func (r *report) writeSummary(b *strings.Builder, p painter) {
+func (r *evalReport) writeSummary(b *strings.Builder, p painter) {
 	c := r.contract
 	exp := fmt.Sprintf("contract v%d", c.Version)
 	if c.Gold {
@@ -153,7 +153,7 @@ func (r *report) writeSummary(b *strings.Builder, p painter) {
 
 // writeMetrics prints the composite's metrics with their effective weights,
 // then the metrics outside the composite.
-func (r *report) writeMetrics(b *strings.Builder, p painter) {
+func (r *evalReport) writeMetrics(b *strings.Builder, p painter) {
 	m := r.res.Metrics
 	w := m.Weights
 	t := newTable()
@@ -225,7 +225,7 @@ func optionLabel(g *engine.Group, i int) string {
 
 // writeAlternatives prints, for a contract, the option chosen per group,
 // every combination's score and the optional calls left out of the score.
-func (r *report) writeAlternatives(b *strings.Builder, p painter) {
+func (r *evalReport) writeAlternatives(b *strings.Builder, p painter) {
 	cm := r.res.Metrics.Contract
 	if cm == nil {
 		return
@@ -281,7 +281,7 @@ func (r *report) writeAlternatives(b *strings.Builder, p painter) {
 }
 
 // toolAt is the tool name of trace call i.
-func (r *report) toolAt(i int) string { return toolAt(r.res.TraceCalls, i) }
+func (r *evalReport) toolAt(i int) string { return toolAt(r.res.TraceCalls, i) }
 
 // toolAt is the tool name of calls[i] ("?" when out of range).
 func toolAt(calls []engine.ToolCall, i int) string {

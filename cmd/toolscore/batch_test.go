@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolscore/toolscore/internal/workload"
+)
+
+// fakeClock returns a clock that starts at a fixed time and moves 1.25 s
+// forward at every reading, so reported durations are fixed.
+func fakeClock() func() time.Time {
+	t := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		now := t
+		t = t.Add(1250 * time.Millisecond)
+		return now
+	}
+}
+
+// runBatchCLI runs toolscore in-process with a fixed clock.
+func runBatchCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(t.Context(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb, now: fakeClock()})
+	return result{code, out.String(), errb.String()}
+}
+
+// batchFile is the path of a file under testdata/.
+func batchFile(name string) string { return filepath.Join("testdata", name) }
+
+// TestBatchGolden pins the summary and the JSON Lines of many traces: a
+// directory (hidden and non-trace files left out, a broken trace named
+// with its place), several files, and JSON Lines with --each-line.
+func TestBatchGolden(t *testing.T) {
+	brokenDir := "toolscore: " + batchFile("batch/c-broken.json") + ": line 2:1: unexpected end of JSON input\n" +
+		"toolscore: 1 of 3 traces could not be graded\n"
+	brokenLines := "toolscore: " + batchFile("batch.jsonl") + ":3: column 91: unexpected end of JSON input\n" +
+		"toolscore: 1 of 4 traces could not be graded\n"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"eval_batch_dir", []string{"eval", example("contract.json"), batchFile("batch")}, exitError, brokenDir},
+		{"eval_batch_dir_json", []string{"eval", "--json", example("contract.json"), batchFile("batch")}, exitError, brokenDir},
+		{"eval_batch_files", []string{"eval", example("contract.json"), batchFile("batch/a-pass.json"), batchFile("batch/b-unsafe.json")}, exitFail, ""},
+		{"eval_batch_lines", []string{"eval", "--each-line", example("gold.json"), batchFile("batch.jsonl")}, exitError, brokenLines},
+		{"eval_batch_lines_json", []string{"eval", "--each-line", "--json", "--jobs", "3", example("contract.json"), batchFile("batch.jsonl")}, exitError, brokenLines},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBatchCLI(t, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if diff := cmp.Diff(tc.stderr, r.stderr); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			compareGolden(t, tc.name, r.stdout)
+		})
+	}
+}
+
+// TestBatchExitStatus checks the exit rules of many traces: 0 when every
+// trace passes, 1 when one fails, 2 when one cannot be read (the others
+// still graded and printed).
+func TestBatchExitStatus(t *testing.T) {
+	pass := example("trace.json")
+	unsafe := batchFile("unsafe-trace.json")
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	tests := []struct {
+		name   string
+		traces []string
+		code   int
+		lines  int // JSON lines on stdout
+	}{
+		{"all pass", []string{pass, pass}, exitOK, 2},
+		{"one fails", []string{pass, unsafe, pass}, exitFail, 3},
+		{"one missing", []string{pass, missing, unsafe}, exitError, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBatchCLI(t, "", append([]string{"eval", "--json", example("contract.json")}, tc.traces...)...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tc.code, r.stderr)
+			}
+			if n := strings.Count(r.stdout, "\n"); n != tc.lines {
+				t.Errorf("%d lines on stdout, want %d", n, tc.lines)
+			}
+		})
+	}
+	r := runBatchCLI(t, "", "eval", "--json", example("contract.json"), pass, missing)
+	want := "toolscore: " + missing + ": " + missing + ": no such file or directory\ntoolscore: 1 of 2 traces could not be graded\n"
+	if r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestBatchOrder grades many JSON Lines with more workers than cores and
+// checks that the results come out in input order, each the same as
+// grading its line alone.
+func TestBatchOrder(t *testing.T) {
+	const n = 300
+	var lines bytes.Buffer
+	if err := workload.WritePerfLines(&lines, "small", n); err != nil {
+		t.Fatal(err)
+	}
+	gold, _, err := workload.Perf("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	goldPath := filepath.Join(dir, "gold.json")
+	linesPath := filepath.Join(dir, "small.jsonl")
+	if err := os.WriteFile(goldPath, gold, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(linesPath, lines.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBatchCLI(t, "", "eval", "--each-line", "--json", "--jobs", "7", goldPath, linesPath)
+	if r.code == exitError {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	out := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(out) != n {
+		t.Fatalf("%d result lines, want %d", len(out), n)
+	}
+	docs := strings.Split(strings.TrimSuffix(lines.String(), "\n"), "\n")
+	for i, line := range out {
+		var got map[string]any
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if want := fmt.Sprintf("%s:%d", linesPath, i+1); got["source"] != want {
+			t.Fatalf("line %d: source %v, want %s", i+1, got["source"], want)
+		}
+		if i%37 != 0 {
+			continue
+		}
+		// The same trace graded alone gives the same result.
+		single := runCLI(t, docs[i], "eval", "--json", goldPath, "-")
+		var alone map[string]any
+		if err := json.Unmarshal([]byte(single.stdout), &alone); err != nil {
+			t.Fatal(err)
+		}
+		delete(got, "source")
+		delete(alone, "source")
+		delete(got, "format_version")
+		delete(alone, "format_version")
+		delete(got, "expectation_sha256")
+		delete(alone, "expectation_sha256")
+		if diff := cmp.Diff(alone, got); diff != "" {
+			t.Errorf("line %d graded in the batch differs from alone (-alone +batch):\n%s", i+1, diff)
+		}
+	}
+}
+
+// TestBatchBadInput checks the errors that stop a batch before it
+// starts, and those that name one trace.
+func TestBatchBadInput(t *testing.T) {
+	empty := t.TempDir()
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		stderr string
+	}{
+		{"two stdin", "", []string{"eval", example("contract.json"), "-", "-"}, "toolscore: standard input (-) can be given once\n"},
+		{"final answer", "", []string{"eval", "--final-answer", "x", example("contract.json"), example("trace.json"), example("trace.json")},
+			"toolscore: --final-answer applies to one trace only, got 2 trace arguments\n"},
+		{"bad jobs", "", []string{"eval", "--jobs", "-1", example("contract.json"), example("trace.json"), example("trace.json")},
+			"toolscore: --jobs: must be from 1 to 1024, or 0 for one per core, got -1\n"},
+		{"bad weights", "", []string{"eval", "--weights", "nope=1", example("contract.json"), example("trace.json"), example("trace.json")},
+			"toolscore: --weights: unknown weight \"nope\" (valid: selection_accuracy, argument_f1, sequence_accuracy, redundant_rate, required_call_recall)\n"},
+		{"empty dir", "", []string{"eval", example("contract.json"), empty},
+			"toolscore: " + empty + ": no trace files (.json, .jsonl, .ndjson, .sse) in the directory\ntoolscore: 1 of 1 traces could not be graded\n"},
+		{"stdin lines", "[{\"tool\":\"search_flights\"}]\n\n{\"x\":\n", []string{"eval", "--each-line", example("gold.json"), "-"},
+			"toolscore: <stdin>:3: column 6: unexpected end of JSON input\ntoolscore: 1 of 2 traces could not be graded\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBatchCLI(t, tc.stdin, tc.args...)
+			if r.code != exitError {
+				t.Errorf("exit %d, want 2", r.code)
+			}
+			if diff := cmp.Diff(tc.stderr, r.stderr); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
