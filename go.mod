@@ -2,6 +2,9 @@ module github.com/toolscore/toolscore
 
 go 1.26.0
 
+// npm installs (the OpenAPI linter, the TypeScript client) hold no Go code.
+ignore node_modules
+
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/go-chi/chi/v5 v5.5.0
