@@ -136,6 +136,7 @@ func FuzzLangChain(f *testing.F) {
 
 func FuzzOTel(f *testing.F) {
 	addSeeds(f, "otel")
+	addOTelRealSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "otel") })
 }
 

@@ -2,29 +2,21 @@ package format
 
 import (
 	"encoding/json"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
 )
 
-// otelAdapter reads OpenTelemetry GenAI spans in OTLP/JSON: an export
-// request {"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}, several
-// of them (a JSON array or the JSON Lines a file exporter writes), a list
-// of spans, or a single span.
-//
-// Execute-tool spans (gen_ai.operation.name "execute_tool", or a
-// gen_ai.tool.name with no operation) are calls: gen_ai.tool.name (else the
-// span name after "execute_tool "), gen_ai.tool.call.id,
-// gen_ai.tool.call.arguments (JSON text, or an OTLP kvlist/object taken as
-// it is), gen_ai.tool.call.result. A span with status code ERROR is an
-// error (its status message, else error.type, else "true"); so is one with
-// an error.type attribute. Calls are ordered by startTimeUnixNano, ties in
-// document order. The final answer is the text of gen_ai.output.messages
-// on the latest-starting inference span (chat, text_completion,
-// generate_content; else invoke_agent) when it requested no tool calls.
+// otelAdapter reads OpenTelemetry spans: OTLP/JSON (an export request
+// {"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}, several of them
+// as a JSON array or JSON Lines, a list of spans, or a single span), or the
+// spans the OpenTelemetry Python SDK prints (ReadableSpan.to_json: one, a
+// list, JSON Lines or ConsoleSpanExporter's output). It reads the tool
+// spans and model requests of the GenAI conventions, the Vercel AI SDK's
+// ai.* spans, OpenInference and OpenLLMetry, joins a request and the tool
+// span that ran it into one call, and orders the calls by start time
+// (otelTrace; docs/formats.md, section otel).
 type otelAdapter struct{}
 
 func (otelAdapter) Name() string { return "otel" }
@@ -40,15 +32,18 @@ func isSpan(m map[string]any) bool {
 func (otelAdapter) Detect(in *Input) (string, bool) {
 	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
 		if _, ok := m["resourceSpans"].([]any); ok {
-			return "OTLP/JSON trace data (resourceSpans)", true
+			return "OTLP/JSON trace data (resourceSpans)" + conventionsOf(in), true
 		}
 		if isSpan(m) {
-			return "a single OpenTelemetry span (OTLP/JSON)", true
+			return "a single OpenTelemetry span (OTLP/JSON)" + conventionsOf(in), true
+		}
+		if isPySpan(m) {
+			return "a single OpenTelemetry span as the Python SDK prints it (ReadableSpan.to_json)" + conventionsOf(in), true
 		}
 		return "", false
 	}
 	recs := in.Records()
-	exports, spans := 0, 0
+	exports, spans, py := 0, 0, 0
 	for _, r := range recs {
 		m, ok := r.(map[string]any)
 		if !ok {
@@ -58,75 +53,82 @@ func (otelAdapter) Detect(in *Input) (string, bool) {
 			exports++
 		} else if isSpan(m) {
 			spans++
+		} else if isPySpan(m) {
+			py++
 		} else {
 			return "", false
 		}
 	}
-	if exports+spans == 0 {
+	switch {
+	case exports+spans+py == 0:
 		return "", false
+	case py > 0 && exports+spans > 0:
+		return "", false // two writings mixed: not one exporter's output
+	case py > 0:
+		return plural(py, "OpenTelemetry span") + " as the Python SDK prints them (ReadableSpan.to_json, ConsoleSpanExporter)" + conventionsOf(in), true
+	case spans == 0:
+		return plural(exports, "OTLP/JSON export record") + " (resourceSpans)" + conventionsOf(in), true
 	}
-	if spans == 0 {
-		return plural(exports, "OTLP/JSON export record") + " (resourceSpans)", true
-	}
-	return "a list of " + plural(exports+spans, "OpenTelemetry span") + " (OTLP/JSON)", true
+	return "a list of " + plural(exports+spans, "OpenTelemetry span") + " (OTLP/JSON)" + conventionsOf(in), true
 }
 
-// otelSpan is a span of interest, with its start time and document order.
-type otelSpan struct {
-	start uint64
-	seq   int
-	m     map[string]any
+// conventionsOf names the conventions of a document's spans for the
+// detection reason (", Vercel AI SDK spans"), or "".
+func conventionsOf(in *Input) string {
+	var c otelConventions
+	_ = collectSpans(in, func(s genSpan) { spanConventions(s.attrs, &c) })
+	if n := c.String(); n != "" {
+		return ", " + n
+	}
+	return ""
 }
 
 func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
-	var spans []otelSpan
-	collect := func(s any) {
+	var spans []genSpan
+	if err := collectSpans(in, func(s genSpan) { spans = append(spans, s) }); err != nil {
+		return engine.Trace{}, err
+	}
+	return otelTrace(spans), nil
+}
+
+// collectSpans gives collect every span of the document, reduced, in
+// document order: the spans of OTLP/JSON export records, OTLP/JSON spans,
+// and spans as the Python SDK prints them.
+func collectSpans(in *Input, collect func(genSpan)) error {
+	seq := 0
+	otlp := func(s any) {
 		if m, ok := s.(map[string]any); ok {
-			spans = append(spans, otelSpan{start: nanos(m["startTimeUnixNano"]), seq: len(spans), m: m})
+			collect(otlpSpan(m, seq))
+			seq++
 		}
 	}
 	for i, r := range in.Records() {
 		m, ok := r.(map[string]any)
 		if !ok {
-			return engine.Trace{}, shapeErr("otel", []any{i}, "expected an object, not %s", aType(r))
+			return shapeErr("otel", []any{i}, "expected an object, not %s", aType(r))
 		}
 		if rs, ok := m["resourceSpans"]; ok {
 			list, ok := rs.([]any)
 			if !ok {
-				return engine.Trace{}, shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not %s", aType(rs))
+				return shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not %s", aType(rs))
 			}
-			if err := otelExport(list, []any{i, "resourceSpans"}, collect); err != nil {
-				return engine.Trace{}, err
+			if err := otelExport(list, []any{i, "resourceSpans"}, otlp); err != nil {
+				return err
 			}
 			continue
 		}
-		if _, ok := m["spanId"]; !ok {
-			return engine.Trace{}, notFit("otel", []any{i}, m, `not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId"`)
+		if _, ok := m["spanId"]; ok {
+			otlp(m)
+			continue
 		}
-		collect(m)
-	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
-
-	b := newBuilder()
-	var answer *otelSpan
-	answerRank := 0
-	for i := range spans {
-		s := &spans[i]
-		attrs := getArr(s.m, "attributes")
-		op, _ := otelAttr(attrs, "gen_ai.operation.name").(string)
-		switch {
-		case op == "execute_tool" || (op == "" && otelAttr(attrs, "gen_ai.tool.name") != nil):
-			b.add(otelCall(b, s.m, attrs))
-		case op == "chat" || op == "text_completion" || op == "generate_content":
-			answer, answerRank = s, 2
-		case op == "invoke_agent" && answerRank < 2:
-			answer, answerRank = s, 1
+		if isPySpan(m) {
+			collect(pySpan(m, seq))
+			seq++
+			continue
 		}
+		return notFit("otel", []any{i}, m, `not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId"`)
 	}
-	if answer != nil {
-		b.final = otelAnswer(otelAttr(getArr(answer.m, "attributes"), "gen_ai.output.messages"))
-	}
-	return b.trace(), nil
+	return nil
 }
 
 // otelExport gives collect every span of an export's resourceSpans list,
@@ -158,76 +160,6 @@ func otelExport(list []any, at []any, collect func(any)) error {
 				collect(s)
 			}
 		}
-	}
-	return nil
-}
-
-func otelCall(b *builder, m map[string]any, attrs []any) engine.ToolCall {
-	var c engine.ToolCall
-	c.Tool, _ = otelAttr(attrs, "gen_ai.tool.name").(string)
-	if c.Tool == "" {
-		c.Tool = strings.TrimPrefix(getStr(m, "name"), "execute_tool ")
-	}
-	c.ID, _ = otelAttr(attrs, "gen_ai.tool.call.id").(string)
-	b.setArgs(&c, otelAttr(attrs, "gen_ai.tool.call.arguments"))
-	c.Result = otelAttr(attrs, "gen_ai.tool.call.result")
-	status, _ := m["status"].(map[string]any)
-	code := idString(status["code"])
-	if code == "" {
-		code = getStr(status, "code")
-	}
-	errType, _ := otelAttr(attrs, "error.type").(string)
-	if code == "2" || code == "STATUS_CODE_ERROR" || errType != "" {
-		c.Error = engine.CallError(getStr(status, "message"))
-		if c.Error == "" {
-			c.Error = engine.CallError(errType)
-		}
-		if c.Error == "" {
-			c.Error = "true"
-		}
-	}
-	return c
-}
-
-// otelAnswer reads the final answer from gen_ai.output.messages (JSON text
-// or an array): the text parts of the messages, or nil when a message
-// requested tool calls.
-func otelAnswer(v any) *string {
-	if s, ok := v.(string); ok {
-		var d jsonvalue.Decoder
-		d.Reset(s, 0)
-		dv, err := d.Document()
-		if err != nil {
-			return nil
-		}
-		v = dv
-	}
-	msgs, _ := v.([]any)
-	var text strings.Builder
-	for _, msg := range msgs {
-		mm, _ := msg.(map[string]any)
-		for _, p := range getArr(mm, "parts") {
-			pm, _ := p.(map[string]any)
-			switch getStr(pm, "type") {
-			case "tool_call":
-				return nil
-			case "text":
-				text.WriteString(getStr(pm, "content"))
-			}
-		}
-	}
-	return visible(text.String())
-}
-
-// otelAttr returns the value of the attribute key in an OTLP attribute
-// list, converted to a plain JSON value, or nil.
-func otelAttr(attrs []any, key string) any {
-	for _, a := range attrs {
-		am, ok := a.(map[string]any)
-		if !ok || getStr(am, "key") != key {
-			continue
-		}
-		return otelValue(am["value"])
 	}
 	return nil
 }
