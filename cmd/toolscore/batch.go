@@ -428,11 +428,30 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if _, err := engine.Evaluate(ctx, contract, engine.Trace{}, opts); err != nil {
 		return evalError(err, expPath, len(f.weights) > 0)
 	}
+	maxDrop, err := f.maxDropValue()
+	if err != nil {
+		return err
+	}
+	var base *report.BatchBaseline
+	if f.baseline != "" {
+		fh, err := os.Open(f.baseline)
+		if err != nil {
+			return failf("--baseline: %s", pathErrorText(err))
+		}
+		base, err = report.ReadBatchBaseline(bufio.NewReaderSize(fh, 1<<20), f.baseline, sha, contract, displayName(expPath))
+		fh.Close()
+		if err != nil {
+			return failf("--baseline: %v", err)
+		}
+	}
 	jobs := f.jobs
 	if jobs == 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	sum := report.NewBatch(displayName(expPath), expectationKind(contract))
+	if base != nil {
+		sum.CompareWith(base, maxDrop)
+	}
 	out := bufio.NewWriterSize(s.out, 64<<10)
 	var writeErr error
 	j := &batchJob{
@@ -458,12 +477,19 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	}
 	if !f.json {
 		writeErr = writeBatchText(out, painter(s.color), sum)
+		if writeErr == nil && sum.Diff != nil {
+			writeErr = writeBatchDiffText(out, painter(s.color), sum)
+		}
 	}
 	if err := out.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	if writeErr != nil {
 		return fmt.Errorf("write output: %w", writeErr)
+	}
+	if err := writeReportFiles(f, func(w io.Writer) error { return report.WriteBatchMarkdown(w, sum) },
+		func(w io.Writer) error { return report.WriteBatchHTML(w, sum) }); err != nil {
+		return err
 	}
 	if runErr != nil {
 		return failf("run interrupted after %d traces: %v", sum.Traces, runErr)
@@ -482,6 +508,12 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	}
 	if sum.Traces == 0 {
 		return failf("no traces to grade")
+	}
+	if sum.Diff != nil {
+		if sum.Diff.Regressed > 0 {
+			return errFailed
+		}
+		return nil
 	}
 	if sum.Failed > 0 {
 		return errFailed

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/report"
 )
 
 // doctorFlags are the flags of `toolscore doctor`. Exactly one target is
@@ -112,13 +113,13 @@ func describeContract(w io.Writer, p painter, name string, c *engine.Contract) e
 		fmt.Fprintf(&b, "%-13s %s (merged over the defaults)\n", "Weights", strings.Join(keys, ", "))
 	}
 	for i, g := range gs {
-		label := groupName(g, i)
+		label := report.GroupName(g, i)
 		if g.ID != "" {
 			label = fmt.Sprintf("%s (group %d)", g.ID, i)
 		}
 		fmt.Fprintf(&b, "\n%s %s: %d option%s\n", p.bold("Alternatives"), label, len(g.Options), plural(len(g.Options)))
 		for k := range g.Options {
-			fmt.Fprintf(&b, "  %s\n", optionLabel(g, k))
+			fmt.Fprintf(&b, "  %s\n", report.OptionLabel(g, k))
 		}
 	}
 	if len(c.Forbidden) > 0 {

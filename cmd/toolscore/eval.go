@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/report"
 )
 
 // evalFlags are the flags of `toolscore eval`, as given on the command
@@ -30,6 +32,10 @@ type evalFlags struct {
 	json         bool
 	eachLine     bool
 	jobs         int
+	baseline     string
+	maxDrop      string // "" unless --max-drop was given
+	markdown     string
+	html         string
 }
 
 // newEvalCmd builds `toolscore eval EXPECTATION TRACE`.
@@ -92,6 +98,10 @@ Exit status: 0 PASS (every trace), 1 FAIL (any trace), 2 error.`,
 	fl.BoolVar(&f.json, "json", false, "print the whole evaluation result as JSON (many traces: one result per line)")
 	fl.BoolVar(&f.eachLine, "each-line", false, "each TRACE file is JSON Lines: one trace document per line")
 	fl.IntVar(&f.jobs, "jobs", 0, "traces graded at once, for many traces (default: one per core)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare with the results saved in `FILE` by eval --json; exit 1 only on a regression")
+	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
+	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE` (a pull-request comment, $GITHUB_STEP_SUMMARY)")
+	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to `FILE`")
 	return cmd
 }
 
@@ -111,7 +121,7 @@ func isBatch(traces []string, eachLine bool) bool {
 
 // runEval grades the trace at tracePath against the expectation at
 // expPath and prints the result on s.out. It returns errFailed when the
-// verdict is FAIL.
+// verdict is FAIL, or with --baseline when the result regressed.
 func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlags) error {
 	opts, err := f.options()
 	if err != nil {
@@ -120,12 +130,26 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
+	maxDrop, err := f.maxDropValue()
+	if err != nil {
+		return err
+	}
 	if expPath == "-" && tracePath == "-" {
 		return failf("only one of EXPECTATION and TRACE can be - (standard input)")
 	}
-	contract, err := loadContract(s, expPath)
+	contract, expData, err := loadContractData(s, expPath)
 	if err != nil {
 		return err
+	}
+	sha, err := report.ExpectationSHA256(expData)
+	if err != nil {
+		return failf("%s: %v", displayName(expPath), err)
+	}
+	var base *report.Saved
+	if f.baseline != "" {
+		if base, err = loadBaseline(f.baseline, sha, contract, displayName(expPath)); err != nil {
+			return err
+		}
 	}
 	parsed, err := loadTrace(s, tracePath, f.format)
 	if err != nil {
@@ -139,9 +163,13 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 	if err != nil {
 		return evalError(err, expPath, len(f.weights) > 0)
 	}
+	var diff *report.Diff
+	if base != nil {
+		diff = report.Compare(f.baseline, base.Result, res, maxDrop)
+	}
 	if f.json {
-		if err := writeJSON(s, res); err != nil {
-			return err
+		if err := report.WriteSavedIndented(s.out, report.Header{ExpectationSHA256: sha}, res); err != nil {
+			return fmt.Errorf("write JSON: %w", err)
 		}
 	} else {
 		r := evalReport{
@@ -155,11 +183,96 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 		if err := r.write(); err != nil {
 			return err
 		}
+		if diff != nil {
+			if err := writeDiffText(s.out, painter(s.color), diff); err != nil {
+				return err
+			}
+		}
+	}
+	ev := &report.Eval{
+		Expectation: displayName(expPath), Kind: expectationKind(contract), Contract: contract,
+		Trace: displayName(tracePath), Format: parsed.Format, Result: res, Diff: diff,
+	}
+	if err := writeReportFiles(f, func(w io.Writer) error { return report.WriteEvalMarkdown(w, ev) },
+		func(w io.Writer) error { return report.WriteEvalHTML(w, ev) }); err != nil {
+		return err
+	}
+	if diff != nil {
+		if diff.Regressed() {
+			return errFailed
+		}
+		return nil
 	}
 	if !res.Passed {
 		return errFailed
 	}
 	return nil
+}
+
+// maxDropValue validates --max-drop.
+func (f *evalFlags) maxDropValue() (float64, error) {
+	if f.maxDrop == "" {
+		return report.DefaultMaxDrop, nil
+	}
+	if f.baseline == "" {
+		return 0, failf("--max-drop needs --baseline FILE")
+	}
+	return parseMaxDrop(f.maxDrop)
+}
+
+// parseMaxDrop reads a --max-drop value: a number in [0,1].
+func parseMaxDrop(v string) (float64, error) {
+	x, err := parseDecimal(v)
+	if err != nil || x < 0 || x > 1 {
+		return 0, failf("--max-drop: must be a number in [0,1], got %q", v)
+	}
+	return x, nil
+}
+
+// writeReportFiles writes the --markdown and --html files with the given
+// writers. Errors name the flag and the file.
+func writeReportFiles(f evalFlags, markdown, html func(io.Writer) error) error {
+	for _, file := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{{"--markdown", f.markdown, markdown}, {"--html", f.html, html}} {
+		if file.path == "" {
+			continue
+		}
+		if err := writeFileWith(file.path, file.write); err != nil {
+			return failf("%s: %v", file.flag, err)
+		}
+	}
+	return nil
+}
+
+// loadBaseline reads the baseline of one trace at path: one saved result
+// graded against the same expectation (sha, c). Errors name the file and
+// say why.
+func loadBaseline(path, sha string, c *engine.Contract, expName string) (*report.Saved, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, failf("--baseline: %s", pathErrorText(err))
+	}
+	defer fh.Close()
+	var all []*report.Saved
+	err = report.ReadSaved(fh, path, func(sv *report.Saved) error {
+		all = append(all, sv)
+		if len(all) > 1 {
+			return &report.BaselineError{File: path, Reason: "holds the results of many traces: grade as many traces to compare with it"}
+		}
+		return nil
+	})
+	if err == nil && all[0].Result == nil {
+		err = &report.BaselineError{File: path, Reason: "holds an error (" + all[0].Error + "), not a result"}
+	}
+	if err == nil {
+		err = report.CheckExpectation(path, all[0], sha, c, expName)
+	}
+	if err != nil {
+		return nil, failf("--baseline: %v", err)
+	}
+	return all[0], nil
 }
 
 // evalError names the place of an error from engine.Evaluate: invalid

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/harness"
+	"github.com/toolscore/toolscore/internal/report"
 )
 
 // harnessFlags are the flags of `toolscore harness`, as given on the
@@ -33,6 +34,9 @@ type harnessFlags struct {
 	json        bool
 	junit       string
 	markdown    string
+	html        string
+	baseline    string
+	maxDrop     string
 }
 
 func newHarnessCmd(s stdio) *cobra.Command {
@@ -59,13 +63,20 @@ retried with exponential backoff; an agent that answered is never asked
 again. A task whose agent failed is an ERROR with the reason, and the run
 goes on. The report lists the tasks in suite order, then the pass rate,
 mean score, grade mix, failing tasks with their top issue and the
-slowest tasks. --junit and --markdown write reports to files as well.
+slowest tasks. --junit, --markdown and --html write reports to files as
+well.
+
+With --baseline REPORT.json (a report saved by harness --json), every
+task is compared with its baseline: a task regressed when it passed and
+now fails or errors, when its score dropped by more than --max-drop, or
+when a safety check newly fails. The exit status is then 1 only for a
+regression.
 
 With --server, every trace is graded and stored by that toolscore service
 under one run_id (needed for contract_ref tasks).
 
-Exit status: 0 every task passed, 1 a task failed or errored, 2 usage or
-suite error.`,
+Exit status: 0 every task passed, 1 a task failed or errored (with
+--baseline: a task regressed), 2 usage, suite or baseline error.`,
 		Example: `  toolscore harness examples/harness/suite.json --agent-url http://127.0.0.1:8089/
   toolscore harness suite.yaml --agent-cmd "python agent.py" --junit report.xml
   toolscore harness suite.json --traces runs/2026-11-29 --json`,
@@ -88,6 +99,9 @@ suite error.`,
 	fl.BoolVar(&f.json, "json", false, "print the whole report as JSON")
 	fl.StringVar(&f.junit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE`")
+	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to `FILE`")
+	fl.StringVar(&f.baseline, "baseline", "", "compare every task with the report saved in `FILE` by harness --json; exit 1 only on a regression")
+	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
 	return cmd
 }
 
@@ -150,6 +164,27 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 	if err != nil {
 		return err
 	}
+	maxDrop := report.DefaultMaxDrop
+	if f.maxDrop != "" {
+		if f.baseline == "" {
+			return failf("--max-drop needs --baseline FILE")
+		}
+		if maxDrop, err = parseMaxDrop(f.maxDrop); err != nil {
+			return err
+		}
+	}
+	var base *report.HarnessBaseline
+	if f.baseline != "" {
+		fh, err := os.Open(f.baseline)
+		if err != nil {
+			return failf("--baseline: %s", pathErrorText(err))
+		}
+		base, err = report.ReadHarnessBaseline(fh, f.baseline, suite.Name)
+		fh.Close()
+		if err != nil {
+			return failf("--baseline: %v", err)
+		}
+	}
 	runner, err := f.runner()
 	if err != nil {
 		return err
@@ -183,11 +218,21 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 	if rep == nil {
 		return runErr
 	}
-	if err := writeReports(s, rep, f); err != nil {
+	var diff *report.HarnessDiff
+	if base != nil {
+		diff = report.CompareHarness(base, rep, maxDrop)
+	}
+	if err := writeReports(s, rep, diff, f); err != nil {
 		return err
 	}
 	if runErr != nil {
 		return failf("run interrupted: %v", runErr)
+	}
+	if diff != nil {
+		if diff.Regressed > 0 {
+			return errFailed
+		}
+		return nil
 	}
 	if !rep.AllPassed() {
 		return errFailed
@@ -234,19 +279,20 @@ func suiteErrorLines(name string, se *harness.SuiteError) error {
 
 // writeReports prints the report on s.out (a table, or JSON with --json)
 // and writes the --junit and --markdown files.
-func writeReports(s stdio, rep *harness.Report, f harnessFlags) error {
+func writeReports(s stdio, rep *harness.Report, diff *report.HarnessDiff, f harnessFlags) error {
 	files := []struct {
 		flag, path string
-		write      func(io.Writer, *harness.Report) error
+		write      func(io.Writer) error
 	}{
-		{"--junit", f.junit, harness.WriteJUnit},
-		{"--markdown", f.markdown, harness.WriteMarkdown},
+		{"--junit", f.junit, func(w io.Writer) error { return harness.WriteJUnit(w, rep) }},
+		{"--markdown", f.markdown, func(w io.Writer) error { return report.WriteHarnessMarkdown(w, rep, diff) }},
+		{"--html", f.html, func(w io.Writer) error { return report.WriteHarnessHTML(w, rep, diff) }},
 	}
 	for _, file := range files {
 		if file.path == "" {
 			continue
 		}
-		if err := writeFileWith(file.path, func(w io.Writer) error { return file.write(w, rep) }); err != nil {
+		if err := writeFileWith(file.path, file.write); err != nil {
 			return failf("%s: %v", file.flag, err)
 		}
 	}
@@ -255,6 +301,11 @@ func writeReports(s stdio, rep *harness.Report, f harnessFlags) error {
 	}
 	if err := harness.WriteText(s.out, rep, harness.TextOptions{Color: s.color}); err != nil {
 		return err
+	}
+	if diff != nil {
+		if err := writeHarnessDiffText(s.out, painter(s.color), diff); err != nil {
+			return err
+		}
 	}
 	if f.server != "" {
 		stored := 0

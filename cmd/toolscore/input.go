@@ -58,15 +58,21 @@ func displayName(path string) string {
 // "contract.json: /required/1/alternatives: ...; /optional/0: ..." for a
 // document of the wrong shape.
 func loadContract(s stdio, path string) (*engine.Contract, error) {
+	c, _, err := loadContractData(s, path)
+	return c, err
+}
+
+// loadContractData is loadContract that also returns the file's bytes.
+func loadContractData(s stdio, path string) (*engine.Contract, []byte, error) {
 	data, err := readInput(s, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := engine.ParseContract(data)
 	if err != nil {
-		return nil, failf("%s: %s", displayName(path), describeError(err))
+		return nil, nil, failf("%s: %s", displayName(path), describeError(err))
 	}
-	return c, nil
+	return c, data, nil
 }
 
 // loadTrace reads and parses a trace in the named format ("auto" detects

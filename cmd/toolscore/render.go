@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/report"
 )
 
 // maxIssues is how many "top issues to fix" the human output lists; --json
@@ -171,25 +172,13 @@ func (r *evalReport) writeMetrics(b *strings.Builder, p painter) {
 	t.AppendSeparator()
 	t.AppendRows([]table.Row{
 		{"invocation_accuracy", fmtScore(m.InvocationAccuracy), "-", ""},
-		{"tool_correctness", fmtScore(m.ToolCorrectness.ToolCorrectness), "-", toolDiff(m.ToolCorrectness)},
+		{"tool_correctness", fmtScore(m.ToolCorrectness.ToolCorrectness), "-", report.ToolDiff(m.ToolCorrectness)},
 	})
 	t.SetColumnConfigs([]table.ColumnConfig{
 		{Number: 2, Align: text.AlignRight},
 		{Number: 3, Align: text.AlignRight},
 	})
 	fmt.Fprintf(b, "\n%s\n%s\n", p.bold("Metrics"), t.Render())
-}
-
-// toolDiff names the missing and extra tools, "" when there are none.
-func toolDiff(tc engine.ToolCorrectnessMetrics) string {
-	var parts []string
-	if len(tc.MissingTools) > 0 {
-		parts = append(parts, "missing "+strings.Join(tc.MissingTools, ", "))
-	}
-	if len(tc.ExtraTools) > 0 {
-		parts = append(parts, "extra "+strings.Join(tc.ExtraTools, ", "))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // groups returns the contract's alternatives groups in combination order.
@@ -201,26 +190,6 @@ func groups(c *engine.Contract) []*engine.Group {
 		}
 	}
 	return gs
-}
-
-// groupName is a group's id, or "group N" (0-based among groups).
-func groupName(g *engine.Group, i int) string {
-	if g.ID != "" {
-		return g.ID
-	}
-	return "group " + strconv.Itoa(i)
-}
-
-// optionLabel is "[i] tool → tool" for option i of a group.
-func optionLabel(g *engine.Group, i int) string {
-	if i < 0 || i >= len(g.Options) {
-		return "[" + strconv.Itoa(i) + "]"
-	}
-	tools := make([]string, len(g.Options[i]))
-	for k, c := range g.Options[i] {
-		tools[k] = c.Tool
-	}
-	return "[" + strconv.Itoa(i) + "] " + strings.Join(tools, " → ")
 }
 
 // writeAlternatives prints, for a contract, the option chosen per group,
@@ -240,13 +209,13 @@ func (r *evalReport) writeAlternatives(b *strings.Builder, p painter) {
 				chosen[i] = ch.Option
 			}
 			if i < len(gs) {
-				fmt.Fprintf(b, "  chosen  %s: %s\n", groupName(gs[i], i), optionLabel(gs[i], ch.Option))
+				fmt.Fprintf(b, "  chosen  %s: %s\n", report.GroupName(gs[i], i), report.OptionLabel(gs[i], ch.Option))
 			}
 		}
 		t := newTable()
 		header := table.Row{"#"}
 		for i, g := range gs {
-			header = append(header, groupName(g, i))
+			header = append(header, report.GroupName(g, i))
 		}
 		header = append(header, "score", "")
 		t.AppendHeader(header)
@@ -255,7 +224,7 @@ func (r *evalReport) writeAlternatives(b *strings.Builder, p painter) {
 			same := len(combo.Options) == len(chosen)
 			for k, o := range combo.Options {
 				if k < len(gs) {
-					row = append(row, optionLabel(gs[k], o))
+					row = append(row, report.OptionLabel(gs[k], o))
 				}
 				if same && chosen[k] != o {
 					same = false

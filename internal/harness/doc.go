@@ -26,6 +26,7 @@
 // a toolscore service through [Service], which also stores it under the
 // run's id. A task whose agent failed is [OutcomeError] with the reason;
 // the run goes on. The [Report] lists the tasks in suite order with a
-// [Summary], and is written by [WriteText], [WriteJSON], [WriteJUnit]
-// and [WriteMarkdown].
+// [Summary], and is written by [WriteText], [WriteJSON] and [WriteJUnit]
+// (the Markdown and HTML reports, with a baseline's comparison, are
+// internal/report's).
 package harness

@@ -104,49 +104,6 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return enc.Encode(r)
 }
 
-// WriteMarkdown writes the report as GitHub-flavoured Markdown: a heading,
-// the summary line, a table of the tasks in suite order, the failing tasks
-// and the slowest tasks.
-func WriteMarkdown(w io.Writer, r *Report) error {
-	var b strings.Builder
-	s := &r.Summary
-	fmt.Fprintf(&b, "## toolscore harness: %s\n\n", mdEscape(r.Suite))
-	fmt.Fprintf(&b, "%s\n\nRun `%s`, %d task%s in %s.\n\n", summaryLine(s, paint(false)), r.RunID, len(r.Tasks), plural(len(r.Tasks)), fmtDuration(r.Duration))
-	b.WriteString("| # | Task | Outcome | Score | Grade | Time | Top issue |\n")
-	b.WriteString("|--:|---|---|--:|:-:|--:|---|\n")
-	for i := range r.Tasks {
-		tr := &r.Tasks[i]
-		score, grade := "-", "-"
-		if tr.Result != nil {
-			score, grade = fmtPercent(tr.Result.Score), string(tr.Result.Grade)
-		}
-		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s |\n", i+1, tr.ID, outcomeWord(tr.Outcome), score, grade, fmtDuration(tr.Duration), mdEscape(tr.TopIssue()))
-	}
-	if len(s.Failing) > 0 {
-		b.WriteString("\n### Failing tasks\n\n")
-		for _, f := range s.Failing {
-			fmt.Fprintf(&b, "- `%s` %s: %s\n", f.ID, outcomeWord(f.Outcome), mdEscape(f.Issue))
-		}
-	}
-	if len(s.Slowest) > 0 {
-		b.WriteString("\n### Slowest tasks\n\n")
-		for _, t := range s.Slowest {
-			fmt.Fprintf(&b, "- `%s` %s\n", t.ID, fmtDuration(t.Duration))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// mdEscape makes s safe inside a Markdown table cell: pipes escaped, line
-// breaks folded.
-func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", " ")
-}
-
 // JUnit XML (the schema Jenkins, GitLab and GitHub test reporters read):
 // one <testsuite> for the suite, one <testcase> per task. A failed task
 // has a <failure>, an errored one an <error>.

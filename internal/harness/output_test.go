@@ -79,7 +79,6 @@ func TestWriters(t *testing.T) {
 		write  func(*bytes.Buffer, *Report) error
 	}{
 		{"report.txt", func(b *bytes.Buffer, r *Report) error { return WriteText(b, r, TextOptions{}) }},
-		{"report.md", func(b *bytes.Buffer, r *Report) error { return WriteMarkdown(b, r) }},
 		{"report.xml", func(b *bytes.Buffer, r *Report) error { return WriteJUnit(b, r) }},
 		{"report.json", func(b *bytes.Buffer, r *Report) error { return WriteJSON(b, r) }},
 	}

@@ -44,13 +44,19 @@ type Report struct {
 	Summary Summary `json:"summary"`
 }
 
-// MarshalJSON adds duration_seconds.
+// ReportFormatVersion is the version of the report's JSON shape, written
+// as its format_version member first. A report without one is version 1
+// (reports written before the member existed have the same shape).
+const ReportFormatVersion = 1
+
+// MarshalJSON adds format_version (first) and duration_seconds.
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	return json.Marshal(struct {
+		FormatVersion int `json:"format_version"`
 		plain
 		DurationSeconds float64 `json:"duration_seconds"`
-	}{plain(r), r.Duration.Seconds()})
+	}{ReportFormatVersion, plain(r), r.Duration.Seconds()})
 }
 
 // TaskResult is one task's outcome.

@@ -65,6 +65,9 @@ type Batch struct {
 	Errors []TraceError `json:"error_list"`
 	// Duration is the run's wall-clock time.
 	Duration time.Duration `json:"-"`
+	// Diff compares the run with a baseline (see CompareWith); nil
+	// without one.
+	Diff *BatchDiff `json:"diff,omitempty"`
 }
 
 // NewBatch returns an empty Batch for the named expectation.
@@ -82,6 +85,9 @@ func (b *Batch) Add(seq int, source string, res *engine.EvaluationResult) {
 	}
 	b.Grades[res.Grade]++
 	b.ScoreSum += res.Score
+	if b.Diff != nil {
+		b.Diff.compare(seq, source, res)
+	}
 	bin := int(res.Score * 10)
 	b.Histogram[min(max(bin, 0), 9)]++
 	if len(b.Worst) == WorstCount && res.Score >= b.Worst[WorstCount-1].Score {
@@ -103,6 +109,14 @@ func (b *Batch) Add(seq int, source string, res *engine.EvaluationResult) {
 func (b *Batch) AddError(seq int, source, msg string) {
 	b.Traces++
 	b.Failures++
+	if b.Diff != nil {
+		if e, ok := b.Diff.Base.entries[source]; ok && !e.seen {
+			e.seen = true
+			b.Diff.Matched++
+		} else {
+			b.Diff.New++
+		}
+	}
 	if len(b.Errors) < MaxErrors {
 		b.Errors = append(b.Errors, TraceError{Seq: seq, Source: source, Error: msg})
 	}
@@ -186,6 +200,18 @@ func Delta(x float64) string {
 		return fmt.Sprintf("%.3f", x)
 	}
 	return "±0.000"
+}
+
+// DeltaPercent formats a signed difference of shares in percentage
+// points: "+12.5 pts", "-50.0 pts", "±0.0 pts".
+func DeltaPercent(x float64) string {
+	switch {
+	case x > 5e-4:
+		return fmt.Sprintf("+%.1f pts", 100*x)
+	case x < -5e-4:
+		return fmt.Sprintf("%.1f pts", 100*x)
+	}
+	return "±0.0 pts"
 }
 
 // Duration rounds d for display: "850µs", "12ms", "1.52s".
