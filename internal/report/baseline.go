@@ -233,6 +233,22 @@ type MetricDelta struct {
 	Delta float64 `json:"delta"`
 }
 
+// Trend is "up" when the metric got better by more than rounding, "down"
+// when it got worse, else "" (a lower redundant_rate is better).
+func (m MetricDelta) Trend() string {
+	d := m.Delta
+	if m.Name == "redundant_rate" {
+		d = -d
+	}
+	switch {
+	case d > 5e-4:
+		return "up"
+	case d < -5e-4:
+		return "down"
+	}
+	return ""
+}
+
 // CheckChange is an evidence check whose status changed.
 type CheckChange struct {
 	Name string             `json:"name"`
