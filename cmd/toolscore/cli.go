@@ -118,7 +118,7 @@ Exit status: 0 PASS (or success), 1 FAIL, 2 error.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newEvalCmd(s), newDoctorCmd(s), newInspectCmd(s), newHarnessCmd(s), newRegradeCmd(s), newVersionCmd(s))
+	root.AddCommand(newEvalCmd(s), newDoctorCmd(s), newInspectCmd(s), newHarnessCmd(s), newRegradeCmd(s), newContractCmd(s), newVersionCmd(s))
 	return root
 }
 
