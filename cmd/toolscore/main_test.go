@@ -410,7 +410,7 @@ func TestBadInput(t *testing.T) {
 		{"empty stdin", "  \n", []string{"eval", contract, "-"},
 			"<stdin>: file is empty\n"},
 		{"invalid JSON contract", "", []string{"eval", badJSON, trace},
-			badJSON + ": line 3:16: invalid character ',' looking for beginning of value\n"},
+			badJSON + ": line 3:16: invalid character ',' looking for beginning of value (at /required/0)\n"},
 		{"invalid JSON trace", "", []string{"eval", contract, badTrace},
 			badTrace + ": line 2:1: unexpected end of JSON input\n"},
 		{"empty alternatives group", "", []string{"eval", emptyGroup, trace},

@@ -159,7 +159,7 @@ func syntaxError(data []byte, off int64, msg string) error {
 			col++
 		}
 	}
-	se := &engine.SyntaxError{Offset: off, Line: line, Column: col, Msg: msg}
+	se := &engine.SyntaxError{Offset: int(off), Line: line, Column: col, Msg: msg}
 	return &apiError{kind: probInvalidJSON, detail: fmt.Sprintf("line %d:%d (byte %d): %s", line, col, off, msg), syntax: se}
 }
 

@@ -190,7 +190,7 @@ func (e *apiError) problem(r *http.Request) Problem {
 		Errors:    e.errors,
 	}
 	if e.syntax != nil {
-		off := e.syntax.Offset
+		off := int64(e.syntax.Offset)
 		p.Offset, p.Line, p.Column = &off, e.syntax.Line, e.syntax.Column
 	}
 	return p

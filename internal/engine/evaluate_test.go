@@ -287,7 +287,7 @@ func TestGradeFor(t *testing.T) {
 func TestSyntaxErrorNamesTheCharacter(t *testing.T) {
 	_, err := ParseContract([]byte("[{\"tool\":\"é\"},\n{\"tool\":€}]"))
 	var se *SyntaxError
-	if !errors.As(err, &se) || se.Error() != "line 2:9: invalid character '€' looking for beginning of value" {
+	if !errors.As(err, &se) || se.Error() != "line 2:9: invalid character '€' looking for beginning of value (at /1/tool)" {
 		t.Errorf("error = %v, want line 2:9 naming '€'", err)
 	}
 }

@@ -192,7 +192,7 @@ func TestParseSuiteSyntaxErrors(t *testing.T) {
 	tests := []struct {
 		name, doc, ext, want string
 	}{
-		{"json", "{\"name\": \"x\",\n \"tasks\": [}", ".json", "invalid suite: line 2:12: invalid character '}' looking for beginning of value"},
+		{"json", "{\"name\": \"x\",\n \"tasks\": [}", ".json", "invalid suite: line 2:12: invalid character '}' looking for beginning of value (at /tasks/0)"},
 		{"sniffed json", "{\"name\": ", "", "invalid suite: line 1:10: unexpected end of JSON input"},
 		{"yaml", "name: x\ntasks:\n  - id: a\n   input: hi\n", ".yaml", "invalid suite: yaml: line 3: did not find expected '-' indicator"},
 		{"empty", "", ".json", "invalid suite: line 1:1: empty document"},

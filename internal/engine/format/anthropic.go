@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // anthropicAdapter reads Anthropic Messages traces: a response (type
@@ -22,36 +23,33 @@ type anthropicAdapter struct{}
 func (anthropicAdapter) Name() string { return "anthropic" }
 
 func (anthropicAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
 		switch {
-		case getStr(m, "type") == "message" && getStr(m, "role") == "assistant":
+		case m.Get("type").Text() == "message" && m.Get("role").Text() == "assistant":
 			return `an Anthropic Messages response (type "message")`, true
 		case isAnthropicCallBlock(m):
-			return "a single Anthropic " + getStr(m, "type") + " block", true
-		case m["messages"] != nil:
-			msgs, _ := m["messages"].([]any)
-			if why, ok := anthropicMessages(msgs); ok {
+			return "a single Anthropic " + m.Get("type").Text() + " block", true
+		case set(m.Get("messages")):
+			if why, ok := anthropicMessages(elems(m.Get("messages"))); ok {
 				return `an object whose "messages" are ` + why, true
 			}
 			return "", false
 		}
-		if why, ok := anthropicMessages([]any{m}); ok {
+		if why, ok := anthropicMessages([]jsondoc.Value{m}); ok {
 			return "a single " + strings.TrimPrefix(why, "1 "), true
 		}
 		return "", false
 	}
-	recs := in.Records()
-	if why, ok := anthropicMessages(recs); ok {
+	if why, ok := anthropicMessages(in.Records()); ok {
 		return "a list of " + why, true
 	}
 	return "", false
 }
 
-func isAnthropicCallBlock(m map[string]any) bool {
-	switch getStr(m, "type") {
+func isAnthropicCallBlock(m jsondoc.Value) bool {
+	switch m.Get("type").Text() {
 	case "tool_use", "server_tool_use", "mcp_tool_use":
-		_, ok := m["name"].(string)
-		return ok
+		return m.Get("name").Kind() == jsondoc.String
 	}
 	return false
 }
@@ -60,28 +58,25 @@ func isAnthropicCallBlock(m map[string]any) bool {
 // has role user or assistant, and some content block is specific to
 // Anthropic (tool_use, tool_result, thinking...), or a message is a
 // response object.
-func anthropicMessages(msgs []any) (string, bool) {
+func anthropicMessages(msgs []jsondoc.Value) (string, bool) {
 	if len(msgs) == 0 {
 		return "", false
 	}
 	marker := ""
-	for _, e := range msgs {
-		m, ok := e.(map[string]any)
-		if !ok {
+	for _, m := range msgs {
+		if !isObj(m) {
 			return "", false
 		}
-		switch getStr(m, "role") {
+		switch m.Get("role").Text() {
 		case "user", "assistant":
 		default:
 			return "", false
 		}
-		if getStr(m, "type") == "message" {
+		if m.Get("type").Text() == "message" {
 			marker = `type "message"`
 		}
-		blocks, _ := m["content"].([]any)
-		for _, bl := range blocks {
-			bm, _ := bl.(map[string]any)
-			switch t := getStr(bm, "type"); t {
+		for _, bm := range m.Get("content").Elems() {
+			switch t := bm.Get("type").Text(); t {
 			case "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use", "mcp_tool_result", "web_search_tool_result":
 				if marker == "" {
 					marker = t + " blocks"
@@ -98,26 +93,27 @@ func anthropicMessages(msgs []any) (string, bool) {
 func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
 	var err error
-	switch v := in.Value.(type) {
-	case map[string]any:
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
 		switch {
 		case isAnthropicCallBlock(v):
-			anthropicBlocks(b, []any{v}, "assistant")
-		case v["messages"] != nil:
-			list, ok := v["messages"].([]any)
-			if !ok {
-				return engine.Trace{}, shapeErr("anthropic", []any{"messages"}, "messages must be an array, not %s", aType(v["messages"]))
+			anthropicBlocks(b, []jsondoc.Value{v}, "assistant")
+		case set(v.Get("messages")):
+			list := v.Get("messages")
+			if !isArr(list) {
+				return engine.Trace{}, shapeErr("anthropic", list, "messages must be an array, not %s", aType(list))
 			}
-			err = anthropicList(b, list, root("messages"))
-		case v["role"] != nil || v["content"] != nil:
-			err = anthropicMessage(b, v, root())
+			err = anthropicList(b, list)
+		case set(v.Get("role")) || set(v.Get("content")):
+			err = anthropicMessage(b, v)
 		default:
-			err = notFit("anthropic", nil, v, "expected a message, a list of messages or a tool_use block")
+			err = notFit("anthropic", v, "expected a message, a list of messages or a tool_use block")
 		}
-	case []any:
-		err = anthropicList(b, v, root())
+	case jsondoc.Array:
+		err = anthropicList(b, v)
 	default:
-		err = shapeErr("anthropic", nil, "expected a JSON object or array, not %s", aType(v))
+		err = shapeErr("anthropic", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	if err != nil {
 		return engine.Trace{}, err
@@ -125,13 +121,12 @@ func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 	return b.trace(), nil
 }
 
-func anthropicList(b *builder, list []any, l loc) error {
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return shapeErr("anthropic", l.elem(i).tokens(), "a message must be an object, not %s", aType(e))
+func anthropicList(b *builder, list jsondoc.Value) error {
+	for _, m := range list.Elems() {
+		if !isObj(m) {
+			return shapeErr("anthropic", m, "a message must be an object, not %s", aType(m))
 		}
-		if err := anthropicMessage(b, m, l.elem(i)); err != nil {
+		if err := anthropicMessage(b, m); err != nil {
 			return err
 		}
 	}
@@ -149,57 +144,55 @@ var notAnthropicParts = map[string]bool{
 // an Anthropic message: role "user" or "assistant"; no OpenAI tool_calls or
 // function_call; content a string or an array of blocks, each an object
 // with a "type" that is not an OpenAI part type.
-func checkAnthropicMessage(m map[string]any, l loc) error {
-	switch r, ok := m["role"]; {
-	case !ok:
-		return notFit("anthropic", l.tokens(), m, `not an Anthropic message: it has no "role"`)
-	case r != "user" && r != "assistant":
-		return notFit("anthropic", l.tokens("role"), r, `not an Anthropic message: "role" must be "user" or "assistant"`)
+func checkAnthropicMessage(m jsondoc.Value) error {
+	switch r := m.Get("role"); {
+	case !r.Exists():
+		return notFit("anthropic", m, `not an Anthropic message: it has no "role"`)
+	case r.Kind() != jsondoc.String || (r.Text() != "user" && r.Text() != "assistant"):
+		return notFit("anthropic", r, `not an Anthropic message: "role" must be "user" or "assistant"`)
 	}
 	for _, k := range [...]string{"tool_calls", "function_call"} {
-		if _, ok := m[k]; ok {
-			return shapeErr("anthropic", l.tokens(k), "an Anthropic message has no %q (OpenAI chat messages do)", k)
+		if v := m.Get(k); v.Exists() {
+			return shapeErr("anthropic", v, "an Anthropic message has no %q (OpenAI chat messages do)", k)
 		}
 	}
-	switch c := m["content"].(type) {
-	case string:
-	case []any:
-		for j, bl := range c {
-			bm, ok := bl.(map[string]any)
-			if !ok {
-				return shapeErr("anthropic", l.tokens("content", j), "a content block must be an object, not %s", aType(bl))
+	switch c := m.Get("content"); c.Kind() {
+	case jsondoc.String:
+	case jsondoc.Array:
+		for _, bm := range c.Elems() {
+			if !isObj(bm) {
+				return shapeErr("anthropic", bm, "a content block must be an object, not %s", aType(bm))
 			}
-			t, ok := bm["type"].(string)
-			if !ok {
-				return notFit("anthropic", l.tokens("content", j), bm, `an Anthropic content block needs a string "type"`)
+			t := bm.Get("type")
+			if t.Kind() != jsondoc.String {
+				return notFit("anthropic", bm, `an Anthropic content block needs a string "type"`)
 			}
-			if notAnthropicParts[t] {
-				return notFit("anthropic", l.tokens("content", j, "type"), t, "not an Anthropic content block type (an OpenAI part type)")
+			if notAnthropicParts[t.Text()] {
+				return notFit("anthropic", t, "not an Anthropic content block type (an OpenAI part type)")
 			}
 		}
-	case nil:
-		if _, ok := m["content"]; !ok {
-			return notFit("anthropic", l.tokens(), m, `an Anthropic message needs "content"`)
-		}
-		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not null")
+	case jsondoc.Invalid:
+		return notFit("anthropic", m, `an Anthropic message needs "content"`)
+	case jsondoc.Null:
+		return shapeErr("anthropic", c, "content must be a string or an array of blocks, not null")
 	default:
-		return shapeErr("anthropic", l.tokens("content"), "content must be a string or an array of blocks, not %s", aType(c))
+		return shapeErr("anthropic", c, "content must be a string or an array of blocks, not %s", aType(c))
 	}
 	return nil
 }
 
-func anthropicMessage(b *builder, m map[string]any, l loc) error {
-	if err := checkAnthropicMessage(m, l); err != nil {
+func anthropicMessage(b *builder, m jsondoc.Value) error {
+	if err := checkAnthropicMessage(m); err != nil {
 		return err
 	}
-	role := getStr(m, "role")
-	switch c := m["content"].(type) {
-	case string:
+	role := m.Get("role").Text()
+	switch c := m.Get("content"); c.Kind() {
+	case jsondoc.String:
 		if role == "assistant" {
-			b.turn(c, false)
+			b.turn(c.Text(), false)
 		}
-	case []any:
-		text, made := anthropicBlocks(b, c, role)
+	case jsondoc.Array:
+		text, made := anthropicBlocks(b, elems(c), role)
 		if role == "assistant" {
 			b.turn(text, made)
 		}
@@ -209,41 +202,41 @@ func anthropicMessage(b *builder, m map[string]any, l loc) error {
 
 // anthropicBlocks reads content blocks: calls, results and visible text. It
 // returns the text and whether a client tool call (tool_use) was made.
-func anthropicBlocks(b *builder, blocks []any, role string) (string, bool) {
+func anthropicBlocks(b *builder, blocks []jsondoc.Value, role string) (string, bool) {
 	var text strings.Builder
 	made := false
-	for _, bl := range blocks {
-		bm, ok := bl.(map[string]any)
-		if !ok {
+	for _, bm := range blocks {
+		if !isObj(bm) {
 			continue
 		}
-		switch t := getStr(bm, "type"); {
+		switch t := bm.Get("type").Text(); {
 		case t == "text":
-			text.WriteString(getStr(bm, "text"))
+			text.WriteString(bm.Get("text").Text())
 		case t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use":
-			c := engine.ToolCall{Tool: getStr(bm, "name"), ID: getStr(bm, "id")}
-			b.setArgs(&c, bm["input"])
+			c := engine.ToolCall{Tool: bm.Get("name").Text(), ID: bm.Get("id").Text()}
+			b.setArgs(&c, bm.Get("input"))
 			b.add(c)
 			// Server and MCP-connector tools run on Anthropic's side
 			// within the response; only tool_use waits for the client.
 			made = made || t == "tool_use"
 		case t == "tool_result" || strings.HasSuffix(t, "_tool_result"):
 			errText := ""
-			if isErr, _ := bm["is_error"].(bool); isErr {
+			content := bm.Get("content")
+			if isErr, _ := bm.Get("is_error").Bool(); isErr {
 				errText = "true"
-				if s := partsText(bm["content"], "text"); s != "" {
+				if s := partsText(content, "text"); s != "" {
 					errText = s
 				}
 			}
-			if e, ok := bm["content"].(map[string]any); ok && strings.HasSuffix(getStr(e, "type"), "_error") {
+			if isObj(content) && strings.HasSuffix(content.Get("type").Text(), "_error") {
 				// Server tools report errors as a content object such as
 				// {"type": "web_search_tool_result_error", "error_code": ...}.
-				v, _ := first(e, "error_code", "message")
+				v, _ := first(content, "error_code", "message")
 				if errText = errorText(v); errText == "" {
 					errText = "true"
 				}
 			}
-			b.result(getStr(bm, "tool_use_id"), "", bm["content"], errText)
+			b.result(bm.Get("tool_use_id").Text(), "", content, errText)
 		}
 	}
 	return text.String(), made

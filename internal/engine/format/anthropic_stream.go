@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // anthropicStreamAdapter reads streamed Anthropic Messages events
@@ -31,12 +32,11 @@ func isAnthropicEvent(t string) bool {
 func (anthropicStreamAdapter) Detect(in *Input) (string, bool) {
 	recs := in.Records()
 	seen := false
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+	for _, m := range recs {
+		if !isObj(m) {
 			return "", false
 		}
-		switch t := getStr(m, "type"); {
+		switch t := m.Get("type").Text(); {
 		case isAnthropicEvent(t):
 			seen = true
 		case t == "ping" || t == "error":
@@ -52,7 +52,7 @@ func (anthropicStreamAdapter) Detect(in *Input) (string, bool) {
 
 // streamBlock is one content block being assembled.
 type streamBlock struct {
-	block    map[string]any // from content_block_start
+	block    jsondoc.Value // from content_block_start
 	partial  strings.Builder
 	hasInput bool // an input_json_delta arrived
 	text     strings.Builder
@@ -67,60 +67,60 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if !open {
 			return
 		}
-		list := make([]any, 0, len(blocks))
+		list := make([]jsondoc.Value, 0, len(blocks))
 		for _, sb := range blocks {
-			list = append(list, sb.complete())
+			list = append(list, sb.complete(b))
 		}
 		text, made := anthropicBlocks(b, list, "assistant")
 		b.turn(text, made)
 		blocks, byIndex, open = nil, map[string]*streamBlock{}, false
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("anthropic-stream", []any{i}, "an event must be an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("anthropic-stream", m, "an event must be an object, not %s", aType(m))
 		}
-		t, ok := m["type"].(string)
+		tv := m.Get("type")
+		t, ok := tv.Str()
 		if !ok || (!isAnthropicEvent(t) && t != "ping" && t != "error") {
 			if !ok {
-				return engine.Trace{}, notFit("anthropic-stream", []any{i}, m, `not an Anthropic stream event: it has no string "type"`)
+				return engine.Trace{}, notFit("anthropic-stream", m, `not an Anthropic stream event: it has no string "type"`)
 			}
-			return engine.Trace{}, notFit("anthropic-stream", []any{i, "type"}, t, "not an Anthropic stream event type (message_start, content_block_start, content_block_delta, content_block_stop, message_delta, message_stop, ping or error)")
+			return engine.Trace{}, notFit("anthropic-stream", tv, "not an Anthropic stream event type (message_start, content_block_start, content_block_delta, content_block_stop, message_delta, message_stop, ping or error)")
 		}
 		switch t {
 		case "message_start":
 			finish()
 			open = true
-			msg, _ := m["message"].(map[string]any)
-			for _, bl := range getArr(msg, "content") {
-				if bm, ok := bl.(map[string]any); ok {
+			for _, bm := range m.Get("message").Get("content").Elems() {
+				if isObj(bm) {
 					blocks = append(blocks, &streamBlock{block: bm})
 				}
 			}
 		case "content_block_start":
 			open = true
-			bm, _ := m["content_block"].(map[string]any)
+			bm := m.Get("content_block")
+			if !isObj(bm) {
+				bm = jsondoc.Value{}
+			}
 			sb := &streamBlock{block: bm}
 			blocks = append(blocks, sb)
-			byIndex[idString(m["index"])] = sb
+			byIndex[idString(m.Get("index"))] = sb
 		case "content_block_delta":
 			open = true
-			sb := byIndex[idString(m["index"])]
+			sb := byIndex[idString(m.Get("index"))]
 			if sb == nil {
 				// A delta whose block start was not saved.
 				sb = &streamBlock{}
 				blocks = append(blocks, sb)
-				byIndex[idString(m["index"])] = sb
+				byIndex[idString(m.Get("index"))] = sb
 			}
-			d, _ := m["delta"].(map[string]any)
-			switch getStr(d, "type") {
+			d := m.Get("delta")
+			switch d.Get("type").Text() {
 			case "input_json_delta":
-				s, _ := d["partial_json"].(string)
-				sb.partial.WriteString(s)
+				sb.partial.WriteString(d.Get("partial_json").Text())
 				sb.hasInput = true
 			case "text_delta":
-				s, _ := d["text"].(string)
-				sb.text.WriteString(s)
+				sb.text.WriteString(d.Get("text").Text())
 			}
 		case "message_stop":
 			finish()
@@ -130,20 +130,21 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	return b.trace(), nil
 }
 
-// complete returns the block with its deltas applied, as a new map.
-func (sb *streamBlock) complete() map[string]any {
+// complete returns the block with its deltas applied, as a new value.
+func (sb *streamBlock) complete(b *builder) jsondoc.Value {
 	m := sb.block
-	if m == nil {
-		m = map[string]any{"type": "text"}
+	if !m.Exists() {
+		typ := `{"type":"text"}`
 		if sb.hasInput {
-			m = map[string]any{"type": "tool_use"}
+			typ = `{"type":"tool_use"}`
 		}
+		m = b.synth([]byte(typ))
 	}
-	switch t := getStr(m, "type"); {
+	switch t := m.Get("type").Text(); {
 	case sb.hasInput && (t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use"):
-		return with(m, "input", sb.partial.String())
+		return b.synth(with(m, "input", string(jsondoc.AppendString(nil, sb.partial.String()))))
 	case t == "text" && sb.text.Len() > 0:
-		return with(m, "text", getStr(m, "text")+sb.text.String())
+		return b.synth(with(m, "text", string(jsondoc.AppendString(nil, m.Get("text").Text()+sb.text.String()))))
 	}
 	return m
 }

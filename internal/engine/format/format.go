@@ -1,11 +1,32 @@
 // Package format reads agent traces in every supported format (SPEC section
 // 7) and normalises them to an engine.Trace.
 //
-// A document is decoded once (JSON, JSON Lines or Server-Sent Events; see
-// Form) into an Input, and each Adapter of a Registry is asked in turn
-// whether it recognises it (Detect); the first that does reads it (Parse).
-// docs/formats.md lists the formats, the detection rules and how each
-// format's calls, results and final answer are read.
+// A document is read once (JSON, JSON Lines or Server-Sent Events; see
+// Form) into an Input of jsondoc.Values, and each Adapter of a Registry is
+// asked in turn whether it recognises it (Detect); the first that does
+// reads it (Parse). docs/formats.md lists the formats, the detection rules
+// and how each format's calls, results and final answer are read.
+//
+// # Writing an adapter
+//
+// An adapter is a type with Name, Detect and Parse (plain.go is the one to
+// copy), added to Builtin in detection order.
+//
+//   - Detect looks at Input.Object or Input.Records (jsondoc.Values:
+//     Get, Elems, Members, Text, Str, Num, Bool, Kind) and answers cheaply
+//     and specifically, with a reason naming what it saw.
+//   - Parse walks the values and builds the trace with a builder
+//     (newBuilder): add for each call, setArgs / setArgsText / setRaw for
+//     its arguments, setResult or result (joined by id or name) for its
+//     result, turn or final for the answer, then trace(). Arguments and
+//     results are set only through the builder, never by assigning
+//     engine.ToolCall's Args or Result.
+//   - A value of the wrong shape is shapeErr(name, value, msg...) or
+//     notFit(name, value, msg...) at that value (under(...) for a missing
+//     member); the pointer and, for JSON Lines and SSE, the line are
+//     worked out when the error is reported. Values an adapter assembles
+//     itself (a streamed message put back together) are read with
+//     builder.synth.
 //
 // Every function here is pure and safe for concurrent use.
 package format
@@ -13,12 +34,12 @@ package format
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Parsed is a trace read from one document: the format it was read as,
@@ -58,14 +79,20 @@ type Adapter interface {
 type ShapeError struct {
 	// Format is the adapter's name.
 	Format string
-	// Pointer is an RFC 6901 JSON pointer to the offending value. For JSON
-	// Lines and SSE input its first token is the record's index.
+	// Pointer is an RFC 6901 JSON pointer to the offending value, within
+	// the record for JSON Lines and SSE input.
 	Pointer string
 	// Line is the 1-based line where the offending record starts, for JSON
 	// Lines and SSE input; 0 otherwise.
 	Line int
 	// Msg says what is wrong.
 	Msg string
+
+	// at is the offending value and below the pointer tokens under it
+	// (for a member that is missing); Registry.Parse turns them into
+	// Pointer and Line.
+	at    jsondoc.Value
+	below []any
 }
 
 // Error formats the error as "format: /pointer: msg", or for JSON Lines
@@ -95,92 +122,96 @@ func (e *ShapeError) Error() string {
 // Is reports whether target is engine.ErrInvalidTrace.
 func (e *ShapeError) Is(target error) bool { return target == engine.ErrInvalidTrace }
 
-// loc is the place of a value as JSON pointer tokens, kept cheap because
-// it is passed for every message and turned into tokens only for an error:
-// the parent's tokens, then idx when idx >= 0.
-type loc struct {
-	parent []any
-	idx    int
+// shapeErr builds the *ShapeError of an adapter (format is its name) for
+// the value at; its pointer is worked out only when the error is reported.
+func shapeErr(format string, at jsondoc.Value, msg string, args ...any) *ShapeError {
+	return &ShapeError{Format: format, Msg: fmt.Sprintf(msg, args...), at: at}
 }
 
-// root is the place of the document itself, or of the value the tokens
-// point to.
-func root(tokens ...any) loc { return loc{parent: tokens, idx: -1} }
-
-// elem is the place of element i of the value at l.
-func (l loc) elem(i int) loc {
-	if l.idx < 0 {
-		return loc{parent: l.parent, idx: i}
-	}
-	return loc{parent: l.tokens(), idx: i}
+// under makes the error point below its value, at the tokens (strings and
+// ints): a member or element that is missing or of the wrong kind.
+func (e *ShapeError) under(tokens ...any) *ShapeError {
+	e.below = append(e.below, tokens...)
+	return e
 }
 
-// tokens returns l's pointer tokens followed by k, in a new slice.
-func (l loc) tokens(k ...any) []any {
-	p := make([]any, 0, len(l.parent)+1+len(k))
-	p = append(p, l.parent...)
-	if l.idx >= 0 {
-		p = append(p, l.idx)
-	}
-	return append(p, k...)
-}
-
-// shapeErr builds a *ShapeError; parts are the pointer's tokens (strings or
-// ints).
-func shapeErr(format string, parts []any, msg string, args ...any) *ShapeError {
-	return &ShapeError{Format: format, Pointer: pointer(parts...), Msg: fmt.Sprintf(msg, args...)}
-}
-
-// notFit builds the *ShapeError for a value v, at the place parts, that is
-// not what the format reads there: msg, then what v is ("found an object
-// with keys args, tool").
-func notFit(format string, parts []any, v any, msg string, args ...any) *ShapeError {
-	e := shapeErr(format, parts, msg, args...)
+// notFit builds the *ShapeError for a value v that is not what the format
+// reads there: msg, then what v is ("found an object with keys args,
+// tool").
+func notFit(format string, v jsondoc.Value, msg string, args ...any) *ShapeError {
+	e := shapeErr(format, v, msg, args...)
 	e.Msg += " (found " + shapeOf(v) + ")"
 	return e
 }
 
-// shapeOf names a decoded value for an error: a short string is quoted, an
-// object lists its keys (at most 8), anything else is its type.
-func shapeOf(v any) string {
-	switch t := v.(type) {
-	case string:
-		if len(t) <= 40 {
+// shapeOf names a value for an error: a short string is quoted, an object
+// lists its keys (at most 8), anything else is its type.
+func shapeOf(v jsondoc.Value) string {
+	switch v.Kind() {
+	case jsondoc.String:
+		if t := v.Text(); len(t) <= 40 {
 			return strconv.Quote(t)
 		}
-	case map[string]any:
-		if len(t) == 0 {
+	case jsondoc.Object:
+		if v.Len() == 0 {
 			return "an empty object"
 		}
-		return "an object with keys " + keyList(t)
+		return "an object with keys " + keyList(v)
 	}
 	return aType(v)
 }
 
 // keyList lists an object's keys in order, at most 8 of them.
-func keyList(m map[string]any) string {
-	keys := slices.Sorted(maps.Keys(m))
+func keyList(v jsondoc.Value) string {
+	var keys []string
+	for k := range v.Members() {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	if len(keys) > 8 {
 		keys = append(keys[:8], "...")
 	}
 	return strings.Join(keys, ", ")
 }
 
-// pointer builds an RFC 6901 JSON pointer from string and int tokens.
-func pointer(parts ...any) string {
+// locate fills se's Pointer and Line from its value: the value's pointer in
+// the document followed by the tokens below it; for JSON Lines and SSE the
+// line of the record and the pointer within it. A value that is not in the
+// document (one an adapter read from argument text or assembled from a
+// stream) gives the tokens alone.
+func (in *Input) locate(se *ShapeError) {
+	if se.at.Doc() == nil && se.below == nil {
+		return // built by hand, already located
+	}
 	var b strings.Builder
-	for _, p := range parts {
+	if se.at.Doc() == in.value.Doc() && se.at.Doc() != nil {
+		b.WriteString(se.at.Pointer())
+	}
+	for _, t := range se.below {
 		b.WriteByte('/')
-		switch t := p.(type) {
+		switch t := t.(type) {
 		case string:
 			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-		case int:
-			b.WriteString(strconv.Itoa(t))
 		default:
 			fmt.Fprint(&b, t)
 		}
 	}
-	return b.String()
+	se.Pointer = b.String()
+	if in.Form == FormJSON || se.at.Doc() != in.value.Doc() {
+		return
+	}
+	tok, rest, _ := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/")
+	i, err := strconv.Atoi(tok)
+	if err != nil {
+		return
+	}
+	if line := in.recordLine(i); line > 0 {
+		se.Line = line
+		se.Pointer = ""
+		if rest != "" {
+			se.Pointer = "/" + rest
+		}
+	}
 }
 
 // Registry is an ordered set of adapters. Detection asks them in order and
@@ -298,7 +329,7 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	if err != nil {
 		var se *ShapeError
 		if errors.As(err, &se) {
-			locateRecord(in, se)
+			in.locate(se)
 			return nil, fmt.Errorf("%w: %w", engine.ErrInvalidTrace, se)
 		}
 		return nil, fmt.Errorf("%w: %s: %w", engine.ErrInvalidTrace, a.Name(), err)
@@ -307,38 +338,6 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 		t.Calls = []engine.ToolCall{}
 	}
 	return &Parsed{Format: a.Name(), Reason: reason, Form: in.Form, Trace: t}, nil
-}
-
-// locateRecord turns the leading record index of a JSON Lines or SSE
-// error's pointer into a line number.
-//
-// A lone JSON value that is not an array is read by the list formats as a
-// list of one record (Input.Records); the leading "/0" of its pointers is
-// dropped, so they point into the document.
-func locateRecord(in *Input, se *ShapeError) {
-	if in.Form == FormJSON {
-		if _, isArr := in.Value.([]any); !isArr && se.Pointer != "" {
-			if rest, ok := strings.CutPrefix(se.Pointer, "/0"); ok && (rest == "" || rest[0] == '/') {
-				se.Pointer = rest
-			}
-		}
-		return
-	}
-	if se.Line != 0 {
-		return
-	}
-	tok, rest, _ := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/")
-	i, err := strconv.Atoi(tok)
-	if err != nil {
-		return
-	}
-	if line := in.recordLine(i); line > 0 {
-		se.Line = line
-		se.Pointer = ""
-		if rest != "" {
-			se.Pointer = "/" + rest
-		}
-	}
 }
 
 // describe names the shape of a document for the "no format fits" error.
@@ -350,59 +349,41 @@ func describe(in *Input) string {
 	case FormSSE:
 		where = "the SSE stream"
 	}
-	v := in.Value
+	v := in.value
 	if in.Form != FormJSON {
-		recs := in.Records()
-		if len(recs) == 0 {
+		if len(in.recs) == 0 {
 			return where + " (no records)"
 		}
 		where += "'s first record"
-		v = recs[0]
+		v = in.recs[0]
 	}
-	switch t := v.(type) {
-	case map[string]any:
-		if len(t) == 0 {
+	switch v.Kind() {
+	case jsondoc.Object:
+		if v.Len() == 0 {
 			return where + " (an empty JSON object)"
 		}
-		return where + " (a JSON object with keys " + keyList(t) + ")"
-	case []any:
-		if len(t) == 0 {
+		return where + " (a JSON object with keys " + keyList(v) + ")"
+	case jsondoc.Array:
+		if v.Len() == 0 {
 			return where + " (an empty JSON array)"
 		}
-		if m, ok := t[0].(map[string]any); ok {
-			return where + " (a JSON array whose first element has keys " + keyList(m) + ")"
+		if e := v.Index(0); e.Kind() == jsondoc.Object {
+			return where + " (a JSON array whose first element has keys " + keyList(e) + ")"
 		}
-		return where + " (a JSON array whose first element is " + aType(t[0]) + ")"
+		return where + " (a JSON array whose first element is " + aType(v.Index(0)) + ")"
 	}
 	return where + " (" + aType(v) + ")"
 }
 
-// aType names the JSON type of a decoded value with its article: "a
-// string", "an object", "null".
-func aType(v any) string {
-	switch t := jsonType(v); t {
-	case "null":
-		return t
+// aType names the JSON type of a value with its article: "a string", "an
+// object", "null".
+func aType(v jsondoc.Value) string {
+	switch t := v.Kind().String(); t {
+	case "null", "invalid":
+		return "null"
 	case "object", "array":
 		return "an " + t
 	default:
 		return "a " + t
 	}
-}
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "number"
 }

@@ -1,9 +1,11 @@
 package format
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // geminiAdapter reads Google Gemini traces: a GenerateContentResponse
@@ -21,27 +23,23 @@ type geminiAdapter struct{}
 
 func (geminiAdapter) Name() string { return "gemini" }
 
-func isGeminiContent(m map[string]any) bool {
-	_, ok := m["parts"].([]any)
-	return ok
-}
+func isGeminiContent(m jsondoc.Value) bool { return isArr(m.Get("parts")) }
 
-func isGeminiCallPart(m map[string]any) bool {
+func isGeminiCallPart(m jsondoc.Value) bool {
 	v, _ := first(m, "functionCall", "function_call")
-	_, ok := v.(map[string]any)
-	return ok
+	return isObj(v)
 }
 
 func (geminiAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
 		switch {
-		case m["candidates"] != nil:
-			if _, ok := m["candidates"].([]any); ok {
+		case set(m.Get("candidates")):
+			if isArr(m.Get("candidates")) {
 				return "a Gemini GenerateContentResponse (candidates)", true
 			}
-		case m["contents"] != nil:
-			if c, ok := m["contents"].([]any); ok && allGeminiContents(c) {
-				return `an object whose "contents" are ` + plural(len(c), "Gemini Content object"), true
+		case set(m.Get("contents")):
+			if c := m.Get("contents"); isArr(c) && allGeminiContents(elems(c)) {
+				return `an object whose "contents" are ` + plural(c.Len(), "Gemini Content object"), true
 			}
 		case isGeminiContent(m):
 			return "a single Gemini Content object (role, parts)", true
@@ -57,13 +55,12 @@ func (geminiAdapter) Detect(in *Input) (string, bool) {
 	return "", false
 }
 
-func allGeminiContents(recs []any) bool {
+func allGeminiContents(recs []jsondoc.Value) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok || !isGeminiContent(m) {
+	for _, m := range recs {
+		if !isObj(m) || !isGeminiContent(m) {
 			return false
 		}
 	}
@@ -72,99 +69,99 @@ func allGeminiContents(recs []any) bool {
 
 func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	add := func(v any, l loc) error {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return shapeErr("gemini", l.tokens(), "a Content must be an object, not %s", aType(v))
+	add := func(m jsondoc.Value) error {
+		if !isObj(m) {
+			return shapeErr("gemini", m, "a Content must be an object, not %s", aType(m))
 		}
-		return geminiContent(b, m, l, true)
+		return geminiContent(b, m, true)
 	}
-	switch v := in.Value.(type) {
-	case map[string]any:
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
 		switch {
-		case v["contents"] != nil || v["candidates"] != nil:
-			if c, ok := v["contents"]; ok {
-				list, ok := c.([]any)
-				if !ok {
-					return engine.Trace{}, shapeErr("gemini", []any{"contents"}, "contents must be an array, not %s", aType(c))
+		case set(v.Get("contents")) || set(v.Get("candidates")):
+			if list := v.Get("contents"); list.Exists() {
+				if !isArr(list) {
+					return engine.Trace{}, shapeErr("gemini", list, "contents must be an array, not %s", aType(list))
 				}
-				for i, e := range list {
-					if err := add(e, root("contents").elem(i)); err != nil {
+				for _, e := range list.Elems() {
+					if err := add(e); err != nil {
 						return engine.Trace{}, err
 					}
 				}
 			}
-			if c, ok := v["candidates"]; ok {
-				if _, ok := c.([]any); !ok {
-					return engine.Trace{}, shapeErr("gemini", []any{"candidates"}, "candidates must be an array, not %s", aType(c))
+			if c := v.Get("candidates"); c.Exists() {
+				if !isArr(c) {
+					return engine.Trace{}, shapeErr("gemini", c, "candidates must be an array, not %s", aType(c))
 				}
-				if cand := candidate0(v); cand != nil {
-					if err := geminiContent(b, cand, root("candidates", 0, "content"), false); err != nil {
+				if cand := candidate0(v); cand.Exists() {
+					if err := geminiContent(b, cand, false); err != nil {
 						return engine.Trace{}, err
 					}
 				}
 			}
 		case isGeminiContent(v):
-			if err := geminiContent(b, v, root(), true); err != nil {
+			if err := geminiContent(b, v, true); err != nil {
 				return engine.Trace{}, err
 			}
 		case isGeminiCallPart(v):
-			geminiParts(b, []any{v}, "model")
+			geminiParts(b, []jsondoc.Value{v}, "model")
 		default:
-			return engine.Trace{}, notFit("gemini", nil, v, "expected a response with candidates, an object with contents, a Content or a functionCall part")
+			return engine.Trace{}, notFit("gemini", v, "expected a response with candidates, an object with contents, a Content or a functionCall part")
 		}
-	case []any:
-		for i, e := range v {
-			if err := add(e, root().elem(i)); err != nil {
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			if err := add(e); err != nil {
 				return engine.Trace{}, err
 			}
 		}
 	default:
-		return engine.Trace{}, shapeErr("gemini", nil, "expected a JSON object or array, not %s", aType(v))
+		return engine.Trace{}, shapeErr("gemini", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	return b.trace(), nil
 }
 
 // candidate0 returns the content of the response's first candidate (index
-// 0), or nil.
-func candidate0(resp map[string]any) map[string]any {
-	for _, c := range getArr(resp, "candidates") {
-		cm, ok := c.(map[string]any)
-		if !ok {
+// 0) when it is an object, or the zero Value.
+func candidate0(resp jsondoc.Value) jsondoc.Value {
+	for _, cm := range resp.Get("candidates").Elems() {
+		if !isObj(cm) {
 			continue
 		}
-		if idx, ok := cm["index"]; ok && idString(idx) != "0" {
+		if idx := cm.Get("index"); idx.Exists() && idString(idx) != "0" {
 			continue
 		}
-		content, _ := cm["content"].(map[string]any)
-		return content
+		if content := cm.Get("content"); isObj(content) {
+			return content
+		}
+		return jsondoc.Value{}
 	}
-	return nil
+	return jsondoc.Value{}
 }
 
 // geminiContent reads a Content. It must have "parts", an array of
 // objects, except a candidate's content (needParts false), which a blocked
 // response may leave empty.
-func geminiContent(b *builder, m map[string]any, l loc, needParts bool) error {
-	role := getStr(m, "role")
+func geminiContent(b *builder, m jsondoc.Value, needParts bool) error {
+	role := m.Get("role").Text()
 	if role == "" {
 		role = "model" // a candidate's content may leave the role out
 	}
-	parts, ok := m["parts"].([]any)
-	if !ok {
-		if m["parts"] != nil {
-			return shapeErr("gemini", l.tokens("parts"), "parts must be an array, not %s", aType(m["parts"]))
+	parts := m.Get("parts")
+	if !isArr(parts) {
+		if set(parts) {
+			return shapeErr("gemini", parts, "parts must be an array, not %s", aType(parts))
 		}
 		if needParts {
-			return notFit("gemini", l.tokens(), m, `not a Gemini Content: it has no "parts"`)
+			return notFit("gemini", m, `not a Gemini Content: it has no "parts"`)
 		}
 	}
-	for j, p := range parts {
-		if _, ok := p.(map[string]any); !ok {
-			return shapeErr("gemini", l.tokens("parts", j), "a part must be an object, not %s", aType(p))
+	for _, p := range parts.Elems() {
+		if !isObj(p) {
+			return shapeErr("gemini", p, "a part must be an object, not %s", aType(p))
 		}
 	}
-	text, made := geminiParts(b, parts, role)
+	text, made := geminiParts(b, elems(parts), role)
 	if role == "model" {
 		b.turn(text, made)
 	}
@@ -173,44 +170,39 @@ func geminiContent(b *builder, m map[string]any, l loc, needParts bool) error {
 
 // geminiParts reads parts: calls, results and the visible text of a model
 // turn. It returns the text and whether a call was made.
-func geminiParts(b *builder, parts []any, role string) (string, bool) {
+func geminiParts(b *builder, parts []jsondoc.Value, role string) (string, bool) {
 	var text strings.Builder
 	made := false
-	for _, p := range parts {
-		pm, ok := p.(map[string]any)
-		if !ok {
+	for _, pm := range parts {
+		if !isObj(pm) {
 			continue
 		}
-		if fc, ok := first(pm, "functionCall", "function_call"); ok {
-			fm, _ := fc.(map[string]any)
-			c := engine.ToolCall{Tool: getStr(fm, "name"), ID: idString(fm["id"])}
-			b.setArgs(&c, fm["args"])
+		if fm, ok := first(pm, "functionCall", "function_call"); ok {
+			c := engine.ToolCall{Tool: fm.Get("name").Text(), ID: idString(fm.Get("id"))}
+			b.setArgs(&c, fm.Get("args"))
 			b.add(c)
 			made = true
 			continue
 		}
-		if fr, ok := first(pm, "functionResponse", "function_response"); ok {
-			fm, _ := fr.(map[string]any)
-			id := idString(fm["id"])
+		if fm, ok := first(pm, "functionResponse", "function_response"); ok {
+			id := idString(fm.Get("id"))
 			if !b.anyID {
 				id = "" // the calls carry no ids: join by name
 			}
-			resp := fm["response"]
+			resp := fm.Get("response")
 			errText := ""
-			if rm, ok := resp.(map[string]any); ok {
-				if e, ok := rm["error"]; ok && e != nil {
-					if errText = errorText(e); errText == "" {
-						errText = "true"
-					}
+			if e := resp.Get("error"); set(e) {
+				if errText = errorText(e); errText == "" {
+					errText = "true"
 				}
 			}
-			b.result(id, getStr(fm, "name"), resp, errText)
+			b.result(id, fm.Get("name").Text(), resp, errText)
 			continue
 		}
-		if thought, _ := pm["thought"].(bool); thought {
+		if thought, _ := pm.Get("thought").Bool(); thought {
 			continue
 		}
-		if s, ok := pm["text"].(string); ok && role == "model" {
+		if s, ok := pm.Get("text").Str(); ok && role == "model" {
 			text.WriteString(s)
 		}
 	}
@@ -227,19 +219,16 @@ type geminiStreamAdapter struct{}
 func (geminiStreamAdapter) Name() string { return "gemini-stream" }
 
 func (geminiStreamAdapter) Detect(in *Input) (string, bool) {
-	if in.Form == FormJSON {
-		if _, ok := in.Value.([]any); !ok {
-			return "", false
-		}
+	if in.Form == FormJSON && !isArr(in.Value()) {
+		return "", false
 	}
 	recs := in.Records()
 	seen := false
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+	for _, m := range recs {
+		if !isObj(m) {
 			return "", false
 		}
-		if _, ok := m["candidates"].([]any); ok {
+		if isArr(m.Get("candidates")) {
 			seen = true
 		} else if _, ok := first(m, "usageMetadata", "usage_metadata", "promptFeedback", "prompt_feedback"); !ok {
 			return "", false
@@ -253,46 +242,46 @@ func (geminiStreamAdapter) Detect(in *Input) (string, bool) {
 
 func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	var parts []any
+	var parts []jsondoc.Value
 	respID := ""
 	open := false
 	finish := func() {
-		if open {
-			geminiContent(b, map[string]any{"role": "model", "parts": parts}, root(), false)
+		// The turn is read as a candidate's Content: a part that is not
+		// an object leaves it out.
+		if open && !slices.ContainsFunc(parts, func(p jsondoc.Value) bool { return !isObj(p) }) {
+			text, made := geminiParts(b, parts, "model")
+			b.turn(text, made)
 		}
 		parts, open = nil, false
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("gemini-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("gemini-stream", m, "a chunk must be an object, not %s", aType(m))
 		}
-		if c, ok := m["candidates"]; ok {
-			if _, ok := c.([]any); !ok {
-				return engine.Trace{}, shapeErr("gemini-stream", []any{i, "candidates"}, "candidates must be an array, not %s", aType(c))
+		if c := m.Get("candidates"); c.Exists() {
+			if !isArr(c) {
+				return engine.Trace{}, shapeErr("gemini-stream", c, "candidates must be an array, not %s", aType(c))
 			}
 		} else if _, ok := first(m, "usageMetadata", "usage_metadata", "promptFeedback", "prompt_feedback"); !ok {
-			return engine.Trace{}, notFit("gemini-stream", []any{i}, m, `not a Gemini GenerateContentResponse chunk: it has no "candidates"`)
+			return engine.Trace{}, notFit("gemini-stream", m, `not a Gemini GenerateContentResponse chunk: it has no "candidates"`)
 		}
 		id, _ := first(m, "responseId", "response_id")
-		if s, _ := id.(string); s != "" {
+		if s := id.Text(); s != "" {
 			if s != respID && respID != "" {
 				finish()
 			}
 			respID = s
 		}
-		for _, c := range getArr(m, "candidates") {
-			cm, ok := c.(map[string]any)
-			if !ok {
+		for _, cm := range m.Get("candidates").Elems() {
+			if !isObj(cm) {
 				continue
 			}
-			if idx, ok := cm["index"]; ok && idString(idx) != "0" {
+			if idx := cm.Get("index"); idx.Exists() && idString(idx) != "0" {
 				continue
 			}
 			open = true
-			content, _ := cm["content"].(map[string]any)
-			parts = append(parts, getArr(content, "parts")...)
-			if fr, _ := first(cm, "finishReason", "finish_reason"); fr != nil && fr != "" {
+			parts = append(parts, elems(cm.Get("content").Get("parts"))...)
+			if fr, _ := first(cm, "finishReason", "finish_reason"); set(fr) && !(fr.Kind() == jsondoc.String && fr.Text() == "") {
 				finish()
 			}
 		}

@@ -2,10 +2,10 @@ package format
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
-	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Form is how a trace document is written.
@@ -23,85 +23,91 @@ const (
 	FormSSE Form = "sse"
 )
 
-// Input is a trace document decoded once, handed to every Adapter.
-//
-// Value holds numbers as json.Number, objects as map[string]any and arrays
-// as []any. For FormJSON it is the document's value; for FormJSONLines and
-// FormSSE it is the []any of the records in order. Strings in Value may
-// share memory with the document.
+// Input is a trace document read once, handed to every Adapter. Its
+// values are jsondoc.Values over the document's text: adapters navigate
+// them (Get, Elems, Members, Str, Num, ...) and never build maps.
 type Input struct {
-	// Value is the decoded document; see the type comment.
-	Value any
 	// Form is how the document was written.
 	Form Form
 
-	src    string
-	starts []int // byte offset of each record (FormJSONLines, FormSSE)
+	value jsondoc.Value   // see Value
+	recs  []jsondoc.Value // see Records
+	src   string          // the document's text
+	// base maps offsets in the text that was read to the document's
+	// text: the length of a skipped byte order mark, or for SSE the
+	// place of each data line (sse).
+	base int
+	sse  []sseData
+}
+
+// Value returns the document: for FormJSON its value; for FormJSONLines
+// and FormSSE an array of its records in order.
+func (in *Input) Value() jsondoc.Value { return in.value }
+
+// Object returns the document and true when it is one JSON object
+// (FormJSON), the most common shape an adapter checks for first.
+func (in *Input) Object() (jsondoc.Value, bool) {
+	if in.Form == FormJSON && in.value.Kind() == jsondoc.Object {
+		return in.value, true
+	}
+	return jsondoc.Value{}, false
 }
 
 // Records returns the document as a list: the records of a JSON Lines or
 // SSE document, the elements of a JSON array, or a lone value by itself.
-func (in *Input) Records() []any {
-	if a, ok := in.Value.([]any); ok {
-		return a
-	}
-	return []any{in.Value}
-}
+// The slice is shared: do not modify it.
+func (in *Input) Records() []jsondoc.Value { return in.recs }
 
-// recordLine is the 1-based line on which record i starts, or 0 when the
-// document is a single JSON value.
-func (in *Input) recordLine(i int) int {
-	if in.Form == FormJSON || i < 0 || i >= len(in.starts) {
-		return 0
-	}
-	line, _ := jsonvalue.LineCol(in.src, in.starts[i])
-	return line
-}
-
-// readInput decodes data as JSON, JSON Lines or SSE (see Form).
+// readInput reads data as JSON, JSON Lines or SSE (see Form).
 func readInput(data []byte) (*Input, error) {
 	s := string(data)
-	d := &jsonvalue.Decoder{}
-	d.Reset(s, 0)
+	in := &Input{src: s}
+	text := s
 	if strings.HasPrefix(s, "\uFEFF") {
-		d.Reset(s, len("\uFEFF"))
+		in.base = len("\uFEFF")
+		text = s[in.base:]
 	}
-	if d.AtEnd() {
-		return nil, &engine.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
+	pos := jsondoc.SkipSpace(text, 0)
+	if pos >= len(text) {
+		return nil, &jsondoc.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
 	}
-	switch pos := d.Pos(); s[pos] {
-	case '{', '[', '"', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return readJSON(s, d)
+	switch text[pos] {
 	case 'd', 'e', 'i', 'r', ':':
-		if isSSEStart(s[pos:]) {
-			return readSSE(s, pos)
+		if isSSEStart(text[pos:]) {
+			if err := in.readSSE(text, pos); err != nil {
+				return nil, err
+			}
+			return in, nil
 		}
 	}
-	return nil, syntaxError(s, &jsonvalue.SyntaxError{Offset: d.Pos(), Msg: "invalid character " + jsonvalue.QuoteChar(s[d.Pos()]) + " looking for beginning of value"})
-}
-
-// readJSON reads the JSON values of s from d's position: one value, or
-// several (JSON Lines).
-func readJSON(s string, d *jsonvalue.Decoder) (*Input, error) {
-	first := d.Pos()
-	v, err := d.Value()
+	v, err := jsondoc.ParseString(text)
+	if err == nil {
+		in.Form, in.value = FormJSON, v
+		if v.Kind() == jsondoc.Array {
+			in.recs = make([]jsondoc.Value, 0, v.Len())
+			for _, e := range v.Elems() {
+				in.recs = append(in.recs, e)
+			}
+		} else {
+			in.recs = []jsondoc.Value{v}
+		}
+		return in, nil
+	}
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) || !strings.HasSuffix(se.Msg, "after top-level value") {
+		return nil, in.relocate(err)
+	}
+	// More than one value: JSON Lines.
+	seq, err := jsondoc.ParseSeq(text)
 	if err != nil {
-		return nil, syntaxError(s, err)
+		return nil, in.relocate(err)
 	}
-	if d.AtEnd() {
-		return &Input{Value: v, Form: FormJSON, src: s}, nil
+	in.Form, in.value = FormJSONLines, seq
+	in.recs = make([]jsondoc.Value, 0, seq.Len())
+	for _, e := range seq.Elems() {
+		in.recs = append(in.recs, e)
 	}
-	recs := []any{v}
-	starts := []int{first}
-	for !d.AtEnd() {
-		starts = append(starts, d.Pos())
-		v, err := d.Value()
-		if err != nil {
-			return nil, syntaxError(s, err)
-		}
-		recs = append(recs, v)
-	}
-	return &Input{Value: recs, Form: FormJSONLines, src: s, starts: starts}, nil
+	return in, nil
 }
 
 // isSSEStart reports whether s begins with an SSE field or comment line.
@@ -117,80 +123,63 @@ func isSSEStart(s string) bool {
 	return false
 }
 
-// sseData is one data line of an event: its value's offset in the document
-// and its text.
+// sseData is one data line of an event: where its text starts in the
+// joined text that is read (at) and in the document (off), and its
+// length.
 type sseData struct {
-	off  int
-	text string
+	at, off, n int
+	// event is the index of the event the line belongs to.
+	event int
 }
 
-// readSSE parses Server-Sent Events text (WHATWG HTML, "Parsing an event
-// stream") from offset pos. Each event's data, its data lines joined with
-// "\n", is decoded as one or more JSON values; "[DONE]" and empty data are
-// skipped.
-func readSSE(s string, pos int) (*Input, error) {
-	in := &Input{Form: FormSSE, src: s}
-	d := &jsonvalue.Decoder{} // shared by the events, with its stacks
-	var recs []any
-	var data []sseData
-	dispatch := func() error {
-		defer func() { data = data[:0] }()
-		if len(data) == 0 {
-			return nil
+// readSSE reads Server-Sent Events text (WHATWG HTML, "Parsing an event
+// stream") from offset pos of text. Each event's data, its data lines
+// joined with "\n", holds one or more JSON values; "[DONE]" and empty
+// data are skipped. The events' data are read as one JSON Lines text, in
+// which no value may span two events.
+func (in *Input) readSSE(text string, pos int) error {
+	in.Form = FormSSE
+	var joined strings.Builder
+	var event []sseData // the data lines of the event being read
+	var events [][2]int // the [start, end) of each event in joined
+	flush := func() {
+		defer func() { event = event[:0] }()
+		if len(event) == 0 {
+			return
 		}
-		if len(data) == 1 {
-			t := strings.TrimSpace(data[0].text)
-			if t == "" || t == "[DONE]" {
-				return nil
-			}
-			// Decode in place so errors carry the document's line:column.
-			end := data[0].off + len(data[0].text)
-			d.Reset(s[:end], data[0].off)
-			for !d.AtEnd() {
-				in.starts = append(in.starts, d.Pos())
-				v, err := d.Value()
-				if err != nil {
-					return syntaxError(s, err)
-				}
-				recs = append(recs, v)
-			}
-			return nil
-		}
-		var b strings.Builder
-		for i, dl := range data {
+		var t strings.Builder
+		for i, d := range event {
 			if i > 0 {
-				b.WriteByte('\n')
+				t.WriteByte('\n')
 			}
-			b.WriteString(dl.text)
+			t.WriteString(text[d.off : d.off+d.n])
 		}
-		joined := b.String()
-		if t := strings.TrimSpace(joined); t == "" || t == "[DONE]" {
-			return nil
+		if data := strings.TrimSpace(t.String()); data == "" || data == "[DONE]" {
+			return
 		}
-		d.Reset(joined, 0)
-		for !d.AtEnd() {
-			in.starts = append(in.starts, data[0].off)
-			v, err := d.Value()
-			if err != nil {
-				var je *jsonvalue.SyntaxError
-				if errors.As(err, &je) {
-					je.Offset = mapJoinedOffset(data, je.Offset)
-				}
-				return syntaxError(s, err)
+		if joined.Len() > 0 {
+			joined.WriteByte('\n')
+		}
+		start := joined.Len()
+		for i, d := range event {
+			if i > 0 {
+				joined.WriteByte('\n')
 			}
-			recs = append(recs, v)
+			d.at, d.event = joined.Len(), len(events)
+			in.sse = append(in.sse, d)
+			joined.WriteString(text[d.off : d.off+d.n])
 		}
-		return nil
+		events = append(events, [2]int{start, joined.Len()})
 	}
-	for pos < len(s) {
+	for pos < len(text) {
 		end := pos
-		for end < len(s) && s[end] != '\n' && s[end] != '\r' {
+		for end < len(text) && text[end] != '\n' && text[end] != '\r' {
 			end++
 		}
-		line := s[pos:end]
+		line := text[pos:end]
 		next := end
-		if next < len(s) {
-			if s[next] == '\r' && next+1 < len(s) && s[next+1] == '\n' {
+		if next < len(text) {
+			if text[next] == '\r' && next+1 < len(text) && text[next+1] == '\n' {
 				next += 2
 			} else {
 				next++
@@ -198,9 +187,7 @@ func readSSE(s string, pos int) (*Input, error) {
 		}
 		switch {
 		case line == "":
-			if err := dispatch(); err != nil {
-				return nil, err
-			}
+			flush()
 		case line[0] == ':':
 			// Comment.
 		default:
@@ -214,41 +201,116 @@ func readSSE(s string, pos int) (*Input, error) {
 				}
 			}
 			if field == "data" {
-				data = append(data, sseData{off: off, text: value})
+				event = append(event, sseData{off: off, n: len(value)})
 			}
 		}
 		pos = next
 	}
-	if err := dispatch(); err != nil {
-		return nil, err
+	flush()
+	js := joined.String()
+	seq, err := jsondoc.ParseSeq(js)
+	if err != nil {
+		return in.relocate(in.eventError(js, events, err))
 	}
-	if recs == nil {
-		recs = []any{}
-	}
-	in.Value = recs
-	return in, nil
-}
-
-// mapJoinedOffset maps an offset in the joined data of an event back to
-// the document.
-func mapJoinedOffset(data []sseData, off int) int {
-	for _, dl := range data {
-		if off <= len(dl.text) {
-			return dl.off + off
+	in.value = seq
+	in.recs = make([]jsondoc.Value, 0, seq.Len())
+	for _, e := range seq.Elems() {
+		// A value must lie within one event: read alone, the event
+		// whose data it starts in fails.
+		ev := in.sseLine(e.Offset()).event
+		if r := events[ev]; e.Offset()+len(e.Raw()) > r[1] {
+			return in.relocate(in.eventError(js, events, errors.New("a value spans two events")))
 		}
-		off -= len(dl.text) + 1
+		in.recs = append(in.recs, e)
 	}
-	last := data[len(data)-1]
-	return last.off + len(last.text)
+	return nil
 }
 
-// syntaxError turns a decoder error into an *engine.SyntaxError located in
-// the document s.
-func syntaxError(s string, err error) error {
-	var je *jsonvalue.SyntaxError
-	if !errors.As(err, &je) {
+// eventError narrows an error reading the joined events to the event it
+// happened in: that event's data read alone (an unterminated value then
+// ends at its event's end, not at the next event).
+func (in *Input) eventError(js string, events [][2]int, err error) error {
+	// The error may lie in a value that started in an earlier event:
+	// every event is read alone until one fails.
+	before := 0 // the records of the events read so far
+	for _, r := range events {
+		v, e := jsondoc.ParseSeq(js[r[0]:r[1]])
+		if e != nil {
+			return renumber(shiftError(e, r[0]), before)
+		}
+		before += v.Len()
+	}
+	return err
+}
+
+// renumber adds n to the record index that starts the pointer of a
+// *jsondoc.SyntaxError read from one event.
+func renumber(err error, n int) error {
+	var se *jsondoc.SyntaxError
+	if errors.As(err, &se) && se.Pointer != "" {
+		tok, rest, deeper := strings.Cut(se.Pointer[1:], "/")
+		if i, e := strconv.Atoi(tok); e == nil {
+			se.Pointer = "/" + strconv.Itoa(i+n)
+			if deeper {
+				se.Pointer += "/" + rest
+			}
+		}
+	}
+	return err
+}
+
+// shiftError moves a *jsondoc.SyntaxError's offset by d (its line and
+// column are recomputed by relocate).
+func shiftError(err error, d int) error {
+	var se *jsondoc.SyntaxError
+	if errors.As(err, &se) {
+		se.Offset += d
+	}
+	return err
+}
+
+// sseLine returns the data line holding offset off of the joined text.
+func (in *Input) sseLine(off int) sseData {
+	lo, hi := 0, len(in.sse)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if in.sse[mid].at <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return in.sse[lo]
+}
+
+// docOffset maps an offset of the text that was read to the document.
+func (in *Input) docOffset(off int) int {
+	if in.Form == FormSSE && len(in.sse) > 0 {
+		d := in.sseLine(off)
+		return in.base + d.off + min(off-d.at, d.n)
+	}
+	return in.base + off
+}
+
+// relocate puts a *jsondoc.SyntaxError's place in the document's terms:
+// its offset, line and column in the document (past a byte order mark,
+// inside an SSE data line).
+func (in *Input) relocate(err error) error {
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) {
 		return err
 	}
-	line, col := jsonvalue.LineCol(s, je.Offset)
-	return &engine.SyntaxError{Offset: int64(je.Offset), Line: line, Column: col, Msg: je.Msg}
+	se.Offset = in.docOffset(se.Offset)
+	se.Line, se.Column = jsondoc.LineCol(in.src, se.Offset)
+	return err
+}
+
+// recordLine is the 1-based line on which record i starts, or 0 when the
+// document is a single JSON value.
+func (in *Input) recordLine(i int) int {
+	if in.Form == FormJSON || i < 0 || i >= len(in.recs) {
+		return 0
+	}
+	line, _ := jsondoc.LineCol(in.src, in.docOffset(in.recs[i].Offset()))
+	return line
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // stdDecode decodes with encoding/json: json.Valid says whether the
@@ -48,11 +48,12 @@ func TestDecoderErrors(t *testing.T) {
 		{`"\x"`, "line 1:3: invalid character 'x' in string escape code"},
 		{`"\u12G4"`, "line 1:6: invalid character 'G' in \\u hexadecimal character escape"},
 		{`"abc`, "line 1:5: unexpected end of JSON input"},
-		{`{"a": 1}}`, "line 1:9: invalid character '}' looking for beginning of value"},
+		{`{"a": 1}}`, "line 1:9: invalid character '}' looking for beginning of value (at /1)"},
 		{`x`, "line 1:1: invalid character 'x' looking for beginning of value"},
 		{"   \n  ", "line 1:1: empty document"},
-		{"\uFEFF{\"a\":}", "line 1:9: invalid character '}' looking for beginning of value"},
-		{strings.Repeat("[", jsonvalue.MaxDepth+1), "line 1:10001: exceeded max depth"},
+		{"\uFEFF{\"a\":}", "line 1:9: invalid character '}' looking for beginning of value (at /a)"},
+		{"[1,\n{\"a\": [é]}]", "line 2:8: invalid character 'é' looking for beginning of value (at /1/a/0)"},
+		{strings.Repeat("[", jsondoc.MaxDepth+1), "line 1:1001: exceeded max depth of 1000 nested arrays and objects (at " + strings.Repeat("/0", 25) + "…" + strings.Repeat("/0", 25) + ")"},
 	}
 	for _, tc := range tests {
 		_, err := readInput([]byte(tc.in))
@@ -90,7 +91,7 @@ func TestReadInputForms(t *testing.T) {
 			if in.Form != tc.wantForm {
 				t.Errorf("readInput(%q).Form = %q, want %q", tc.in, in.Form, tc.wantForm)
 			}
-			if diff := cmp.Diff(tc.wantValue, in.Value); diff != "" {
+			if diff := cmp.Diff(tc.wantValue, in.Value().Any()); diff != "" {
 				t.Errorf("readInput(%q).Value mismatch (-want +got):\n%s", tc.in, diff)
 			}
 		})
@@ -101,8 +102,9 @@ func TestSSEErrorLocation(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"data: {\"a\":1}\n\ndata: {\"a\":}\n\n", "line 3:12: invalid character '}' looking for beginning of value"},
-		{"data: {\"a\":\ndata:  tru}\n\n", "line 2:11: invalid character '}' in literal true (expecting 'e')"},
+		{"data: {\"a\":1}\n\ndata: {\"a\":}\n\n", "line 3:12: invalid character '}' looking for beginning of value (at /1/a)"},
+		{"data: {\"a\":\ndata:  tru}\n\n", "line 2:11: invalid character '}' in literal true (expecting 'e') (at /0/a)"},
+		{"data: {\"a\":1} {\"b\":\n\ndata: 2}\n\n", "line 1:20: unexpected end of JSON input (at /1)"},
 	}
 	for _, tc := range tests {
 		_, err := readInput([]byte(tc.in))

@@ -2,10 +2,10 @@ package format
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // langchainAdapter reads LangChain and LangGraph dumps: lists of messages
@@ -40,30 +40,31 @@ var lcKinds = map[string]string{
 
 // lcMessage returns a message's kind and fields, and how it was written;
 // kind is "" when m is not a LangChain message.
-func lcMessage(m map[string]any) (kind string, fields map[string]any, how string) {
-	if idString(m["lc"]) == "1" && getStr(m, "type") == "constructor" {
-		id := getArr(m, "id")
-		if len(id) > 0 {
-			cls, _ := id[len(id)-1].(string)
+func lcMessage(m jsondoc.Value) (kind string, fields jsondoc.Value, how string) {
+	if idString(m.Get("lc")) == "1" && m.Get("type").Text() == "constructor" {
+		if id := m.Get("id"); isArr(id) && id.Len() > 0 {
+			cls := id.Index(id.Len() - 1).Text()
 			if k := lcKinds[cls]; k != "" {
-				kw, _ := m["kwargs"].(map[string]any)
+				kw := m.Get("kwargs")
+				if !isObj(kw) {
+					kw = jsondoc.Value{}
+				}
 				return k, kw, "serialised with dumpd (lc: 1)"
 			}
 		}
-		return "", nil, ""
+		return "", jsondoc.Value{}, ""
 	}
-	t := getStr(m, "type")
-	k := lcKinds[t]
+	k := lcKinds[m.Get("type").Text()]
 	if k == "" {
-		return "", nil, ""
+		return "", jsondoc.Value{}, ""
 	}
-	if data, ok := m["data"].(map[string]any); ok {
+	if data := m.Get("data"); isObj(data) {
 		return k, data, "in messages_to_dict form ({type, data})"
 	}
-	if _, ok := m["content"]; ok {
+	if m.Get("content").Exists() {
 		return k, m, "as message dicts ({type, content})"
 	}
-	return "", nil, ""
+	return "", jsondoc.Value{}, ""
 }
 
 // roleKinds maps OpenAI-style roles, which LangChain accepts as input, to
@@ -72,67 +73,67 @@ var roleKinds = map[string]string{"user": "human", "assistant": "ai", "tool": "t
 
 // lcAnyMessage is lcMessage that also accepts {role, content} dicts (both
 // keys are needed, as LangChain's convert_to_messages requires).
-func lcAnyMessage(m map[string]any) (string, map[string]any) {
+func lcAnyMessage(m jsondoc.Value) (string, jsondoc.Value) {
 	if k, f, _ := lcMessage(m); k != "" {
 		return k, f
 	}
 	if isRoleDict(m) {
-		return roleKinds[getStr(m, "role")], m
+		return roleKinds[m.Get("role").Text()], m
 	}
-	return "", nil
+	return "", jsondoc.Value{}
 }
 
 // isRoleDict reports whether m is a {role, content} input dict LangChain
 // accepts.
-func isRoleDict(m map[string]any) bool {
-	if roleKinds[getStr(m, "role")] == "" {
-		return false
-	}
-	_, ok := m["content"]
-	return ok
+func isRoleDict(m jsondoc.Value) bool {
+	return roleKinds[m.Get("role").Text()] != "" && m.Get("content").Exists()
 }
 
 // lcUpdate returns the state updates of a LangGraph updates-stream chunk,
 // in node-name order, or ok false when r is not one.
-func lcUpdate(r any) (states []map[string]any, ok bool) {
-	if tup, isArr := r.([]any); isArr && len(tup) >= 2 {
+func lcUpdate(r jsondoc.Value) (states []jsondoc.Value, ok bool) {
+	if isArr(r) && r.Len() >= 2 {
 		// (mode, chunk), (namespace, chunk) or (namespace, mode, chunk).
+		tup := elems(r)
 		for _, e := range tup[:len(tup)-1] {
-			switch t := e.(type) {
-			case string:
-				if t != "updates" {
+			switch e.Kind() {
+			case jsondoc.String:
+				if e.Text() != "updates" {
 					return nil, true // another stream mode: nothing to read
 				}
-			case []any:
+			case jsondoc.Array:
 			default:
 				return nil, false
 			}
 		}
 		r = tup[len(tup)-1]
 	}
-	m, isObj := r.(map[string]any)
-	if !isObj || len(m) == 0 {
+	if !isObj(r) || r.Len() == 0 {
 		return nil, false
 	}
-	if _, isMsg := m["messages"]; isMsg {
+	if r.Get("messages").Exists() {
 		return nil, false
 	}
-	nodes := make([]string, 0, len(m))
-	for k := range m {
-		nodes = append(nodes, k)
+	type node struct {
+		name string
+		v    jsondoc.Value
 	}
-	sort.Strings(nodes)
+	nodes := make([]node, 0, r.Len())
+	for k, v := range r.Members() {
+		nodes = append(nodes, node{k, v})
+	}
+	slices.SortFunc(nodes, func(a, b node) int { return strings.Compare(a.name, b.name) })
 	found := false
-	for _, k := range nodes {
-		switch v := m[k].(type) {
-		case nil:
-		case map[string]any:
-			if _, ok := v["messages"]; ok {
-				states = append(states, v)
+	for _, n := range nodes {
+		switch n.v.Kind() {
+		case jsondoc.Null:
+		case jsondoc.Object:
+			if n.v.Get("messages").Exists() {
+				states = append(states, n.v)
 				found = true
 			}
-		case []any:
-			if strings.HasPrefix(k, "__") {
+		case jsondoc.Array:
+			if strings.HasPrefix(n.name, "__") {
 				continue // __interrupt__ and other control entries
 			}
 			return nil, false
@@ -143,21 +144,17 @@ func lcUpdate(r any) (states []map[string]any, ok bool) {
 	return states, found
 }
 
-func isLCToolCall(m map[string]any) bool {
-	if getStr(m, "type") != "tool_call" {
-		return false
-	}
-	_, ok := m["name"].(string)
-	return ok
+func isLCToolCall(m jsondoc.Value) bool {
+	return m.Get("type").Text() == "tool_call" && m.Get("name").Kind() == jsondoc.String
 }
 
 func (langchainAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
 		if k, _, how := lcMessage(m); k != "" {
 			return "a single LangChain " + k + " message " + how, true
 		}
-		if msgs, ok := m["messages"].([]any); ok {
-			if why, ok := lcList(msgs); ok {
+		if msgs := m.Get("messages"); isArr(msgs) {
+			if why, ok := lcList(elems(msgs)); ok {
 				return `a LangGraph state whose "messages" are ` + why, true
 			}
 			return "", false
@@ -183,12 +180,10 @@ func (langchainAdapter) Detect(in *Input) (string, bool) {
 			updates++
 			continue
 		}
-		if m, ok := r.(map[string]any); ok {
-			if msgs, ok := m["messages"].([]any); ok {
-				if _, ok := lcList(msgs); ok || len(msgs) == 0 {
-					states++
-					continue
-				}
+		if msgs := r.Get("messages"); isArr(msgs) {
+			if _, ok := lcList(elems(msgs)); ok || msgs.Len() == 0 {
+				states++
+				continue
 			}
 		}
 		return "", false
@@ -204,11 +199,10 @@ func (langchainAdapter) Detect(in *Input) (string, bool) {
 
 // lcList reports whether msgs are LangChain messages: each a LangChain
 // message or a {role, content} dict, at least one of them LangChain's.
-func lcList(msgs []any) (string, bool) {
+func lcList(msgs []jsondoc.Value) (string, bool) {
 	how := ""
-	for _, e := range msgs {
-		m, ok := e.(map[string]any)
-		if !ok {
+	for _, m := range msgs {
+		if !isObj(m) {
 			return "", false
 		}
 		if k, _, h := lcMessage(m); k != "" {
@@ -229,8 +223,9 @@ func lcList(msgs []any) (string, bool) {
 
 func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 	p := lcParser{b: newBuilder()}
-	switch v := in.Value.(type) {
-	case map[string]any:
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
 		if isLCToolCall(v) {
 			p.call(v)
 			break
@@ -239,29 +234,28 @@ func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 			p.message(k, f)
 			break
 		}
-		if msgs, ok := v["messages"]; ok {
-			list, ok := msgs.([]any)
-			if !ok {
-				return engine.Trace{}, shapeErr("langchain", []any{"messages"}, "messages must be an array, not %s", aType(msgs))
+		if msgs := v.Get("messages"); msgs.Exists() {
+			if !isArr(msgs) {
+				return engine.Trace{}, shapeErr("langchain", msgs, "messages must be an array, not %s", aType(msgs))
 			}
-			if err := p.messages(list, []any{"messages"}); err != nil {
+			if err := p.messages(elems(msgs)); err != nil {
 				return engine.Trace{}, err
 			}
 			break
 		}
 		states, ok := lcUpdate(v)
 		if !ok {
-			return engine.Trace{}, notFit("langchain", nil, v, "expected messages, a graph state, an updates-stream chunk or a tool call")
+			return engine.Trace{}, notFit("langchain", v, "expected messages, a graph state, an updates-stream chunk or a tool call")
 		}
-		if err := p.states(states, nil); err != nil {
+		if err := p.states(states); err != nil {
 			return engine.Trace{}, err
 		}
-	case []any:
-		if err := p.records(v); err != nil {
+	case jsondoc.Array:
+		if err := p.records(elems(v)); err != nil {
 			return engine.Trace{}, err
 		}
 	default:
-		return engine.Trace{}, shapeErr("langchain", nil, "expected a JSON object or array, not %s", aType(v))
+		return engine.Trace{}, shapeErr("langchain", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	return p.b.trace(), nil
 }
@@ -272,56 +266,52 @@ type lcParser struct {
 
 // records reads a list of messages, of updates-stream chunks, or of states
 // (a values stream, of which only the last state counts).
-func (p *lcParser) records(recs []any) error {
+func (p *lcParser) records(recs []jsondoc.Value) error {
 	if _, ok := lcList(recs); ok {
-		return p.messages(recs, nil)
+		return p.messages(recs)
 	}
 	last := -1
 	for i, r := range recs {
-		if m, ok := r.(map[string]any); ok {
-			if _, ok := m["messages"].([]any); ok {
-				last = i
-			}
+		if isArr(r.Get("messages")) {
+			last = i
 		}
 	}
 	if last >= 0 {
 		// A values stream: every record is a state.
-		for i, r := range recs {
-			m, _ := r.(map[string]any)
-			if _, ok := m["messages"].([]any); !ok {
-				return notFit("langchain", []any{i}, r, `not a LangGraph state: it has no "messages" array (other records are states)`)
+		for _, r := range recs {
+			if !isArr(r.Get("messages")) {
+				return notFit("langchain", r, `not a LangGraph state: it has no "messages" array (other records are states)`)
 			}
 		}
-		m := recs[last].(map[string]any)
-		return p.messages(m["messages"].([]any), []any{last, "messages"})
+		return p.messages(elems(recs[last].Get("messages")))
 	}
-	for i, r := range recs {
+	for _, r := range recs {
 		states, ok := lcUpdate(r)
 		if !ok {
-			if m, isObj := r.(map[string]any); isObj {
-				if k, f := lcAnyMessage(m); k != "" {
+			if isObj(r) {
+				if k, f := lcAnyMessage(r); k != "" {
 					p.message(k, f)
 					continue
 				}
 			}
-			return notFit("langchain", []any{i}, r, "not a LangChain message or a LangGraph updates-stream chunk")
+			return notFit("langchain", r, "not a LangChain message or a LangGraph updates-stream chunk")
 		}
-		if err := p.states(states, []any{i}); err != nil {
+		if err := p.states(states); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (p *lcParser) states(states []map[string]any, at []any) error {
+func (p *lcParser) states(states []jsondoc.Value) error {
 	for _, s := range states {
-		switch msgs := s["messages"].(type) {
-		case []any:
-			if err := p.messages(msgs, at); err != nil {
+		switch msgs := s.Get("messages"); msgs.Kind() {
+		case jsondoc.Array:
+			if err := p.messages(elems(msgs)); err != nil {
 				return err
 			}
-		case map[string]any:
-			if err := p.messages([]any{msgs}, at); err != nil {
+		case jsondoc.Object:
+			if err := p.messages([]jsondoc.Value{msgs}); err != nil {
 				return err
 			}
 		}
@@ -329,65 +319,62 @@ func (p *lcParser) states(states []map[string]any, at []any) error {
 	return nil
 }
 
-func (p *lcParser) messages(list []any, at []any) error {
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return shapeErr("langchain", append(at, i), "a message must be an object, not %s", aType(e))
+func (p *lcParser) messages(list []jsondoc.Value) error {
+	for _, m := range list {
+		if !isObj(m) {
+			return shapeErr("langchain", m, "a message must be an object, not %s", aType(m))
 		}
 		k, f := lcAnyMessage(m)
 		if k == "" {
-			return notFit("langchain", append(at, i), m, "not a LangChain message")
+			return notFit("langchain", m, "not a LangChain message")
 		}
 		p.message(k, f)
 	}
 	return nil
 }
 
-func (p *lcParser) message(kind string, f map[string]any) {
+func (p *lcParser) message(kind string, f jsondoc.Value) {
 	switch kind {
 	case "ai":
 		made := p.aiCalls(f)
-		p.b.turn(lcText(f["content"]), made)
+		p.b.turn(lcText(f.Get("content")), made)
 	case "tool":
 		errText := ""
-		if getStr(f, "status") == "error" {
-			if errText = strings.TrimSpace(lcText(f["content"])); errText == "" {
+		if f.Get("status").Text() == "error" {
+			if errText = strings.TrimSpace(lcText(f.Get("content"))); errText == "" {
 				errText = "true"
 			}
 		}
-		p.b.result(idString(f["tool_call_id"]), "", f["content"], errText)
+		p.b.result(idString(f.Get("tool_call_id")), "", f.Get("content"), errText)
 	case "function":
-		p.b.result("", getStr(f, "name"), f["content"], "")
+		p.b.result("", f.Get("name").Text(), f.Get("content"), "")
 	}
 }
 
 // aiCalls adds the calls of an AI message and reports whether it made any.
-func (p *lcParser) aiCalls(f map[string]any) bool {
-	tcs := getArr(f, "tool_calls")
-	invalid := getArr(f, "invalid_tool_calls")
+func (p *lcParser) aiCalls(f jsondoc.Value) bool {
+	tcs := elems(f.Get("tool_calls"))
+	invalid := elems(f.Get("invalid_tool_calls"))
 	if len(tcs) == 0 && len(invalid) == 0 {
 		return p.fallbackCalls(f)
 	}
 	var calls []engine.ToolCall
-	for _, tc := range tcs {
-		tm, _ := tc.(map[string]any)
-		if _, ok := tm["function"]; ok {
+	for _, tm := range tcs {
+		if tm.Get("function").Exists() {
 			// An OpenAI-style call in a {role, content} dict, which
 			// LangChain converts.
 			op := openAIParser{b: p.b}
 			calls = append(calls, op.toolCall(tm))
 			continue
 		}
-		c := engine.ToolCall{Tool: getStr(tm, "name"), ID: idString(tm["id"])}
-		p.b.setArgs(&c, tm["args"])
+		c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+		p.b.setArgs(&c, tm.Get("args"))
 		calls = append(calls, c)
 	}
-	for _, tc := range invalid {
-		tm, _ := tc.(map[string]any)
-		c := engine.ToolCall{Tool: getStr(tm, "name"), ID: idString(tm["id"])}
-		c.ArgsRaw, _ = tm["args"].(string)
-		if c.ArgsError = getStr(tm, "error"); c.ArgsError == "" {
+	for _, tm := range invalid {
+		c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+		c.ArgsRaw = tm.Get("args").Text()
+		if c.ArgsError = tm.Get("error").Text(); c.ArgsError == "" {
 			c.ArgsError = "listed in invalid_tool_calls"
 		}
 		calls = append(calls, c)
@@ -407,22 +394,19 @@ func (p *lcParser) aiCalls(f map[string]any) bool {
 // lcProviderOrder maps call ids to their 1-based position in the
 // provider's raw calls (additional_kwargs.tool_calls or tool_use content
 // blocks); ids not found map to 0.
-func lcProviderOrder(f map[string]any) map[string]int {
+func lcProviderOrder(f jsondoc.Value) map[string]int {
 	order := map[string]int{}
-	kw, _ := f["additional_kwargs"].(map[string]any)
-	for i, tc := range getArr(kw, "tool_calls") {
-		tm, _ := tc.(map[string]any)
-		if id := idString(tm["id"]); id != "" {
+	for i, tm := range f.Get("additional_kwargs").Get("tool_calls").Elems() {
+		if id := idString(tm.Get("id")); id != "" {
 			order[id] = i + 1
 		}
 	}
 	if len(order) > 0 {
 		return order
 	}
-	for i, bl := range getArr(f, "content") {
-		bm, _ := bl.(map[string]any)
-		if t := getStr(bm, "type"); t == "tool_use" || t == "tool_call" {
-			if id := idString(bm["id"]); id != "" {
+	for i, bm := range f.Get("content").Elems() {
+		if t := bm.Get("type").Text(); t == "tool_use" || t == "tool_call" {
+			if id := idString(bm.Get("id")); id != "" {
 				order[id] = i + 1
 			}
 		}
@@ -433,29 +417,27 @@ func lcProviderOrder(f map[string]any) map[string]int {
 // fallbackCalls reads calls an older dump keeps only in
 // additional_kwargs (OpenAI tool_calls or function_call) or as content
 // blocks (Anthropic tool_use, LangChain tool_call).
-func (p *lcParser) fallbackCalls(f map[string]any) bool {
+func (p *lcParser) fallbackCalls(f jsondoc.Value) bool {
 	made := false
-	kw, _ := f["additional_kwargs"].(map[string]any)
-	if tcs := getArr(kw, "tool_calls"); len(tcs) > 0 {
+	kw := f.Get("additional_kwargs")
+	if tcs := kw.Get("tool_calls"); isArr(tcs) && tcs.Len() > 0 {
 		op := openAIParser{b: p.b}
-		for _, tc := range tcs {
-			tm, _ := tc.(map[string]any)
+		for _, tm := range tcs.Elems() {
 			p.b.add(op.toolCall(tm))
 		}
 		return true
 	}
-	if fc, ok := kw["function_call"].(map[string]any); ok {
-		c := engine.ToolCall{Tool: getStr(fc, "name")}
-		p.b.setArgs(&c, fc["arguments"])
+	if fc := kw.Get("function_call"); isObj(fc) {
+		c := engine.ToolCall{Tool: fc.Get("name").Text()}
+		p.b.setArgs(&c, fc.Get("arguments"))
 		p.b.add(c)
 		return true
 	}
-	for _, bl := range getArr(f, "content") {
-		bm, _ := bl.(map[string]any)
-		switch getStr(bm, "type") {
+	for _, bm := range f.Get("content").Elems() {
+		switch bm.Get("type").Text() {
 		case "tool_use":
-			c := engine.ToolCall{Tool: getStr(bm, "name"), ID: idString(bm["id"])}
-			p.b.setArgs(&c, bm["input"])
+			c := engine.ToolCall{Tool: bm.Get("name").Text(), ID: idString(bm.Get("id"))}
+			p.b.setArgs(&c, bm.Get("input"))
 			p.b.add(c)
 			made = true
 		case "tool_call":
@@ -467,14 +449,14 @@ func (p *lcParser) fallbackCalls(f map[string]any) bool {
 }
 
 // call adds a LangChain ToolCall dict {name, args, id}.
-func (p *lcParser) call(tm map[string]any) {
-	c := engine.ToolCall{Tool: getStr(tm, "name"), ID: idString(tm["id"])}
-	p.b.setArgs(&c, tm["args"])
+func (p *lcParser) call(tm jsondoc.Value) {
+	c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+	p.b.setArgs(&c, tm.Get("args"))
 	p.b.add(c)
 }
 
 // lcText is the visible text of a message's content: a string, or the
 // text of its text blocks (reasoning, thinking and tool blocks left out).
-func lcText(content any) string {
+func lcText(content jsondoc.Value) string {
 	return partsText(content, "text", "output_text")
 }

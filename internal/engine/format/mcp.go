@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // mcpAdapter reads Model Context Protocol logs: JSON-RPC 2.0 messages as
@@ -25,8 +26,8 @@ func (mcpAdapter) Name() string { return "mcp" }
 func (mcpAdapter) Detect(in *Input) (string, bool) {
 	n := 0
 	ok := true
-	eachMCP(in.Records(), func(m map[string]any, _, _ int) {
-		if !ok || m == nil || getStr(m, "jsonrpc") != "2.0" {
+	eachMCP(in.Records(), func(m jsondoc.Value) {
+		if !ok || !isObj(m) || m.Get("jsonrpc").Text() != "2.0" {
 			ok = false
 			return
 		}
@@ -35,16 +36,14 @@ func (mcpAdapter) Detect(in *Input) (string, bool) {
 	if !ok || n == 0 {
 		return "", false
 	}
-	if in.Form == FormJSON {
-		if m, isObj := in.Value.(map[string]any); isObj {
-			return "a single MCP JSON-RPC 2.0 " + mcpKind(m), true
-		}
+	if m, isObj := in.Object(); isObj {
+		return "a single MCP JSON-RPC 2.0 " + mcpKind(m), true
 	}
 	return plural(n, "MCP JSON-RPC 2.0 message") + formSuffix(in.Form), true
 }
 
-func mcpKind(m map[string]any) string {
-	if s := getStr(m, "method"); s != "" {
+func mcpKind(m jsondoc.Value) string {
+	if s := m.Get("method").Text(); s != "" {
 		return s + " message"
 	}
 	return "message"
@@ -60,31 +59,27 @@ func formSuffix(f Form) string {
 	return ""
 }
 
-// eachMCP calls fn for every message with its record index i and, inside
-// a batch, its index j (else -1), flattening batches one level; fn gets nil
-// for an element that is neither an object nor an array of objects.
-func eachMCP(recs []any, fn func(m map[string]any, i, j int)) {
-	for i, r := range recs {
-		switch t := r.(type) {
-		case map[string]any:
-			fn(t, i, -1)
-		case []any:
-			for j, e := range t {
-				m, _ := e.(map[string]any)
-				fn(m, i, j)
+// eachMCP calls fn for every message, flattening batches (arrays of
+// messages) one level; an element that is neither an object nor an array
+// is passed as it is.
+func eachMCP(recs []jsondoc.Value, fn func(m jsondoc.Value)) {
+	for _, r := range recs {
+		if isArr(r) {
+			for _, e := range r.Elems() {
+				fn(e)
 			}
-		default:
-			fn(nil, i, -1)
+			continue
 		}
+		fn(r)
 	}
 }
 
 // mcpID keys a JSON-RPC id by type and text, so 1 and "1" differ.
-func mcpID(v any) (string, bool) {
-	switch t := v.(type) {
-	case string:
-		return "s" + t, true
-	case nil:
+func mcpID(v jsondoc.Value) (string, bool) {
+	switch v.Kind() {
+	case jsondoc.String:
+		return "s" + v.Text(), true
+	case jsondoc.Invalid, jsondoc.Null:
 		return "", false
 	}
 	if s := idString(v); s != "" {
@@ -97,35 +92,27 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
 	pending := map[string][]int{}
 	var err error
-	eachMCP(in.Records(), func(m map[string]any, i, j int) {
+	eachMCP(in.Records(), func(m jsondoc.Value) {
 		if err != nil {
 			return
 		}
-		if m == nil {
-			at := []any{i}
-			if j >= 0 {
-				at = append(at, j)
-			}
-			err = shapeErr("mcp", at, "a JSON-RPC message must be an object")
+		if !isObj(m) {
+			err = shapeErr("mcp", m, "a JSON-RPC message must be an object")
 			return
 		}
-		if v, ok := m["jsonrpc"]; v != "2.0" {
-			at := []any{i}
-			if j >= 0 {
-				at = append(at, j)
-			}
-			if !ok {
-				err = notFit("mcp", at, m, `not a JSON-RPC 2.0 message: it has no "jsonrpc"`)
+		if v := m.Get("jsonrpc"); v.Kind() != jsondoc.String || v.Text() != "2.0" {
+			if !v.Exists() {
+				err = notFit("mcp", m, `not a JSON-RPC 2.0 message: it has no "jsonrpc"`)
 			} else {
-				err = notFit("mcp", append(at, "jsonrpc"), v, `not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"`)
+				err = notFit("mcp", v, `not a JSON-RPC 2.0 message: "jsonrpc" must be "2.0"`)
 			}
 			return
 		}
-		key, hasID := mcpID(m["id"])
-		if getStr(m, "method") == "tools/call" {
-			params, _ := m["params"].(map[string]any)
-			c := engine.ToolCall{Tool: getStr(params, "name"), ID: idString(m["id"])}
-			b.setArgs(&c, params["arguments"])
+		key, hasID := mcpID(m.Get("id"))
+		if m.Get("method").Text() == "tools/call" {
+			params := m.Get("params")
+			c := engine.ToolCall{Tool: params.Get("name").Text(), ID: idString(m.Get("id"))}
+			b.setArgs(&c, params.Get("arguments"))
 			k := b.add(c)
 			if hasID {
 				pending[key] = append(pending[key], k)
@@ -134,7 +121,7 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 			}
 			return
 		}
-		if !hasID || m["method"] != nil {
+		if !hasID || set(m.Get("method")) {
 			return
 		}
 		q := pending[key]
@@ -145,19 +132,17 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 		pending[key] = q[1:]
 		b.done[k] = true
 		c := &b.calls[k]
-		if res, ok := m["result"]; ok {
-			c.Result = res
-			if rm, ok := res.(map[string]any); ok {
-				if isErr, _ := rm["isError"].(bool); isErr {
-					c.Error = "true"
-					if s := strings.TrimSpace(partsText(rm["content"], "text")); s != "" {
-						c.Error = engine.CallError(s)
-					}
+		if res := m.Get("result"); res.Exists() {
+			setResult(c, res)
+			if isErr, _ := res.Get("isError").Bool(); isErr {
+				c.Error = "true"
+				if s := strings.TrimSpace(partsText(res.Get("content"), "text")); s != "" {
+					c.Error = engine.CallError(s)
 				}
 			}
 			return
 		}
-		if e, ok := m["error"]; ok {
+		if e := m.Get("error"); e.Exists() {
 			if c.Error = engine.CallError(errorText(e)); c.Error == "" {
 				c.Error = "true"
 			}

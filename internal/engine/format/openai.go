@@ -2,6 +2,7 @@ package format
 
 import (
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // openAIAdapter reads OpenAI Chat Completions traces: a chat.completion
@@ -19,14 +20,14 @@ type openAIAdapter struct{}
 func (openAIAdapter) Name() string { return "openai" }
 
 func (openAIAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
 		switch {
 		case isChatCompletion(m):
 			return "an OpenAI chat.completion object (choices[0].message)", true
-		case m["messages"] != nil:
-			msgs, ok := m["messages"].([]any)
-			if ok && allOpenAIMessages(msgs) {
-				return "an object whose \"messages\" are " + plural(len(msgs), "OpenAI chat message"), true
+		case set(m.Get("messages")):
+			msgs := m.Get("messages")
+			if isArr(msgs) && allOpenAIMessages(elems(msgs)) {
+				return "an object whose \"messages\" are " + plural(msgs.Len(), "OpenAI chat message"), true
 			}
 			return "", false
 		case isOpenAIMessage(m):
@@ -43,45 +44,53 @@ func (openAIAdapter) Detect(in *Input) (string, bool) {
 	return "", false
 }
 
-func isChatCompletion(m map[string]any) bool {
-	if getStr(m, "object") == "chat.completion" {
-		return true
+// elems returns an array's elements (nil for anything else).
+func elems(v jsondoc.Value) []jsondoc.Value {
+	if !isArr(v) {
+		return nil
 	}
-	ch := getArr(m, "choices")
-	if len(ch) == 0 {
-		return false
+	out := make([]jsondoc.Value, 0, v.Len())
+	for _, e := range v.Elems() {
+		out = append(out, e)
 	}
-	c, _ := ch[0].(map[string]any)
-	_, ok := c["message"].(map[string]any)
-	return ok
+	return out
 }
 
-func isOpenAIMessage(m map[string]any) bool {
-	switch getStr(m, "role") {
+func isChatCompletion(m jsondoc.Value) bool {
+	if m.Get("object").Text() == "chat.completion" {
+		return true
+	}
+	ch := m.Get("choices")
+	if !isArr(ch) || ch.Len() == 0 {
+		return false
+	}
+	return isObj(ch.Index(0).Get("message"))
+}
+
+func isOpenAIMessage(m jsondoc.Value) bool {
+	switch m.Get("role").Text() {
 	case "system", "developer", "user", "assistant", "tool", "function":
 		return true
 	}
 	return false
 }
 
-func isOpenAIToolCall(m map[string]any) bool {
-	if _, ok := m["role"]; ok {
+func isOpenAIToolCall(m jsondoc.Value) bool {
+	if m.Get("role").Exists() {
 		return false
 	}
-	if fn, ok := m["function"].(map[string]any); ok {
-		_, ok := fn["name"].(string)
-		return ok
+	if fn := m.Get("function"); isObj(fn) {
+		return fn.Get("name").Kind() == jsondoc.String
 	}
-	return getStr(m, "type") == "custom" && getObj(m, "custom") != nil
+	return m.Get("type").Text() == "custom" && isObj(m.Get("custom"))
 }
 
-func allOpenAIMessages(recs []any) bool {
+func allOpenAIMessages(recs []jsondoc.Value) bool {
 	if len(recs) == 0 {
 		return false
 	}
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok || !(isOpenAIMessage(m) || isChatCompletion(m)) {
+	for _, m := range recs {
+		if !isObj(m) || !(isOpenAIMessage(m) || isChatCompletion(m)) {
 			return false
 		}
 	}
@@ -91,34 +100,33 @@ func allOpenAIMessages(recs []any) bool {
 func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
 	p := openAIParser{b: newBuilder()}
 	var err error
-	switch v := in.Value.(type) {
-	case map[string]any:
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
 		switch {
-		case v["messages"] != nil || isChatCompletion(v):
-			if msgs, ok := v["messages"]; ok {
-				list, ok := msgs.([]any)
-				if !ok {
-					return engine.Trace{}, shapeErr("openai", []any{"messages"}, "messages must be an array, not %s", aType(msgs))
+		case set(v.Get("messages")) || isChatCompletion(v):
+			if msgs := v.Get("messages"); msgs.Exists() {
+				if !isArr(msgs) {
+					return engine.Trace{}, shapeErr("openai", msgs, "messages must be an array, not %s", aType(msgs))
 				}
-				if err = p.messages(list, root("messages")); err != nil {
+				if err = p.messages(msgs); err != nil {
 					return engine.Trace{}, err
 				}
 			}
 			if isChatCompletion(v) {
-				err = p.completion(v, root())
+				err = p.completion(v)
 			}
 		case isOpenAIToolCall(v):
-			c := p.toolCall(v)
-			p.b.add(c)
-		case v["role"] != nil:
-			err = p.message(v, root())
+			p.b.add(p.toolCall(v))
+		case set(v.Get("role")):
+			err = p.message(v)
 		default:
-			err = notFit("openai", nil, v, "expected a chat.completion object, a list of messages, a message or a tool call")
+			err = notFit("openai", v, "expected a chat.completion object, a list of messages, a message or a tool call")
 		}
-	case []any:
-		err = p.messages(v, root())
+	case jsondoc.Array:
+		err = p.messages(v)
 	default:
-		err = shapeErr("openai", nil, "expected a JSON object or array, not %s", aType(v))
+		err = shapeErr("openai", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	if err != nil {
 		return engine.Trace{}, err
@@ -130,17 +138,16 @@ type openAIParser struct {
 	b *builder
 }
 
-func (p *openAIParser) messages(list []any, l loc) error {
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return shapeErr("openai", l.elem(i).tokens(), "a message must be an object, not %s", aType(e))
+func (p *openAIParser) messages(list jsondoc.Value) error {
+	for _, m := range list.Elems() {
+		if !isObj(m) {
+			return shapeErr("openai", m, "a message must be an object, not %s", aType(m))
 		}
 		var err error
-		if _, isMsg := m["role"]; !isMsg && isChatCompletion(m) {
-			err = p.completion(m, l.elem(i))
+		if !m.Get("role").Exists() && isChatCompletion(m) {
+			err = p.completion(m)
 		} else {
-			err = p.message(m, l.elem(i))
+			err = p.message(m)
 		}
 		if err != nil {
 			return err
@@ -150,24 +157,23 @@ func (p *openAIParser) messages(list []any, l loc) error {
 }
 
 // completion reads choice 0 of a chat.completion object.
-func (p *openAIParser) completion(m map[string]any, l loc) error {
-	choices, ok := m["choices"].([]any)
-	if !ok {
-		return shapeErr("openai", l.tokens("choices"), "choices must be an array")
+func (p *openAIParser) completion(m jsondoc.Value) error {
+	choices := m.Get("choices")
+	if !isArr(choices) {
+		return shapeErr("openai", m, "choices must be an array").under("choices")
 	}
-	for i, c := range choices {
-		cm, ok := c.(map[string]any)
-		if !ok {
-			return shapeErr("openai", l.tokens("choices", i), "a choice must be an object, not %s", aType(c))
+	for _, cm := range choices.Elems() {
+		if !isObj(cm) {
+			return shapeErr("openai", cm, "a choice must be an object, not %s", aType(cm))
 		}
-		if idx, ok := cm["index"]; ok && idString(idx) != "0" {
+		if idx := cm.Get("index"); idx.Exists() && idString(idx) != "0" {
 			continue
 		}
-		msg, ok := cm["message"].(map[string]any)
-		if !ok {
-			return shapeErr("openai", l.tokens("choices", i, "message"), "the choice has no message object")
+		msg := cm.Get("message")
+		if !isObj(msg) {
+			return shapeErr("openai", cm, "the choice has no message object").under("message")
 		}
-		return p.message(msg, root(l.tokens("choices", i, "message")...))
+		return p.message(msg)
 	}
 	return nil
 }
@@ -184,80 +190,77 @@ var openAIPartTypes = map[string]bool{
 // one); "content" (an assistant message may have tool_calls,
 // function_call or refusal instead) that is a string, null or an array of
 // OpenAI content parts.
-func checkOpenAIMessage(m map[string]any, l loc) error {
-	r, hasRole := m["role"]
-	if !hasRole {
-		return notFit("openai", l.tokens(), m, `not an OpenAI chat message or chat.completion: it has no "role"`)
+func checkOpenAIMessage(m jsondoc.Value) error {
+	r := m.Get("role")
+	if !r.Exists() {
+		return notFit("openai", m, `not an OpenAI chat message or chat.completion: it has no "role"`)
 	}
 	if !isOpenAIMessage(m) {
-		return notFit("openai", l.tokens("role"), r, `not an OpenAI chat message: "role" must be system, developer, user, assistant, tool or function`)
+		return notFit("openai", r, `not an OpenAI chat message: "role" must be system, developer, user, assistant, tool or function`)
 	}
-	if t, ok := m["type"]; ok {
-		return notFit("openai", l.tokens("type"), t, `an OpenAI chat message has no "type" (Anthropic messages and OpenAI Responses items have one)`)
+	if t := m.Get("type"); t.Exists() {
+		return notFit("openai", t, `an OpenAI chat message has no "type" (Anthropic messages and OpenAI Responses items have one)`)
 	}
-	content, ok := m["content"]
-	if !ok {
-		if getStr(m, "role") == "assistant" {
+	content := m.Get("content")
+	if !content.Exists() {
+		if m.Get("role").Text() == "assistant" {
 			if _, ok := first(m, "tool_calls", "function_call", "refusal", "audio"); ok {
 				return nil
 			}
 		}
-		return notFit("openai", l.tokens(), m, `an OpenAI chat message needs "content"`)
+		return notFit("openai", m, `an OpenAI chat message needs "content"`)
 	}
-	switch c := content.(type) {
-	case nil, string:
-	case []any:
-		for j, part := range c {
-			pm, ok := part.(map[string]any)
-			if !ok {
-				return shapeErr("openai", l.tokens("content", j), "a content part must be an object, not %s", aType(part))
+	switch content.Kind() {
+	case jsondoc.Null, jsondoc.String:
+	case jsondoc.Array:
+		for _, pm := range content.Elems() {
+			if !isObj(pm) {
+				return shapeErr("openai", pm, "a content part must be an object, not %s", aType(pm))
 			}
-			if t, ok := pm["type"]; !openAIPartTypes[getStr(pm, "type")] {
-				if !ok {
-					return notFit("openai", l.tokens("content", j), pm, `an OpenAI content part needs a "type"`)
+			if t := pm.Get("type"); !openAIPartTypes[t.Text()] {
+				if !t.Exists() {
+					return notFit("openai", pm, `an OpenAI content part needs a "type"`)
 				}
-				return notFit("openai", l.tokens("content", j, "type"), t, "not an OpenAI content part type (text, image_url, input_audio, file or refusal)")
+				return notFit("openai", t, "not an OpenAI content part type (text, image_url, input_audio, file or refusal)")
 			}
 		}
 	default:
-		return shapeErr("openai", l.tokens("content"), "content must be a string, an array of parts or null, not %s", aType(c))
+		return shapeErr("openai", content, "content must be a string, an array of parts or null, not %s", aType(content))
 	}
 	return nil
 }
 
-func (p *openAIParser) message(m map[string]any, l loc) error {
-	if err := checkOpenAIMessage(m, l); err != nil {
+func (p *openAIParser) message(m jsondoc.Value) error {
+	if err := checkOpenAIMessage(m); err != nil {
 		return err
 	}
-	switch getStr(m, "role") {
+	switch m.Get("role").Text() {
 	case "assistant":
 		made := false
-		if tcs, ok := m["tool_calls"]; ok && tcs != nil {
-			list, ok := tcs.([]any)
-			if !ok {
-				return shapeErr("openai", l.tokens("tool_calls"), "tool_calls must be an array, not %s", aType(tcs))
+		if tcs := m.Get("tool_calls"); set(tcs) {
+			if !isArr(tcs) {
+				return shapeErr("openai", tcs, "tool_calls must be an array, not %s", aType(tcs))
 			}
-			for _, tc := range list {
-				tm, _ := tc.(map[string]any)
-				p.b.add(p.toolCall(tm))
+			for _, tc := range tcs.Elems() {
+				p.b.add(p.toolCall(tc))
 				made = true
 			}
 		}
-		if fc, ok := m["function_call"].(map[string]any); ok {
-			c := engine.ToolCall{Tool: getStr(fc, "name")}
-			p.b.setArgs(&c, fc["arguments"])
+		if fc := m.Get("function_call"); isObj(fc) {
+			c := engine.ToolCall{Tool: fc.Get("name").Text()}
+			p.b.setArgs(&c, fc.Get("arguments"))
 			p.b.add(c)
 			made = true
 		}
-		text := partsText(m["content"], "text", "output_text")
+		text := partsText(m.Get("content"), "text", "output_text")
 		if text == "" {
-			text = getStr(m, "refusal")
+			text = m.Get("refusal").Text()
 		}
 		p.b.turn(text, made)
 	case "tool":
-		p.b.result(idString(m["tool_call_id"]), "", m["content"], "")
+		p.b.result(idString(m.Get("tool_call_id")), "", m.Get("content"), "")
 	case "function":
-		p.b.result("", getStr(m, "name"), m["content"], "")
+		p.b.result("", m.Get("name").Text(), m.Get("content"), "")
 	}
 	return nil
 }
@@ -265,23 +268,23 @@ func (p *openAIParser) message(m map[string]any, l loc) error {
 // toolCall reads one tool_calls entry; an entry that is not an object or
 // has no function is kept as a call with no name and an argument error, so
 // the trace still reads.
-func (p *openAIParser) toolCall(tm map[string]any) engine.ToolCall {
-	c := engine.ToolCall{ID: idString(tm["id"])}
-	if tm == nil {
+func (p *openAIParser) toolCall(tm jsondoc.Value) engine.ToolCall {
+	c := engine.ToolCall{ID: idString(tm.Get("id"))}
+	if !isObj(tm) {
 		c.ArgsError = "the tool call is not an object"
 		return c
 	}
-	if cu, ok := tm["custom"].(map[string]any); ok || getStr(tm, "type") == "custom" {
-		c.Tool = getStr(cu, "name")
-		setRaw(&c, getStr(cu, "input"))
+	if cu := tm.Get("custom"); isObj(cu) || tm.Get("type").Text() == "custom" {
+		c.Tool = cu.Get("name").Text()
+		setRaw(&c, cu.Get("input").Text())
 		return c
 	}
-	fn, ok := tm["function"].(map[string]any)
-	if !ok {
+	fn := tm.Get("function")
+	if !isObj(fn) {
 		c.ArgsError = "the tool call has no function"
 		return c
 	}
-	c.Tool = getStr(fn, "name")
-	p.b.setArgs(&c, fn["arguments"])
+	c.Tool = fn.Get("name").Text()
+	p.b.setArgs(&c, fn.Get("arguments"))
 	return c
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // openAIStreamAdapter reads streamed OpenAI Chat Completions: a sequence
@@ -25,9 +26,8 @@ func (openAIStreamAdapter) Detect(in *Input) (string, bool) {
 	if len(recs) == 0 {
 		return "", false
 	}
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok || (getStr(m, "object") != "chat.completion.chunk" && !isChunk(m)) {
+	for _, m := range recs {
+		if !isObj(m) || (m.Get("object").Text() != "chat.completion.chunk" && !isChunk(m)) {
 			return "", false
 		}
 	}
@@ -35,20 +35,18 @@ func (openAIStreamAdapter) Detect(in *Input) (string, bool) {
 }
 
 // isChunk reports whether m has choices carrying a delta.
-func isChunk(m map[string]any) bool {
-	ch := getArr(m, "choices")
-	if len(ch) == 0 {
+func isChunk(m jsondoc.Value) bool {
+	ch := m.Get("choices")
+	if !isArr(ch) || ch.Len() == 0 {
 		return false
 	}
-	c, _ := ch[0].(map[string]any)
-	_, ok := c["delta"].(map[string]any)
-	return ok
+	return isObj(ch.Index(0).Get("delta"))
 }
 
 // streamReason words the detection reason of a stream of n records, each
 // one a what.
 func streamReason(in *Input, n int, what string) string {
-	if _, isArr := in.Value.([]any); in.Form == FormJSON && !isArr {
+	if in.Form == FormJSON && !isArr(in.Value()) {
 		return "a single " + what
 	}
 	s := plural(n, what)
@@ -72,7 +70,7 @@ type chunkTurn struct {
 type chunkCall struct {
 	id, typ, name string
 	args          strings.Builder
-	argsObj       any // arguments given as an object instead of text
+	argsObj       jsondoc.Value // arguments given as an object instead of text
 }
 
 func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
@@ -82,45 +80,40 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		if t == nil {
 			return
 		}
-		p.message(t.message(), root())
+		p.message(p.b.synth(t.message()))
 		t = nil
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("openai-stream", []any{i}, "a chunk must be an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("openai-stream", m, "a chunk must be an object, not %s", aType(m))
 		}
-		if err := checkChunk(m, i); err != nil {
+		if err := checkChunk(m); err != nil {
 			return engine.Trace{}, err
 		}
-		choices, _ := m["choices"].([]any)
-		if id := getStr(m, "id"); t != nil && id != "" && t.id != "" && id != t.id {
+		if id := m.Get("id").Text(); t != nil && id != "" && t.id != "" && id != t.id {
 			finish()
 		}
-		for _, c := range choices {
-			cm, _ := c.(map[string]any)
-			if idx, ok := cm["index"]; ok && idString(idx) != "0" {
+		for _, cm := range m.Get("choices").Elems() {
+			if idx := cm.Get("index"); idx.Exists() && idString(idx) != "0" {
 				continue
 			}
 			if t == nil {
-				t = &chunkTurn{id: getStr(m, "id"), atIndex: map[string]*chunkCall{}}
+				t = &chunkTurn{id: m.Get("id").Text(), atIndex: map[string]*chunkCall{}}
 			}
-			delta, _ := cm["delta"].(map[string]any)
-			if s, ok := delta["content"].(string); ok {
+			delta := cm.Get("delta")
+			if s, ok := delta.Get("content").Str(); ok {
 				t.text.WriteString(s)
 			}
-			if s, ok := delta["refusal"].(string); ok {
+			if s, ok := delta.Get("refusal").Str(); ok {
 				t.text.WriteString(s)
 			}
-			tcs, _ := delta["tool_calls"].([]any)
-			for j, tc := range tcs {
-				tm, _ := tc.(map[string]any)
-				t.delta(tm, j)
+			for j, tm := range delta.Get("tool_calls").Elems() {
+				t.delta(tm, idString(tm.Get("index")), j)
 			}
-			if fc, ok := delta["function_call"].(map[string]any); ok {
-				t.delta(map[string]any{"index": "function_call", "function": fc}, 0)
+			if fc := delta.Get("function_call"); isObj(fc) {
+				t.deltaFunction("function_call", "", "", fc)
 			}
-			if fr, ok := cm["finish_reason"].(string); ok && fr != "" {
+			if fr, ok := cm.Get("finish_reason").Str(); ok && fr != "" {
 				finish()
 			}
 		}
@@ -129,38 +122,54 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	return p.b.trace(), nil
 }
 
-// checkChunk reports, as a *ShapeError, what keeps record i from being a
+// checkChunk reports, as a *ShapeError, what keeps a record from being a
 // chat.completion.chunk: its "object" is "chat.completion.chunk", or it has
 // none and its "choices" is an array of choices with a "delta" object (the
 // last chunk of a stream with usage has no choices).
-func checkChunk(m map[string]any, i int) error {
-	if o, ok := m["object"]; ok {
-		if o != "chat.completion.chunk" {
-			return notFit("openai-stream", []any{i, "object"}, o, `not a chat.completion.chunk: "object" must be "chat.completion.chunk"`)
+func checkChunk(m jsondoc.Value) error {
+	if o := m.Get("object"); o.Exists() {
+		if o.Text() != "chat.completion.chunk" || o.Kind() != jsondoc.String {
+			return notFit("openai-stream", o, `not a chat.completion.chunk: "object" must be "chat.completion.chunk"`)
 		}
 		return nil
 	}
-	choices, ok := m["choices"].([]any)
-	if !ok {
-		return notFit("openai-stream", []any{i}, m, `not a chat.completion.chunk: it has no "object" and no "choices" array`)
+	choices := m.Get("choices")
+	if !isArr(choices) {
+		return notFit("openai-stream", m, `not a chat.completion.chunk: it has no "object" and no "choices" array`)
 	}
-	for j, c := range choices {
-		cm, _ := c.(map[string]any)
-		if _, ok := cm["delta"].(map[string]any); !ok {
-			return notFit("openai-stream", []any{i, "choices", j}, c, `not a chat.completion.chunk choice: it has no "delta" object`)
+	for _, c := range choices.Elems() {
+		if !isObj(c.Get("delta")) {
+			return notFit("openai-stream", c, `not a chat.completion.chunk choice: it has no "delta" object`)
 		}
 	}
 	return nil
 }
 
-// delta applies one tool_calls delta; j is its position, used when it has
-// no index.
-func (t *chunkTurn) delta(tm map[string]any, j int) {
-	key := idString(tm["index"])
-	if key == "" {
-		key = "#" + strconv.Itoa(j)
+// delta applies one tool_calls delta; index is its index ("" for none)
+// and j its position, used when it has no index.
+func (t *chunkTurn) delta(tm jsondoc.Value, index string, j int) {
+	fn := tm.Get("function")
+	typ := tm.Get("type").Text()
+	if cu := tm.Get("custom"); isObj(cu) {
+		typ, fn = "custom", cu
 	}
-	id := idString(tm["id"])
+	t.deltaFunction(index, "#"+strconv.Itoa(j), idString(tm.Get("id")), fn)
+	if typ != "" {
+		t.atIndex[t.key(index, "#"+strconv.Itoa(j))].typ = typ
+	}
+}
+
+// key is the index of a delta, or its position when it has none.
+func (t *chunkTurn) key(index, pos string) string {
+	if index == "" {
+		return pos
+	}
+	return index
+}
+
+// deltaFunction applies the function (or custom) part of a delta.
+func (t *chunkTurn) deltaFunction(index, pos, id string, fn jsondoc.Value) {
+	key := t.key(index, pos)
 	c := t.atIndex[key]
 	if c == nil || (id != "" && c.id != "" && id != c.id) {
 		c = &chunkCall{id: id}
@@ -170,46 +179,54 @@ func (t *chunkTurn) delta(tm map[string]any, j int) {
 	if c.id == "" {
 		c.id = id
 	}
-	if typ := getStr(tm, "type"); typ != "" {
-		c.typ = typ
-	}
-	fn, _ := tm["function"].(map[string]any)
-	if cu, ok := tm["custom"].(map[string]any); ok {
-		c.typ, fn = "custom", cu
-	}
-	if name := getStr(fn, "name"); name != "" && name != c.name {
+	if name := fn.Get("name").Text(); name != "" && name != c.name {
 		// Names normally come whole in the first delta; some servers
 		// repeat them in every delta, a few split them.
 		c.name += name
 	}
-	switch a := fn["arguments"].(type) {
-	case string:
-		c.args.WriteString(a)
-	case map[string]any:
+	switch a := fn.Get("arguments"); a.Kind() {
+	case jsondoc.String:
+		c.args.WriteString(a.Text())
+	case jsondoc.Object:
 		c.argsObj = a
 	}
-	if s, ok := fn["input"].(string); ok {
+	if s, ok := fn.Get("input").Str(); ok {
 		c.args.WriteString(s)
 	}
 }
 
-// message rebuilds the turn as a complete assistant message.
-func (t *chunkTurn) message() map[string]any {
-	msg := map[string]any{"role": "assistant", "content": t.text.String()}
-	var tcs []any
-	for _, c := range t.calls {
-		if c.typ == "custom" {
-			tcs = append(tcs, map[string]any{"id": c.id, "type": "custom", "custom": map[string]any{"name": c.name, "input": c.args.String()}})
-			continue
+// message rebuilds the turn as the JSON text of a complete assistant
+// message.
+func (t *chunkTurn) message() []byte {
+	b := []byte(`{"role":"assistant","content":`)
+	b = jsondoc.AppendString(b, t.text.String())
+	if len(t.calls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i, c := range t.calls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = jsondoc.AppendString(b, c.id)
+			if c.typ == "custom" {
+				b = append(b, `,"type":"custom","custom":{"name":`...)
+				b = jsondoc.AppendString(b, c.name)
+				b = append(b, `,"input":`...)
+				b = jsondoc.AppendString(b, c.args.String())
+				b = append(b, "}}"...)
+				continue
+			}
+			b = append(b, `,"type":"function","function":{"name":`...)
+			b = jsondoc.AppendString(b, c.name)
+			b = append(b, `,"arguments":`...)
+			if c.argsObj.Exists() && c.args.Len() == 0 {
+				b = append(b, c.argsObj.Raw()...)
+			} else {
+				b = jsondoc.AppendString(b, c.args.String())
+			}
+			b = append(b, "}}"...)
 		}
-		var args any = c.args.String()
-		if c.argsObj != nil && c.args.Len() == 0 {
-			args = c.argsObj
-		}
-		tcs = append(tcs, map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": args}})
+		b = append(b, ']')
 	}
-	if tcs != nil {
-		msg["tool_calls"] = tcs
-	}
-	return msg
+	return append(b, '}')
 }

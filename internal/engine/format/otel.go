@@ -1,11 +1,10 @@
 package format
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // otelAdapter reads OpenTelemetry spans: OTLP/JSON (an export request
@@ -21,17 +20,13 @@ type otelAdapter struct{}
 
 func (otelAdapter) Name() string { return "otel" }
 
-func isSpan(m map[string]any) bool {
-	if _, ok := m["spanId"]; !ok {
-		return false
-	}
-	_, ok := m["attributes"].([]any)
-	return ok
+func isSpan(m jsondoc.Value) bool {
+	return m.Get("spanId").Exists() && isArr(m.Get("attributes"))
 }
 
 func (otelAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
-		if _, ok := m["resourceSpans"].([]any); ok {
+	if m, ok := in.Object(); ok {
+		if isArr(m.Get("resourceSpans")) {
 			return "OTLP/JSON trace data (resourceSpans)" + conventionsOf(in), true
 		}
 		if isSpan(m) {
@@ -44,12 +39,11 @@ func (otelAdapter) Detect(in *Input) (string, bool) {
 	}
 	recs := in.Records()
 	exports, spans, py := 0, 0, 0
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+	for _, m := range recs {
+		if !isObj(m) {
 			return "", false
 		}
-		if _, ok := m["resourceSpans"].([]any); ok {
+		if isArr(m.Get("resourceSpans")) {
 			exports++
 		} else if isSpan(m) {
 			spans++
@@ -76,7 +70,8 @@ func (otelAdapter) Detect(in *Input) (string, bool) {
 // detection reason (", Vercel AI SDK spans"), or "".
 func conventionsOf(in *Input) string {
 	var c otelConventions
-	_ = collectSpans(in, func(s genSpan) { spanConventions(s.attrs, &c) })
+	var p jsondoc.Parser
+	_ = collectSpans(in, &p, func(s genSpan) { spanConventions(s.attrs, &c) })
 	if n := c.String(); n != "" {
 		return ", " + n
 	}
@@ -85,77 +80,73 @@ func conventionsOf(in *Input) string {
 
 func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 	var spans []genSpan
-	if err := collectSpans(in, func(s genSpan) { spans = append(spans, s) }); err != nil {
+	b := newBuilder()
+	if err := collectSpans(in, &b.dec, func(s genSpan) { spans = append(spans, s) }); err != nil {
 		return engine.Trace{}, err
 	}
-	return otelTrace(spans), nil
+	return otelTrace(b, spans), nil
 }
 
 // collectSpans gives collect every span of the document, reduced, in
 // document order: the spans of OTLP/JSON export records, OTLP/JSON spans,
-// and spans as the Python SDK prints them.
-func collectSpans(in *Input, collect func(genSpan)) error {
+// and spans as the Python SDK prints them. p reads the values the
+// reduction assembles.
+func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 	seq := 0
-	otlp := func(s any) {
-		if m, ok := s.(map[string]any); ok {
-			collect(otlpSpan(m, seq))
-			seq++
-		}
+	otlp := func(m jsondoc.Value) {
+		collect(otlpSpan(p, m, seq))
+		seq++
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return shapeErr("otel", []any{i}, "expected an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return shapeErr("otel", m, "expected an object, not %s", aType(m))
 		}
-		if rs, ok := m["resourceSpans"]; ok {
-			list, ok := rs.([]any)
-			if !ok {
-				return shapeErr("otel", []any{i, "resourceSpans"}, "resourceSpans must be an array, not %s", aType(rs))
+		if rs := m.Get("resourceSpans"); rs.Exists() {
+			if !isArr(rs) {
+				return shapeErr("otel", rs, "resourceSpans must be an array, not %s", aType(rs))
 			}
-			if err := otelExport(list, []any{i, "resourceSpans"}, otlp); err != nil {
+			if err := otelExport(rs, otlp); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, ok := m["spanId"]; ok {
+		if m.Get("spanId").Exists() {
 			otlp(m)
 			continue
 		}
 		if isPySpan(m) {
-			collect(pySpan(m, seq))
+			collect(pySpan(p, m, seq))
 			seq++
 			continue
 		}
-		return notFit("otel", []any{i}, m, `not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId"`)
+		return notFit("otel", m, `not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId"`)
 	}
 	return nil
 }
 
-// otelExport gives collect every span of an export's resourceSpans list,
-// at the place at. Each level must be an object and each list an array;
-// empty lists may be left out, as OTLP/JSON allows.
-func otelExport(list []any, at []any, collect func(any)) error {
-	for i, r := range list {
-		rm, ok := r.(map[string]any)
-		if !ok {
-			return shapeErr("otel", append(at, i), "a ResourceSpans must be an object, not %s", aType(r))
+// otelExport gives collect every span of an export's resourceSpans list.
+// Each level must be an object and each list an array; empty lists may be
+// left out, as OTLP/JSON allows.
+func otelExport(list jsondoc.Value, collect func(jsondoc.Value)) error {
+	for _, rm := range list.Elems() {
+		if !isObj(rm) {
+			return shapeErr("otel", rm, "a ResourceSpans must be an object, not %s", aType(rm))
 		}
-		scopes, ok := rm["scopeSpans"].([]any)
-		if !ok && rm["scopeSpans"] != nil {
-			return shapeErr("otel", append(at, i, "scopeSpans"), "scopeSpans must be an array, not %s", aType(rm["scopeSpans"]))
+		scopes := rm.Get("scopeSpans")
+		if !isArr(scopes) && set(scopes) {
+			return shapeErr("otel", scopes, "scopeSpans must be an array, not %s", aType(scopes))
 		}
-		for j, ss := range scopes {
-			sm, ok := ss.(map[string]any)
-			if !ok {
-				return shapeErr("otel", append(at, i, "scopeSpans", j), "a ScopeSpans must be an object, not %s", aType(ss))
+		for _, sm := range scopes.Elems() {
+			if !isObj(sm) {
+				return shapeErr("otel", sm, "a ScopeSpans must be an object, not %s", aType(sm))
 			}
-			spans, ok := sm["spans"].([]any)
-			if !ok && sm["spans"] != nil {
-				return shapeErr("otel", append(at, i, "scopeSpans", j, "spans"), "spans must be an array, not %s", aType(sm["spans"]))
+			spans := sm.Get("spans")
+			if !isArr(spans) && set(spans) {
+				return shapeErr("otel", spans, "spans must be an array, not %s", aType(spans))
 			}
-			for k, s := range spans {
-				if _, ok := s.(map[string]any); !ok {
-					return shapeErr("otel", append(at, i, "scopeSpans", j, "spans", k), "a span must be an object, not %s", aType(s))
+			for _, s := range spans.Elems() {
+				if !isObj(s) {
+					return shapeErr("otel", s, "a span must be an object, not %s", aType(s))
 				}
 				collect(s)
 			}
@@ -167,66 +158,79 @@ func otelExport(list []any, at []any, collect func(any)) error {
 // otelValue converts an OTLP AnyValue to a JSON value: stringValue,
 // boolValue, intValue (a string or a number in OTLP/JSON) and doubleValue
 // as such, arrayValue as an array, kvlistValue as an object, bytesValue as
-// its base64 text. A value that is not an AnyValue is taken as it is.
-func otelValue(v any) any {
-	m, ok := v.(map[string]any)
-	if !ok {
+// its base64 text; an empty AnyValue as the zero Value. A value that is
+// not an AnyValue is taken as it is. p reads the values it assembles.
+func otelValue(p *jsondoc.Parser, v jsondoc.Value) jsondoc.Value {
+	if !isObj(v) {
 		return v
 	}
-	if len(m) == 0 {
-		return nil // an empty AnyValue
+	if v.Len() == 0 {
+		return jsondoc.Value{} // an empty AnyValue
 	}
-	for k, x := range m {
-		switch k {
-		case "stringValue", "boolValue", "bytesValue":
-			return x
-		case "intValue", "doubleValue":
-			// OTLP/JSON writes 64-bit integers as strings, and doubles
-			// may be "NaN" or "Infinity", which stay strings.
-			if s, ok := x.(string); ok && isJSONNumber(s) {
-				return json.Number(s)
-			}
-			return x
-		case "arrayValue":
-			xm, _ := x.(map[string]any)
-			vals := getArr(xm, "values")
-			out := make([]any, len(vals))
-			for i, e := range vals {
-				out[i] = otelValue(e)
-			}
-			return out
-		case "kvlistValue":
-			xm, _ := x.(map[string]any)
-			vals := getArr(xm, "values")
-			out := make(map[string]any, len(vals))
-			for _, e := range vals {
-				em, _ := e.(map[string]any)
-				out[getStr(em, "key")] = otelValue(em["value"])
-			}
-			return out
+	switch k, x := anyValueMember(v); k {
+	case "":
+		return v
+	case "intValue", "doubleValue":
+		// OTLP/JSON writes 64-bit integers as strings, and doubles may
+		// be "NaN" or "Infinity", which stay strings.
+		if s, ok := x.Str(); ok && jsondoc.IsNumber(s) {
+			n, _ := p.Parse(s)
+			return n
 		}
+		return x
+	case "arrayValue", "kvlistValue":
+		n, _ := p.Parse(string(appendOTelValue(nil, p, v)))
+		return n
+	default:
+		return x
 	}
-	return v
 }
 
-// isJSONNumber reports whether s is exactly one JSON number.
-func isJSONNumber(s string) bool {
-	return jsonvalue.IsNumber(s)
+// anyValueMember returns the first member of an AnyValue object that
+// holds its value, or "" when it has none.
+func anyValueMember(v jsondoc.Value) (string, jsondoc.Value) {
+	for k, x := range v.Members() {
+		switch k {
+		case "stringValue", "boolValue", "bytesValue", "intValue", "doubleValue", "arrayValue", "kvlistValue":
+			return k, x
+		}
+	}
+	return "", jsondoc.Value{}
+}
+
+// appendOTelValue appends the JSON text of otelValue(v).
+func appendOTelValue(out []byte, p *jsondoc.Parser, v jsondoc.Value) []byte {
+	if isObj(v) {
+		switch k, x := anyValueMember(v); k {
+		case "arrayValue":
+			out = append(out, '[')
+			for i, e := range x.Get("values").Elems() {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = appendOTelValue(out, p, e)
+			}
+			return append(out, ']')
+		case "kvlistValue":
+			out = append(out, '{')
+			for i, e := range x.Get("values").Elems() {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = jsondoc.AppendString(out, e.Get("key").Text())
+				out = append(out, ':')
+				out = appendOTelValue(out, p, e.Get("value"))
+			}
+			return append(out, '}')
+		}
+	}
+	return otelValue(p, v).AppendJSON(out)
 }
 
 // nanos reads a startTimeUnixNano given as a decimal string or a number;
 // 0 when absent or invalid.
-func nanos(v any) uint64 {
-	var s string
-	switch t := v.(type) {
-	case string:
-		s = t
-	case json.Number:
-		s = string(t)
-	default:
-		return 0
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
+func nanos(v jsondoc.Value) uint64 {
+	n, err := strconv.ParseUint(idString(v), 10, 64)
 	if err != nil {
 		return 0
 	}

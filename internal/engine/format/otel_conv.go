@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // genSpan is a span of any OpenTelemetry writing (OTLP/JSON, or the
@@ -18,44 +18,38 @@ type genSpan struct {
 	name       string
 	start, end uint64
 	seq        int
-	attrs      map[string]any
+	attrs      map[string]jsondoc.Value
 	failed     bool
 	errMsg     string // status message / description, else the exception message
 	excMsg     string
 	hasExc     bool
 }
 
-// otlpSpan reduces an OTLP/JSON span.
-func otlpSpan(m map[string]any, seq int) genSpan {
-	s := genSpan{name: getStr(m, "name"), start: nanos(m["startTimeUnixNano"]), end: nanos(m["endTimeUnixNano"]), seq: seq}
-	attrs := getArr(m, "attributes")
-	s.attrs = make(map[string]any, len(attrs))
-	for _, a := range attrs {
-		if am, ok := a.(map[string]any); ok {
-			if k := getStr(am, "key"); k != "" {
-				if _, dup := s.attrs[k]; !dup {
-					s.attrs[k] = otelValue(am["value"])
-				}
+// otlpSpan reduces an OTLP/JSON span; p reads the attribute values it
+// assembles.
+func otlpSpan(p *jsondoc.Parser, m jsondoc.Value, seq int) genSpan {
+	s := genSpan{name: m.Get("name").Text(), start: nanos(m.Get("startTimeUnixNano")), end: nanos(m.Get("endTimeUnixNano")), seq: seq}
+	attrs := m.Get("attributes")
+	s.attrs = make(map[string]jsondoc.Value, attrs.Len())
+	for _, am := range attrs.Elems() {
+		if k := am.Get("key").Text(); k != "" {
+			if _, dup := s.attrs[k]; !dup {
+				s.attrs[k] = otelValue(p, am.Get("value"))
 			}
 		}
 	}
-	status, _ := m["status"].(map[string]any)
-	code := idString(status["code"])
-	if code == "" {
-		code = getStr(status, "code")
-	}
+	status := m.Get("status")
+	code := idString(status.Get("code"))
 	s.failed = code == "2" || code == "STATUS_CODE_ERROR"
-	s.errMsg = getStr(status, "message")
-	for _, e := range getArr(m, "events") {
-		em, _ := e.(map[string]any)
-		if getStr(em, "name") != "exception" {
+	s.errMsg = status.Get("message").Text()
+	for _, em := range m.Get("events").Elems() {
+		if em.Get("name").Text() != "exception" {
 			continue
 		}
 		s.hasExc = true
-		for _, a := range getArr(em, "attributes") {
-			am, _ := a.(map[string]any)
-			if getStr(am, "key") == "exception.message" {
-				s.excMsg, _ = otelValue(am["value"]).(string)
+		for _, am := range em.Get("attributes").Elems() {
+			if am.Get("key").Text() == "exception.message" {
+				s.excMsg = otelValue(p, am.Get("value")).Text()
 			}
 		}
 	}
@@ -65,42 +59,33 @@ func otlpSpan(m map[string]any, seq int) genSpan {
 // isPySpan reports whether m is a span as the OpenTelemetry Python SDK's
 // ReadableSpan.to_json writes it: a "context" object with a "span_id", a
 // "name", and "attributes" an object (or null).
-func isPySpan(m map[string]any) bool {
-	ctx, ok := m["context"].(map[string]any)
-	if !ok {
+func isPySpan(m jsondoc.Value) bool {
+	ctx := m.Get("context")
+	if !isObj(ctx) || ctx.Get("span_id").Kind() != jsondoc.String || m.Get("name").Kind() != jsondoc.String {
 		return false
 	}
-	if _, ok := ctx["span_id"].(string); !ok {
-		return false
-	}
-	if _, ok := m["name"].(string); !ok {
-		return false
-	}
-	switch m["attributes"].(type) {
-	case map[string]any, nil:
-		return true
-	}
-	return false
+	a := m.Get("attributes")
+	return isObj(a) || !set(a)
 }
 
 // pySpan reduces a Python SDK span: ISO 8601 times, status.status_code
 // "ERROR" with its description, events with exception.message.
-func pySpan(m map[string]any, seq int) genSpan {
-	s := genSpan{name: getStr(m, "name"), start: isoNanos(getStr(m, "start_time")), end: isoNanos(getStr(m, "end_time")), seq: seq}
-	s.attrs, _ = m["attributes"].(map[string]any)
-	if s.attrs == nil {
-		s.attrs = map[string]any{}
+func pySpan(_ *jsondoc.Parser, m jsondoc.Value, seq int) genSpan {
+	s := genSpan{name: m.Get("name").Text(), start: isoNanos(m.Get("start_time").Text()), end: isoNanos(m.Get("end_time").Text()), seq: seq}
+	a := m.Get("attributes")
+	s.attrs = make(map[string]jsondoc.Value, a.Len())
+	for k, v := range a.Members() {
+		s.attrs[k] = v
 	}
-	status, _ := m["status"].(map[string]any)
-	s.failed = getStr(status, "status_code") == "ERROR"
-	s.errMsg = getStr(status, "description")
-	for _, e := range getArr(m, "events") {
-		em, _ := e.(map[string]any)
-		if getStr(em, "name") != "exception" {
+	status := m.Get("status")
+	s.failed = status.Get("status_code").Text() == "ERROR"
+	s.errMsg = status.Get("description").Text()
+	for _, em := range m.Get("events").Elems() {
+		if em.Get("name").Text() != "exception" {
 			continue
 		}
 		s.hasExc = true
-		s.excMsg, _ = getObj(em, "attributes")["exception.message"].(string)
+		s.excMsg = em.Get("attributes").Get("exception.message").Text()
 	}
 	return s
 }
@@ -119,7 +104,7 @@ func isoNanos(s string) uint64 {
 // exception event, or an error.type attribute): the status message, else
 // the exception message, else error.type, else "true"; "" when it did not.
 func spanErr(s *genSpan) engine.CallError {
-	errType, _ := s.attrs["error.type"].(string)
+	errType := s.attrs["error.type"].Text()
 	if !s.failed && !s.hasExc && errType == "" {
 		return ""
 	}
@@ -134,7 +119,7 @@ func spanErr(s *genSpan) engine.CallError {
 // otelRequest is a tool call a model asked for in an inference span.
 type otelRequest struct {
 	id, name string
-	args     any // argument text (string) or an object
+	args     jsondoc.Value // argument text (a string) or an object
 	turn     int // index into the turns
 	exec     *otelExec
 	oi       bool // from an OpenInference LLM span
@@ -154,8 +139,8 @@ type otelExec struct {
 	oi     bool // an OpenInference TOOL span
 	id     string
 	name   string
-	args   any
-	result any
+	args   jsondoc.Value
+	result jsondoc.Value
 	err    engine.CallError
 	joined bool
 }
@@ -188,7 +173,7 @@ func (c otelConventions) String() string {
 }
 
 // spanConventions reports the conventions of one span's attributes.
-func spanConventions(attrs map[string]any, c *otelConventions) {
+func spanConventions(attrs map[string]jsondoc.Value, c *otelConventions) {
 	if _, ok := attrs["ai.operationId"]; ok {
 		c.aiSDK = true
 	}
@@ -207,20 +192,19 @@ func spanConventions(attrs map[string]any, c *otelConventions) {
 
 // otelTrace reads the calls and the final answer of spans (any order):
 // docs/formats.md, section otel.
-func otelTrace(spans []genSpan) engine.Trace {
+func otelTrace(b *builder, spans []genSpan) engine.Trace {
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
-	b := newBuilder()
 	var turns []otelTurn
 	var reqs []otelRequest
 	var execs []*otelExec
-	toolMsgs := map[string]any{} // tool_call_id -> the content sent back (OpenInference input messages)
+	toolMsgs := map[string]jsondoc.Value{} // tool_call_id -> the content sent back (OpenInference input messages)
 	var rootAnswer *string
 	rootRank := 0
-	setRoot := func(rank int, v any) {
+	setRoot := func(rank int, v jsondoc.Value) {
 		if rank < rootRank {
 			return
 		}
-		if s, ok := v.(string); ok {
+		if s, ok := v.Str(); ok {
 			rootAnswer, rootRank = visible(s), rank
 		}
 	}
@@ -235,30 +219,30 @@ func otelTrace(spans []genSpan) engine.Trace {
 	for i := range spans {
 		s := &spans[i]
 		a := s.attrs
-		opID, _ := a["ai.operationId"].(string)
-		oiKind, _ := a["openinference.span.kind"].(string)
-		tlKind, _ := a["traceloop.span.kind"].(string)
-		op, _ := a["gen_ai.operation.name"].(string)
+		opID := a["ai.operationId"].Text()
+		oiKind := a["openinference.span.kind"].Text()
+		tlKind := a["traceloop.span.kind"].Text()
+		op := a["gen_ai.operation.name"].Text()
 		switch {
 		case opID == "ai.toolCall":
-			id, _ := a["ai.toolCall.id"].(string)
-			name, _ := a["ai.toolCall.name"].(string)
+			id := a["ai.toolCall.id"].Text()
+			name := a["ai.toolCall.name"].Text()
 			execs = append(execs, &otelExec{span: s, id: id, name: name, args: a["ai.toolCall.args"], result: a["ai.toolCall.result"], err: spanErr(s)})
 		case strings.HasSuffix(opID, ".doGenerate") || strings.HasSuffix(opID, ".doStream"):
-			text, _ := a["ai.response.text"].(string)
-			addTurn(s, text, aiSDKToolCalls(a["ai.response.toolCalls"]))
+			text := a["ai.response.text"].Text()
+			addTurn(s, text, aiSDKToolCalls(&b.dec, a["ai.response.toolCalls"]))
 		case opID == "ai.generateText" || opID == "ai.streamText":
 			if _, ok := a["ai.response.toolCalls"]; !ok {
 				setRoot(2, a["ai.response.text"])
 			}
 		case strings.EqualFold(oiKind, "TOOL"):
-			name, _ := a["tool.name"].(string)
+			name := a["tool.name"].Text()
 			if name == "" {
 				name = s.name
 			}
-			id, _ := a["tool.id"].(string)
+			id := a["tool.id"].Text()
 			if id == "" {
-				id, _ = a["tool_call.id"].(string)
+				id = a["tool_call.id"].Text()
 			}
 			args, ok := a["input.value"]
 			if !ok {
@@ -275,30 +259,30 @@ func otelTrace(spans []genSpan) engine.Trace {
 		case strings.EqualFold(oiKind, "AGENT") || strings.EqualFold(oiKind, "CHAIN"):
 			setRoot(1, a["output.value"])
 		case tlKind == "tool":
-			name, _ := a["traceloop.entity.name"].(string)
+			name := a["traceloop.entity.name"].Text()
 			if name == "" {
 				name = strings.TrimSuffix(s.name, ".tool")
 			}
-			execs = append(execs, &otelExec{span: s, name: name, args: traceloopArgs(a["traceloop.entity.input"]), result: a["traceloop.entity.output"], err: spanErr(s)})
+			execs = append(execs, &otelExec{span: s, name: name, args: traceloopArgs(&b.dec, a["traceloop.entity.input"]), result: a["traceloop.entity.output"], err: spanErr(s)})
 		case tlKind == "agent" || tlKind == "workflow":
-			if v, ok := a["traceloop.entity.output"].(string); ok {
-				if dv, ok := decodeText(v); ok {
+			if v, ok := a["traceloop.entity.output"].Str(); ok {
+				if dv, ok := decodeText(&b.dec, v); ok {
 					setRoot(1, dv)
 				}
 			}
-		case op == "execute_tool" || (op == "" && a["gen_ai.tool.name"] != nil):
-			name, _ := a["gen_ai.tool.name"].(string)
+		case op == "execute_tool" || (op == "" && set(a["gen_ai.tool.name"])):
+			name := a["gen_ai.tool.name"].Text()
 			if name == "" {
 				name = strings.TrimPrefix(s.name, "execute_tool ")
 			}
-			id, _ := a["gen_ai.tool.call.id"].(string)
+			id := a["gen_ai.tool.call.id"].Text()
 			execs = append(execs, &otelExec{span: s, id: id, name: name, args: a["gen_ai.tool.call.arguments"], result: a["gen_ai.tool.call.result"], err: spanErr(s)})
-		case op == "chat" || op == "text_completion" || op == "generate_content" || a["llm.request.type"] != nil:
-			text, calls := genAIOutput(a)
+		case op == "chat" || op == "text_completion" || op == "generate_content" || set(a["llm.request.type"]):
+			text, calls := genAIOutput(&b.dec, a)
 			addTurn(s, text, calls)
 		case op == "invoke_agent":
-			if text, calls := genAIOutput(a); len(calls) == 0 {
-				setRoot(1, text)
+			if text, calls := genAIOutput(&b.dec, a); len(calls) == 0 {
+				setRoot(1, b.synth(jsondoc.AppendString(nil, text)))
 			}
 		}
 	}
@@ -346,18 +330,19 @@ func otelTrace(spans []genSpan) engine.Trace {
 	})
 	for _, sl := range slots {
 		var c engine.ToolCall
+		var result jsondoc.Value
 		e := sl.exec
 		if r := sl.req; r != nil {
 			c.Tool, c.ID, e = r.name, r.id, r.exec
 			args := r.args
-			if _, text := args.(string); !text && e != nil {
-				if _, etext := e.args.(string); etext || args == nil {
+			if args.Kind() != jsondoc.String && e != nil {
+				if e.args.Kind() == jsondoc.String || !set(args) {
 					args = e.args
 				}
 			}
 			b.setArgs(&c, args)
 			if e == nil {
-				c.Result = toolMsgs[r.id]
+				result = toolMsgs[r.id]
 			}
 		} else {
 			c.Tool, c.ID = e.name, e.id
@@ -367,14 +352,15 @@ func otelTrace(spans []genSpan) engine.Trace {
 			if c.ID == "" {
 				c.ID = e.id
 			}
-			if c.Result == nil {
-				c.Result = e.result
+			if !set(result) {
+				result = e.result
 			}
 			c.Error = e.err
 			if c.Error != "" {
-				c.Result = nil
+				result = jsondoc.Value{}
 			}
 		}
+		setResult(&c, result)
 		b.add(c)
 	}
 
@@ -447,37 +433,34 @@ func joinExecs(turns []otelTurn, reqs []otelRequest, execs []*otelExec) {
 	}
 }
 
-func decodeText(s string) (any, bool) {
-	var d jsonvalue.Decoder
-	d.Reset(s, 0)
-	v, err := d.Document()
+// decodeText reads JSON text with p.
+func decodeText(p *jsondoc.Parser, s string) (jsondoc.Value, bool) {
+	v, err := p.Parse(s)
 	return v, err == nil
 }
 
 // aiSDKToolCalls reads the Vercel AI SDK's ai.response.toolCalls: JSON text
 // of [{toolCallId, toolName, input}], input the model's argument text
 // (generateText in ai 5 and 6) or the parsed object.
-func aiSDKToolCalls(v any) []otelRequest {
-	s, ok := v.(string)
+func aiSDKToolCalls(p *jsondoc.Parser, v jsondoc.Value) []otelRequest {
+	s, ok := v.Str()
 	if !ok {
 		return nil
 	}
-	dv, ok := decodeText(s)
+	dv, ok := decodeText(p, s)
 	if !ok {
 		return nil
 	}
-	list, _ := dv.([]any)
 	var out []otelRequest
-	for _, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
+	for _, m := range dv.Elems() {
+		if !isObj(m) {
 			continue
 		}
-		args, ok := m["input"]
-		if !ok {
-			args = m["args"] // ai 4
+		args := m.Get("input")
+		if !args.Exists() {
+			args = m.Get("args") // ai 4
 		}
-		out = append(out, otelRequest{id: getStr(m, "toolCallId"), name: getStr(m, "toolName"), args: args})
+		out = append(out, otelRequest{id: m.Get("toolCallId").Text(), name: m.Get("toolName").Text(), args: args})
 	}
 	return out
 }
@@ -487,23 +470,21 @@ func aiSDKToolCalls(v any) []otelRequest {
 // array), else the indexed attributes of the GenAI conventions before
 // 0.5.0 (gen_ai.completion.N.content, gen_ai.completion.N.tool_calls.M.{id,
 // name, arguments}), which OpenLLMetry wrote.
-func genAIOutput(a map[string]any) (string, []otelRequest) {
+func genAIOutput(dec *jsondoc.Parser, a map[string]jsondoc.Value) (string, []otelRequest) {
 	v := a["gen_ai.output.messages"]
-	if s, ok := v.(string); ok {
-		v, _ = decodeText(s)
+	if s, ok := v.Str(); ok {
+		v, _ = decodeText(dec, s)
 	}
 	var text strings.Builder
 	var calls []otelRequest
-	if msgs, ok := v.([]any); ok {
-		for _, msg := range msgs {
-			mm, _ := msg.(map[string]any)
-			for _, p := range getArr(mm, "parts") {
-				pm, _ := p.(map[string]any)
-				switch getStr(pm, "type") {
+	if isArr(v) {
+		for _, mm := range v.Elems() {
+			for _, pm := range mm.Get("parts").Elems() {
+				switch pm.Get("type").Text() {
 				case "tool_call":
-					calls = append(calls, otelRequest{id: idString(pm["id"]), name: getStr(pm, "name"), args: pm["arguments"]})
+					calls = append(calls, otelRequest{id: idString(pm.Get("id")), name: pm.Get("name").Text(), args: pm.Get("arguments")})
 				case "text":
-					text.WriteString(getStr(pm, "content"))
+					text.WriteString(pm.Get("content").Text())
 				}
 			}
 		}
@@ -511,7 +492,7 @@ func genAIOutput(a map[string]any) (string, []otelRequest) {
 	}
 	for n := 0; ; n++ {
 		p := "gen_ai.completion." + strconv.Itoa(n)
-		content, hasContent := a[p+".content"].(string)
+		content, hasContent := a[p+".content"].Str()
 		_, hasRole := a[p+".role"]
 		if !hasContent && !hasRole {
 			if _, ok := a[p+".tool_calls.0.name"]; !ok {
@@ -521,7 +502,7 @@ func genAIOutput(a map[string]any) (string, []otelRequest) {
 		text.WriteString(content)
 		for m := 0; ; m++ {
 			q := p + ".tool_calls." + strconv.Itoa(m)
-			name, ok := a[q+".name"].(string)
+			name, ok := a[q+".name"].Str()
 			if !ok {
 				break
 			}
@@ -534,12 +515,12 @@ func genAIOutput(a map[string]any) (string, []otelRequest) {
 // oiOutput reads an OpenInference LLM span's output messages: the last
 // message's content, and every llm.output_messages.N.message.tool_calls.M
 // .tool_call.{id, function.name, function.arguments}.
-func oiOutput(a map[string]any) (string, []otelRequest) {
+func oiOutput(a map[string]jsondoc.Value) (string, []otelRequest) {
 	var text string
 	var calls []otelRequest
 	for n := 0; ; n++ {
 		p := "llm.output_messages." + strconv.Itoa(n) + ".message."
-		content, hasContent := a[p+"content"].(string)
+		content, hasContent := a[p+"content"].Str()
 		_, hasRole := a[p+"role"]
 		if !hasContent && !hasRole {
 			break
@@ -547,7 +528,7 @@ func oiOutput(a map[string]any) (string, []otelRequest) {
 		text = content
 		for m := 0; ; m++ {
 			q := p + "tool_calls." + strconv.Itoa(m) + ".tool_call."
-			name, ok := a[q+"function.name"].(string)
+			name, ok := a[q+"function.name"].Str()
 			if !ok {
 				break
 			}
@@ -560,17 +541,17 @@ func oiOutput(a map[string]any) (string, []otelRequest) {
 // oiToolMessages records the tool messages of an OpenInference LLM span's
 // input (llm.input_messages.N.message with role tool): their content by
 // tool_call_id, the result of a call no TOOL span ran.
-func oiToolMessages(a map[string]any, into map[string]any) {
+func oiToolMessages(a map[string]jsondoc.Value, into map[string]jsondoc.Value) {
 	for n := 0; ; n++ {
 		p := "llm.input_messages." + strconv.Itoa(n) + ".message."
-		role, ok := a[p+"role"].(string)
+		role, ok := a[p+"role"].Str()
 		if !ok {
 			return
 		}
 		if role != "tool" {
 			continue
 		}
-		if id, _ := a[p+"tool_call_id"].(string); id != "" {
+		if id := a[p+"tool_call_id"].Text(); id != "" {
 			if _, seen := into[id]; !seen {
 				into[id] = a[p+"content"]
 			}
@@ -582,30 +563,32 @@ func oiToolMessages(a map[string]any, into map[string]any) {
 // {...}} as JSON text: the kwargs when there are no positional arguments,
 // the one positional argument when it is an object and there are no
 // kwargs; otherwise the text is kept whole (it is no argument object).
-func traceloopArgs(v any) any {
-	s, ok := v.(string)
+func traceloopArgs(p *jsondoc.Parser, v jsondoc.Value) jsondoc.Value {
+	s, ok := v.Str()
 	if !ok {
 		return v
 	}
-	dv, ok := decodeText(s)
-	if !ok {
-		return s
+	m, ok := decodeText(p, s)
+	if !ok || !isObj(m) {
+		return v
 	}
-	m, ok := dv.(map[string]any)
-	if !ok {
-		return s
+	pos, kw := m.Get("args"), m.Get("kwargs")
+	if !isArr(pos) {
+		pos = jsondoc.Value{}
 	}
-	pos, _ := m["args"].([]any)
-	kw, _ := m["kwargs"].(map[string]any)
+	if !isObj(kw) {
+		kw = jsondoc.Value{}
+	}
 	switch {
-	case len(pos) == 0 && kw != nil:
+	case pos.Len() == 0 && kw.Exists():
 		return kw
-	case len(pos) == 1 && len(kw) == 0:
-		if obj, ok := pos[0].(map[string]any); ok {
+	case pos.Len() == 1 && kw.Len() == 0:
+		if obj := pos.Index(0); isObj(obj) {
 			return obj
 		}
-	case len(pos) == 0 && m["kwargs"] == nil:
-		return map[string]any{}
+	case pos.Len() == 0 && !set(m.Get("kwargs")):
+		empty, _ := p.Parse("{}")
+		return empty
 	}
-	return s
+	return v
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // otelRealSources are the folders of testdata/real whose traces the otel
@@ -62,13 +62,11 @@ type otelExpect struct {
 // as Parse does.
 func decodeExact(t *testing.T, s string) any {
 	t.Helper()
-	var d jsonvalue.Decoder
-	d.Reset(s, 0)
-	v, err := d.Document()
+	v, err := jsondoc.ParseString(s)
 	if err != nil {
 		t.Fatalf("decode %q: %v", s, err)
 	}
-	return v
+	return v.Any()
 }
 
 // TestOTelReal reads every real OpenTelemetry trace with detection: it

@@ -2,127 +2,136 @@ package format
 
 import (
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // plainAdapter reads toolscore's own shape (SPEC section 1): a JSON array
 // of {tool, args, id?, result?, error?, args_raw?, args_error?}, an object
 // {"calls": [...], "final_answer"?}, or one call object alone. It also reads
 // back what json.Marshal writes for an engine.Trace.
+//
+// It is the simplest adapter and the one to copy: Detect looks at the
+// shape cheaply (Input.Object, Input.Records, Value.Get), Parse walks the
+// values, builds each engine.ToolCall with a builder (setArgs, setResult)
+// and reports a value of the wrong shape with shapeErr or notFit at that
+// value.
 type plainAdapter struct{}
 
 func (plainAdapter) Name() string { return "plain" }
 
 func (plainAdapter) Detect(in *Input) (string, bool) {
-	switch v := in.Value.(type) {
-	case map[string]any:
-		if _, ok := v["calls"]; ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
+		if m.Get("calls").Exists() {
 			return `a JSON object with "calls"`, true
 		}
-		if isPlainCall(v) && in.Form == FormJSON {
+		if isPlainCall(m) {
 			return `a single {"tool", "args"} call object`, true
 		}
-	case []any:
-		if len(v) == 0 && in.Form == FormJSON {
-			return "an empty JSON array (a trace with no calls)", true
+		return "", false
+	}
+	v := in.Value()
+	if !isArr(v) {
+		return "", false
+	}
+	if v.Len() == 0 && in.Form == FormJSON {
+		return "an empty JSON array (a trace with no calls)", true
+	}
+	for _, e := range v.Elems() {
+		if !isPlainCall(e) {
+			return "", false
 		}
-		for _, e := range v {
-			m, ok := e.(map[string]any)
-			if !ok || !isPlainCall(m) {
-				return "", false
-			}
-		}
-		if len(v) > 0 {
-			return `a list of {"tool", "args"} call objects`, true
-		}
+	}
+	if v.Len() > 0 {
+		return `a list of {"tool", "args"} call objects`, true
 	}
 	return "", false
 }
 
-func isPlainCall(m map[string]any) bool {
-	_, ok := m["tool"].(string)
-	return ok
+func isPlainCall(m jsondoc.Value) bool {
+	return m.Get("tool").Kind() == jsondoc.String
 }
 
 func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	var list []any
-	var base []any
-	single := false
-	switch v := in.Value.(type) {
-	case map[string]any:
-		if c, ok := v["calls"]; ok {
-			l, ok := c.([]any)
-			if !ok && c != nil {
-				return engine.Trace{}, shapeErr("plain", []any{"calls"}, "calls must be an array, not %s", aType(c))
+	var list jsondoc.Value
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
+		if c := v.Get("calls"); c.Exists() {
+			if !isArr(c) && !c.IsNull() {
+				return engine.Trace{}, shapeErr("plain", c, "calls must be an array, not %s", aType(c))
 			}
-			list, base = l, []any{"calls"}
-			switch fa := v["final_answer"].(type) {
-			case nil:
-			case string:
-				b.final = &fa
+			list = c
+			switch fa := v.Get("final_answer"); fa.Kind() {
+			case jsondoc.Invalid, jsondoc.Null:
+			case jsondoc.String:
+				s := fa.Text()
+				b.final = &s
 			default:
-				return engine.Trace{}, shapeErr("plain", []any{"final_answer"}, "final_answer must be a string or null, not %s", aType(fa))
+				return engine.Trace{}, shapeErr("plain", fa, "final_answer must be a string or null, not %s", aType(fa))
 			}
-		} else if _, ok := v["tool"]; ok {
-			list, single = []any{v}, true
+		} else if v.Get("tool").Exists() {
+			return b.plainCalls([]jsondoc.Value{v})
 		} else {
-			return engine.Trace{}, notFit("plain", nil, v, `expected an array of calls, an object with "calls", or one call object with "tool"`)
+			return engine.Trace{}, notFit("plain", v, `expected an array of calls, an object with "calls", or one call object with "tool"`)
 		}
-	case []any:
+	case jsondoc.Array:
 		list = v
 	default:
-		return engine.Trace{}, shapeErr("plain", nil, "expected an array of calls or an object, not %s", aType(v))
+		return engine.Trace{}, shapeErr("plain", v, "expected an array of calls or an object, not %s", aType(v))
 	}
-	at := func(i int, k ...any) []any {
-		p := append(append(append([]any{}, base...), i), k...)
-		if single {
-			p = k
-		}
-		return p
+	calls := make([]jsondoc.Value, 0, list.Len())
+	for _, e := range list.Elems() {
+		calls = append(calls, e)
 	}
+	return b.plainCalls(calls)
+}
+
+// plainCalls reads the call objects of a plain trace.
+func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 	if len(list) > 0 {
 		b.calls = make([]engine.ToolCall, 0, len(list))
 	}
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("plain", at(i), "a call must be an object, not %s", aType(e))
+	for _, m := range list {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("plain", m, "a call must be an object, not %s", aType(m))
 		}
 		var c engine.ToolCall
-		tool, ok := m["tool"].(string)
-		if !ok {
-			if m["tool"] == nil {
-				return engine.Trace{}, shapeErr("plain", at(i), `the call has no "tool"`)
-			}
-			return engine.Trace{}, shapeErr("plain", at(i, "tool"), "tool must be a string, not %s", aType(m["tool"]))
+		tool := m.Get("tool")
+		switch {
+		case tool.Kind() == jsondoc.String:
+			c.Tool = tool.Text()
+		case !set(tool):
+			return engine.Trace{}, shapeErr("plain", m, `the call has no "tool"`)
+		default:
+			return engine.Trace{}, shapeErr("plain", tool, "tool must be a string, not %s", aType(tool))
 		}
-		c.Tool = tool
-		switch id := m["id"].(type) {
-		case nil:
-		case string:
-			c.ID = id
+		switch id := m.Get("id"); id.Kind() {
+		case jsondoc.Invalid, jsondoc.Null:
+		case jsondoc.String:
+			c.ID = id.Text()
 		default:
 			if c.ID = idString(id); c.ID == "" {
-				return engine.Trace{}, shapeErr("plain", at(i, "id"), "id must be a string, not %s", aType(id))
+				return engine.Trace{}, shapeErr("plain", id, "id must be a string, not %s", aType(id))
 			}
 		}
-		args := m["args"]
-		if ae, ok := m["args_error"].(string); ok && ae != "" && args == nil {
+		args := m.Get("args")
+		if ae := m.Get("args_error").Text(); ae != "" && !set(args) {
 			// A call whose arguments could not be read, as toolscore
 			// writes it: keep it that way.
-			c.ArgsRaw, _ = m["args_raw"].(string)
+			c.ArgsRaw = m.Get("args_raw").Text()
 			c.ArgsError = ae
 		} else {
 			b.setArgs(&c, args)
 		}
-		c.Result = m["result"]
-		switch ev := m["error"].(type) {
-		case nil, bool:
+		setResult(&c, m.Get("result"))
+		switch ev := m.Get("error"); ev.Kind() {
+		case jsondoc.Invalid, jsondoc.Null, jsondoc.Bool:
 			c.Error = engine.CallError(errorText(ev))
-		case string:
-			c.Error = engine.CallError(ev)
+		case jsondoc.String:
+			c.Error = engine.CallError(ev.Text())
 		default:
-			return engine.Trace{}, shapeErr("plain", at(i, "error"), "error must be a boolean or a string, not %s", aType(ev))
+			return engine.Trace{}, shapeErr("plain", ev, "error must be a boolean or a string, not %s", aType(ev))
 		}
 		b.calls = append(b.calls, c)
 	}

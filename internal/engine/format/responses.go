@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // responsesAdapter reads OpenAI Responses API traces: a response object
@@ -35,8 +36,8 @@ var responsesCallTypes = map[string]bool{
 
 // isResponsesItem reports whether m is a Responses item with a type
 // specific to that API.
-func isResponsesItem(m map[string]any) bool {
-	t := getStr(m, "type")
+func isResponsesItem(m jsondoc.Value) bool {
+	t := m.Get("type").Text()
 	if responsesCallTypes[t] {
 		return true
 	}
@@ -46,9 +47,8 @@ func isResponsesItem(m map[string]any) bool {
 	case "message":
 		// Output messages carry output_text parts; input messages may use
 		// input_text.
-		for _, p := range getArr(m, "content") {
-			pm, _ := p.(map[string]any)
-			switch getStr(pm, "type") {
+		for _, pm := range m.Get("content").Elems() {
+			switch pm.Get("type").Text() {
 			case "output_text", "input_text", "input_image", "input_file":
 				return true
 			}
@@ -57,20 +57,17 @@ func isResponsesItem(m map[string]any) bool {
 	return false
 }
 
-func isResponseObject(m map[string]any) bool {
-	if getStr(m, "object") == "response" {
+func isResponseObject(m jsondoc.Value) bool {
+	if m.Get("object").Text() == "response" {
 		return true
 	}
-	out, ok := m["output"].([]any)
-	if !ok {
-		return false
-	}
-	return anyResponsesItem(out)
+	out := m.Get("output")
+	return isArr(out) && anyResponsesItem(out)
 }
 
-func anyResponsesItem(items []any) bool {
-	for _, it := range items {
-		if im, ok := it.(map[string]any); ok && isResponsesItem(im) {
+func anyResponsesItem(items jsondoc.Value) bool {
+	for _, im := range items.Elems() {
+		if isObj(im) && isResponsesItem(im) {
 			return true
 		}
 	}
@@ -78,18 +75,18 @@ func anyResponsesItem(items []any) bool {
 }
 
 func (responsesAdapter) Detect(in *Input) (string, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
+	if m, ok := in.Object(); ok {
 		switch {
-		case isResponseObject(m) && m["input"] != nil:
+		case isResponseObject(m) && set(m.Get("input")):
 			return "a saved OpenAI Responses request and response (input and output items)", true
 		case isResponseObject(m):
 			return "an OpenAI Responses response object (output items)", true
-		case m["input"] != nil:
-			if items, ok := m["input"].([]any); ok && anyResponsesItem(items) {
+		case set(m.Get("input")):
+			if items := m.Get("input"); isArr(items) && anyResponsesItem(items) {
 				return `an OpenAI Responses request (typed "input" items)`, true
 			}
 		case isResponsesItem(m):
-			return "a single OpenAI Responses " + getStr(m, "type") + " item", true
+			return "a single OpenAI Responses " + m.Get("type").Text() + " item", true
 		}
 		return "", false
 	}
@@ -98,12 +95,11 @@ func (responsesAdapter) Detect(in *Input) (string, bool) {
 		return "", false
 	}
 	marked := false
-	for _, r := range recs {
-		m := r.(map[string]any)
+	for _, m := range recs {
 		switch {
 		case isResponsesItem(m) || isResponseObject(m):
 			marked = true
-		case getStr(m, "role") != "" && (m["type"] == nil || getStr(m, "type") == "message"):
+		case m.Get("role").Text() != "" && (!set(m.Get("type")) || m.Get("type").Text() == "message"):
 			// An easy input message {role, content}.
 		default:
 			return "", false
@@ -136,127 +132,134 @@ var responsesPartTypes = map[string]bool{
 	"input_file": true, "input_audio": true, "text": true,
 }
 
-// checkResponsesItem reports, as a *ShapeError at the place at, what keeps
-// m from being a Responses item: a "type" of responsesItemTypes (any string
-// when anyType), or a message: role user, assistant, system or developer,
-// no Chat Completions tool_calls or function_call, content a string or an
+// checkResponsesItem reports, as a *ShapeError, what keeps m from being a
+// Responses item: a "type" of responsesItemTypes (any string when
+// anyType), or a message: role user, assistant, system or developer, no
+// Chat Completions tool_calls or function_call, content a string or an
 // array of Responses content parts.
-func checkResponsesItem(m map[string]any, at []any, anyType bool) error {
+func checkResponsesItem(m jsondoc.Value, anyType bool) error {
 	const f = "openai-responses"
-	t, hasType := m["type"]
-	if hasType && t != "message" {
-		ts, ok := t.(string)
-		if !ok || (!anyType && !responsesItemTypes[ts]) {
-			return notFit(f, append(at, "type"), t, "not an OpenAI Responses item type")
+	t := m.Get("type")
+	if t.Exists() && !(t.Kind() == jsondoc.String && t.Text() == "message") {
+		if t.Kind() != jsondoc.String || (!anyType && !responsesItemTypes[t.Text()]) {
+			return notFit(f, t, "not an OpenAI Responses item type")
 		}
 		return nil
 	}
-	switch r, ok := m["role"]; {
-	case !ok:
-		return notFit(f, at, m, `not an OpenAI Responses item: it has no "type" and no "role"`)
-	case r != "user" && r != "assistant" && r != "system" && r != "developer":
-		return notFit(f, append(at, "role"), r, `not an OpenAI Responses message: "role" must be user, assistant, system or developer`)
+	switch r := m.Get("role"); {
+	case !r.Exists():
+		return notFit(f, m, `not an OpenAI Responses item: it has no "type" and no "role"`)
+	case r.Kind() != jsondoc.String || (r.Text() != "user" && r.Text() != "assistant" && r.Text() != "system" && r.Text() != "developer"):
+		return notFit(f, r, `not an OpenAI Responses message: "role" must be user, assistant, system or developer`)
 	}
 	for _, k := range [...]string{"tool_calls", "function_call", "tool_call_id"} {
-		if _, ok := m[k]; ok {
-			return shapeErr(f, append(at, k), "an OpenAI Responses message has no %q (Chat Completions messages do)", k)
+		if v := m.Get(k); v.Exists() {
+			return shapeErr(f, v, "an OpenAI Responses message has no %q (Chat Completions messages do)", k)
 		}
 	}
-	switch c := m["content"].(type) {
-	case string:
-	case []any:
-		for j, part := range c {
-			pm, ok := part.(map[string]any)
-			if !ok {
-				return shapeErr(f, append(at, "content", j), "a content part must be an object, not %s", aType(part))
+	switch c := m.Get("content"); c.Kind() {
+	case jsondoc.String:
+	case jsondoc.Array:
+		for _, pm := range c.Elems() {
+			if !isObj(pm) {
+				return shapeErr(f, pm, "a content part must be an object, not %s", aType(pm))
 			}
-			if !responsesPartTypes[getStr(pm, "type")] {
-				return notFit(f, append(at, "content", j), pm, "not an OpenAI Responses content part (input_text, output_text, refusal, input_image, input_file or input_audio)")
+			if !responsesPartTypes[pm.Get("type").Text()] {
+				return notFit(f, pm, "not an OpenAI Responses content part (input_text, output_text, refusal, input_image, input_file or input_audio)")
 			}
 		}
 	default:
-		return shapeErr(f, append(at, "content"), "a message's content must be a string or an array of parts, not %s", aType(c))
+		if !c.Exists() {
+			return shapeErr(f, m, "a message's content must be a string or an array of parts, not %s", aType(c)).under("content")
+		}
+		return shapeErr(f, c, "a message's content must be a string or an array of parts, not %s", aType(c))
 	}
 	return nil
 }
 
-// checkItems checks every item of list (see checkResponsesItem); base is
-// the list's place.
-func checkItems(list []any, base []any, anyType bool) error {
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			return shapeErr("openai-responses", append(base[:len(base):len(base)], i), "an item must be an object, not %s", aType(e))
+// checkItems checks every item of list (see checkResponsesItem).
+func checkItems(list jsondoc.Value, anyType bool) error {
+	for _, m := range list.Elems() {
+		if !isObj(m) {
+			return shapeErr("openai-responses", m, "an item must be an object, not %s", aType(m))
 		}
-		if err := checkResponsesItem(m, append(base[:len(base):len(base)], i), anyType); err != nil {
+		if err := checkResponsesItem(m, anyType); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// responsesItem is an item to read, or (brk) the end of a response's
+// output, which ends the agent's turn.
+type responsesItem struct {
+	v   jsondoc.Value
+	brk bool
+}
+
 func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
-	var items []any
-	switch v := in.Value.(type) {
-	case map[string]any:
+	var items []responsesItem
+	add := func(list jsondoc.Value) {
+		for _, e := range list.Elems() {
+			items = append(items, responsesItem{v: e})
+		}
+	}
+	v := in.Value()
+	switch v.Kind() {
+	case jsondoc.Object:
 		switch {
-		case v["input"] != nil || v["output"] != nil:
+		case set(v.Get("input")) || set(v.Get("output")):
 			for _, k := range []string{"input", "output"} {
-				switch l := v[k].(type) {
-				case nil:
-				case []any:
-					if err := checkItems(l, []any{k}, getStr(v, "object") == "response"); err != nil {
+				switch l := v.Get(k); l.Kind() {
+				case jsondoc.Invalid, jsondoc.Null:
+				case jsondoc.Array:
+					if err := checkItems(l, v.Get("object").Text() == "response"); err != nil {
 						return engine.Trace{}, err
 					}
-					items = append(items, l...)
-				case string:
+					add(l)
+				case jsondoc.String:
 					// A plain-text input prompt.
 				default:
-					return engine.Trace{}, shapeErr("openai-responses", []any{k}, "%s must be an array of items, not %s", k, aType(l))
+					return engine.Trace{}, shapeErr("openai-responses", l, "%s must be an array of items, not %s", k, aType(l))
 				}
 			}
-		case getStr(v, "type") != "" || v["role"] != nil:
-			if err := checkResponsesItem(v, nil, false); err != nil {
+		case v.Get("type").Text() != "" || set(v.Get("role")):
+			if err := checkResponsesItem(v, false); err != nil {
 				return engine.Trace{}, err
 			}
-			items = []any{v}
+			items = []responsesItem{{v: v}}
 		default:
-			return engine.Trace{}, notFit("openai-responses", nil, v, "expected a response object, an input/output item list or an item")
+			return engine.Trace{}, notFit("openai-responses", v, "expected a response object, an input/output item list or an item")
 		}
-	case []any:
-		for i, e := range v {
-			m, ok := e.(map[string]any)
-			if !ok {
-				return engine.Trace{}, shapeErr("openai-responses", []any{i}, "an item must be an object, not %s", aType(e))
+	case jsondoc.Array:
+		for _, m := range v.Elems() {
+			if !isObj(m) {
+				return engine.Trace{}, shapeErr("openai-responses", m, "an item must be an object, not %s", aType(m))
 			}
-			if isResponseObject(m) && getStr(m, "type") == "" {
-				out, _ := m["output"].([]any)
-				if err := checkItems(out, []any{i, "output"}, getStr(m, "object") == "response"); err != nil {
+			if isResponseObject(m) && m.Get("type").Text() == "" {
+				out := m.Get("output")
+				if err := checkItems(out, m.Get("object").Text() == "response"); err != nil {
 					return engine.Trace{}, err
 				}
-				items = append(items, turnBreak{})
-				items = append(items, out...)
+				items = append(items, responsesItem{brk: true})
+				add(out)
 				continue
 			}
-			if err := checkResponsesItem(m, []any{i}, false); err != nil {
+			if err := checkResponsesItem(m, false); err != nil {
 				return engine.Trace{}, err
 			}
-			items = append(items, m)
+			items = append(items, responsesItem{v: m})
 		}
 	default:
-		return engine.Trace{}, shapeErr("openai-responses", nil, "expected a JSON object or array, not %s", aType(v))
+		return engine.Trace{}, shapeErr("openai-responses", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	b := newBuilder()
 	responsesItems(b, items)
 	return b.trace(), nil
 }
 
-// turnBreak, placed between items, ends the agent's turn: it separates the
-// outputs of two responses.
-type turnBreak struct{}
-
 // responsesItems reads Responses items in order into b.
-func responsesItems(b *builder, items []any) {
+func responsesItems(b *builder, items []responsesItem) {
 	var text strings.Builder
 	inTurn, made := false, false
 	startTurn := func() {
@@ -266,42 +269,43 @@ func responsesItems(b *builder, items []any) {
 		}
 	}
 	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok {
-			if _, ok := it.(turnBreak); ok {
-				inTurn = false
-			}
+		m := it.v
+		if it.brk {
+			inTurn = false
 			continue
 		}
-		switch t := getStr(m, "type"); {
+		if !isObj(m) {
+			continue
+		}
+		switch t := m.Get("type").Text(); {
 		case t == "function_call":
 			startTurn()
-			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "call_id")}
-			b.setArgs(&c, m["arguments"])
+			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("call_id").Text()}
+			b.setArgs(&c, m.Get("arguments"))
 			b.add(c)
 			made = true
 		case t == "custom_tool_call":
 			startTurn()
-			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "call_id")}
-			setRaw(&c, getStr(m, "input"))
+			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("call_id").Text()}
+			setRaw(&c, m.Get("input").Text())
 			b.add(c)
 			made = true
 		case t == "mcp_call":
 			startTurn()
-			c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "id")}
-			b.setArgs(&c, m["arguments"])
-			c.Result = m["output"]
-			c.Error = engine.CallError(errorText(m["error"]))
+			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("id").Text()}
+			b.setArgs(&c, m.Get("arguments"))
+			setResult(&c, m.Get("output"))
+			c.Error = engine.CallError(errorText(m.Get("error")))
 			b.add(c)
 			b.done[len(b.done)-1] = true
 		case responsesCallTypes[t]:
 			startTurn()
-			id := getStr(m, "call_id")
+			id := m.Get("call_id").Text()
 			if id == "" {
-				id = getStr(m, "id")
+				id = m.Get("id").Text()
 			}
 			c := engine.ToolCall{Tool: strings.TrimSuffix(t, "_call"), ID: id}
-			b.setArgs(&c, m["action"])
+			b.setArgs(&c, m.Get("action"))
 			b.add(c)
 			// Web and file search and the code interpreter run on
 			// OpenAI's side within the response; computer and shell
@@ -311,14 +315,14 @@ func responsesItems(b *builder, items []any) {
 			}
 		case t == "function_call_output" || t == "custom_tool_call_output" || t == "computer_call_output":
 			inTurn = false
-			b.result(getStr(m, "call_id"), "", m["output"], "")
+			b.result(m.Get("call_id").Text(), "", m.Get("output"), "")
 		case t == "reasoning":
 			startTurn()
 		case t == "message" || t == "":
-			if getStr(m, "role") == "assistant" {
+			if m.Get("role").Text() == "assistant" {
 				startTurn()
-				text.WriteString(partsText(m["content"], "output_text", "text"))
-			} else if m["role"] != nil {
+				text.WriteString(partsText(m.Get("content"), "output_text", "text"))
+			} else if set(m.Get("role")) {
 				inTurn = false
 			}
 		}

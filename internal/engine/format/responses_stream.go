@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // responsesStreamAdapter reads streamed OpenAI Responses events
@@ -24,12 +25,11 @@ func (responsesStreamAdapter) Name() string { return "openai-responses-stream" }
 func (responsesStreamAdapter) Detect(in *Input) (string, bool) {
 	recs := in.Records()
 	seen := false
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+	for _, m := range recs {
+		if !isObj(m) {
 			return "", false
 		}
-		switch t := getStr(m, "type"); {
+		switch t := m.Get("type").Text(); {
 		case strings.HasPrefix(t, "response."):
 			seen = true
 		case t == "error":
@@ -45,8 +45,8 @@ func (responsesStreamAdapter) Detect(in *Input) (string, bool) {
 
 // streamItem is one output item being assembled from events.
 type streamItem struct {
-	resp     int            // which response of the stream it belongs to
-	item     map[string]any // latest complete copy
+	resp     int           // which response of the stream it belongs to
+	item     jsondoc.Value // latest complete copy
 	args     strings.Builder
 	argsDone *string
 	text     strings.Builder
@@ -57,11 +57,11 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	var items []*streamItem
 	byKey := map[string]*streamItem{}
 	resp := 0
-	key := func(m map[string]any) string {
-		if id := getStr(m, "item_id"); id != "" {
+	key := func(m jsondoc.Value) string {
+		if id := m.Get("item_id").Text(); id != "" {
 			return "id:" + id
 		}
-		return "r" + strconv.Itoa(resp) + ":" + idString(m["output_index"])
+		return "r" + strconv.Itoa(resp) + ":" + idString(m.Get("output_index"))
 	}
 	get := func(k string) *streamItem {
 		it := byKey[k]
@@ -72,9 +72,9 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		return it
 	}
-	put := func(item map[string]any, outputIndex any) {
-		k := "r" + strconv.Itoa(resp) + ":" + idString(outputIndex)
-		if id := getStr(item, "id"); id != "" {
+	put := func(item jsondoc.Value, outputIndex string) {
+		k := "r" + strconv.Itoa(resp) + ":" + outputIndex
+		if id := item.Get("id").Text(); id != "" {
 			if old, ok := byKey[k]; ok && byKey["id:"+id] == nil {
 				byKey["id:"+id] = old // deltas came before the item's id was known
 			}
@@ -82,110 +82,98 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		it := get(k)
 		it.item = item
-		byKey["r"+strconv.Itoa(resp)+":"+idString(outputIndex)] = it
+		byKey["r"+strconv.Itoa(resp)+":"+outputIndex] = it
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("openai-responses-stream", []any{i}, "an event must be an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("openai-responses-stream", m, "an event must be an object, not %s", aType(m))
 		}
-		t, ok := m["type"].(string)
+		tv := m.Get("type")
+		t, ok := tv.Str()
 		if !ok || (!strings.HasPrefix(t, "response.") && t != "error") {
 			if !ok {
-				return engine.Trace{}, notFit("openai-responses-stream", []any{i}, m, `not an OpenAI Responses stream event: it has no string "type"`)
+				return engine.Trace{}, notFit("openai-responses-stream", m, `not an OpenAI Responses stream event: it has no string "type"`)
 			}
-			return engine.Trace{}, notFit("openai-responses-stream", []any{i, "type"}, t, `not an OpenAI Responses stream event: "type" must start with "response." (or be "error")`)
+			return engine.Trace{}, notFit("openai-responses-stream", tv, `not an OpenAI Responses stream event: "type" must start with "response." (or be "error")`)
 		}
 		switch t {
 		case "response.created":
 			resp++
 		case "response.output_item.added", "response.output_item.done":
-			if item, ok := m["item"].(map[string]any); ok {
-				put(item, m["output_index"])
+			if item := m.Get("item"); isObj(item) {
+				put(item, idString(m.Get("output_index")))
 			}
 		case "response.completed", "response.incomplete", "response.failed":
-			rm, _ := m["response"].(map[string]any)
-			for j, o := range getArr(rm, "output") {
-				if item, ok := o.(map[string]any); ok {
+			for j, item := range m.Get("response").Get("output").Elems() {
+				if isObj(item) {
 					put(item, strconv.Itoa(j))
 				}
 			}
 		case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta", "response.mcp_call_arguments.delta":
-			d, _ := m["delta"].(string)
-			get(key(m)).args.WriteString(d)
+			get(key(m)).args.WriteString(m.Get("delta").Text())
 		case "response.function_call_arguments.done", "response.mcp_call_arguments.done":
-			if s, ok := m["arguments"].(string); ok {
+			if s, ok := m.Get("arguments").Str(); ok {
 				get(key(m)).argsDone = &s
 			}
 		case "response.custom_tool_call_input.done":
-			if s, ok := m["input"].(string); ok {
+			if s, ok := m.Get("input").Str(); ok {
 				get(key(m)).argsDone = &s
 			}
 		case "response.output_text.delta", "response.refusal.delta":
-			d, _ := m["delta"].(string)
-			get(key(m)).text.WriteString(d)
+			get(key(m)).text.WriteString(m.Get("delta").Text())
 		case "response.output_text.done":
-			if s, ok := m["text"].(string); ok {
+			if s, ok := m.Get("text").Str(); ok {
 				get(key(m)).textDone = &s
 			}
 		case "response.refusal.done":
-			if s, ok := m["refusal"].(string); ok {
+			if s, ok := m.Get("refusal").Str(); ok {
 				get(key(m)).textDone = &s
 			}
 		}
 	}
-	var list []any
+	b := newBuilder()
+	var list []responsesItem
 	for i, it := range items {
-		if it.item == nil {
+		if !it.item.Exists() {
 			continue
 		}
 		if i > 0 && it.resp != items[i-1].resp {
-			list = append(list, turnBreak{})
+			list = append(list, responsesItem{brk: true})
 		}
-		list = append(list, it.complete())
+		list = append(list, responsesItem{v: it.complete(b)})
 	}
-	b := newBuilder()
 	responsesItems(b, list)
 	return b.trace(), nil
 }
 
 // complete returns the item with what its deltas carried filled in. The
-// Input is never modified: a changed item is a copy.
-func (it *streamItem) complete() map[string]any {
+// Input is never modified: a changed item is a new value.
+func (it *streamItem) complete(b *builder) jsondoc.Value {
 	m := it.item
-	switch t := getStr(m, "type"); {
+	switch t := m.Get("type").Text(); {
 	case t == "function_call" || t == "mcp_call" || t == "custom_tool_call":
 		field := "arguments"
 		if t == "custom_tool_call" {
 			field = "input"
 		}
-		if s, _ := m[field].(string); s != "" {
+		if s := m.Get(field).Text(); s != "" {
 			return m
 		}
 		val := it.args.String()
 		if it.argsDone != nil {
 			val = *it.argsDone
 		}
-		return with(m, field, val)
+		return b.synth(with(m, field, string(jsondoc.AppendString(nil, val))))
 	case t == "message":
-		if partsText(m["content"], "output_text", "text") != "" {
+		if partsText(m.Get("content"), "output_text", "text") != "" {
 			return m
 		}
 		val := it.text.String()
 		if it.textDone != nil {
 			val = *it.textDone
 		}
-		return with(m, "content", []any{map[string]any{"type": "output_text", "text": val}})
+		part := `[{"type":"output_text","text":` + string(jsondoc.AppendString(nil, val)) + `}]`
+		return b.synth(with(m, "content", part))
 	}
 	return m
-}
-
-// with returns a copy of m with k set to v.
-func with(m map[string]any, k string, v any) map[string]any {
-	c := make(map[string]any, len(m)+1)
-	for key, val := range m {
-		c[key] = val
-	}
-	c[k] = v
-	return c
 }

@@ -1,16 +1,19 @@
 package format
 
 import (
-	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // builder collects the calls of one trace, joins tool results to them and
-// keeps the final answer. Joining costs O(1) amortised per result, so a
+// keeps the final answer. Adapters fill a call's arguments and result only
+// through it (setArgs, setArgsText, setRaw, setResult, result), never by
+// assigning engine.ToolCall's Args or Result, so that the representation
+// of values can change under them. Joining costs O(1) amortised per result, so a
 // trace with many calls never costs quadratic time.
 type builder struct {
 	calls  []engine.ToolCall
@@ -23,7 +26,7 @@ type builder struct {
 	final  *string          // set by formats that give the answer directly
 	answer string           // the latest turn's text, when turned is true
 	turned bool
-	dec    jsonvalue.Decoder // reused for argument text
+	dec    jsondoc.Parser // reads the argument texts of the trace
 }
 
 func newBuilder() *builder {
@@ -115,7 +118,7 @@ func (b *builder) popFirst() int {
 // is "" the earliest waiting call. errText is "" for success. It reports
 // whether a call took the result; a result no call is waiting for is
 // dropped.
-func (b *builder) result(id, name string, result any, errText string) bool {
+func (b *builder) result(id, name string, result jsondoc.Value, errText string) bool {
 	var i int
 	switch {
 	case id != "":
@@ -129,7 +132,7 @@ func (b *builder) result(id, name string, result any, errText string) bool {
 		return false
 	}
 	b.done[i] = true
-	b.calls[i].Result = result
+	setResult(&b.calls[i], result)
 	b.calls[i].Error = engine.CallError(errText)
 	return true
 }
@@ -164,22 +167,21 @@ func visible(s string) *string {
 	return &s
 }
 
-// setArgs fills c's arguments from a decoded value (SPEC section 7): an
-// object is taken as it is; null or absent means {}; a string is argument
-// text, decoded strictly (setArgsText); anything else is kept as raw text
-// with an error.
-func (b *builder) setArgs(c *engine.ToolCall, v any) {
-	switch t := v.(type) {
-	case nil:
+// setArgs fills c's arguments from a value (SPEC section 7): an object is
+// taken as it is; null or absent means {}; a string is argument text,
+// decoded strictly (setArgsText); anything else is kept as raw text with
+// an error.
+func (b *builder) setArgs(c *engine.ToolCall, v jsondoc.Value) {
+	switch v.Kind() {
+	case jsondoc.Invalid, jsondoc.Null:
 		c.Args = map[string]any{}
-	case map[string]any:
-		c.Args = t
-	case string:
-		b.setArgsText(c, t)
+	case jsondoc.Object:
+		c.Args = v.Any().(map[string]any)
+	case jsondoc.String:
+		b.setArgsText(c, v.Text())
 	default:
-		raw, _ := json.Marshal(t)
-		c.Args, c.ArgsRaw = nil, string(raw)
-		c.ArgsError = "arguments are " + aType(t) + ", not a JSON object"
+		c.Args, c.ArgsRaw = nil, string(v.AppendJSON(nil))
+		c.ArgsError = "arguments are " + aType(v) + ", not a JSON object"
 	}
 }
 
@@ -192,26 +194,28 @@ func (b *builder) setArgsText(c *engine.ToolCall, s string) {
 		c.Args = map[string]any{}
 		return
 	}
-	d := &b.dec
-	d.Reset(s, 0)
-	v, err := d.Document()
+	v, err := b.dec.Parse(s)
 	if err != nil {
 		c.Args, c.ArgsRaw = nil, s
-		if je, ok := err.(*jsonvalue.SyntaxError); ok {
-			line, col := jsonvalue.LineCol(s, je.Offset)
-			c.ArgsError = "invalid JSON at " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": " + je.Msg
+		var se *jsondoc.SyntaxError
+		if errors.As(err, &se) {
+			c.ArgsError = "invalid JSON at " + strconv.Itoa(se.Line) + ":" + strconv.Itoa(se.Column) + ": " + se.Msg
 		} else {
 			c.ArgsError = "invalid JSON: " + err.Error()
 		}
 		return
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
+	if v.Kind() != jsondoc.Object {
 		c.Args, c.ArgsRaw = nil, s
 		c.ArgsError = "arguments are " + aType(v) + ", not a JSON object"
 		return
 	}
-	c.Args = m
+	c.Args = v.Any().(map[string]any)
+}
+
+// setResult sets c's result to v; JSON null and the zero Value mean none.
+func setResult(c *engine.ToolCall, v jsondoc.Value) {
+	c.Result = v.Any()
 }
 
 // setRaw keeps free-text input (OpenAI custom tools) as the call's raw
@@ -222,93 +226,81 @@ func setRaw(c *engine.ToolCall, input string) {
 }
 
 // errorText turns an error value of a trace into CallError text: a string
-// as it is (or "true" when empty), true as "true", false and null as "",
+// as it is (or "true" when empty), true as "true", false, null and absent
+// as "", an object with a non-empty string "message" as that message,
 // anything else as its JSON text.
-func errorText(v any) string {
-	switch t := v.(type) {
-	case nil:
+func errorText(v jsondoc.Value) string {
+	switch v.Kind() {
+	case jsondoc.Invalid, jsondoc.Null:
 		return ""
-	case bool:
-		if t {
+	case jsondoc.Bool:
+		if t, _ := v.Bool(); t {
 			return "true"
 		}
 		return ""
-	case string:
-		if t == "" {
-			return "true"
+	case jsondoc.String:
+		if t := v.Text(); t != "" {
+			return t
 		}
-		return t
-	case map[string]any:
-		if msg, ok := t["message"].(string); ok && msg != "" {
+		return "true"
+	case jsondoc.Object:
+		if msg := v.Get("message").Text(); msg != "" {
 			return msg
 		}
 	}
-	raw, _ := json.Marshal(v)
-	return string(raw)
+	return string(v.AppendJSON(nil))
 }
 
 // idString reads an id that may be a string or a number; "" otherwise.
-func idString(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case json.Number:
-		return string(t)
+func idString(v jsondoc.Value) string {
+	if s, ok := v.Str(); ok {
+		return s
 	}
-	return ""
+	n, _ := v.Num()
+	return n
 }
 
-// Small accessors over decoded JSON. They never panic on a wrong type.
+// set reports whether v is present and not null (a member a Go map of the
+// decoded document would hold as non-nil).
+func set(v jsondoc.Value) bool { return v.Exists() && !v.IsNull() }
 
-func getStr(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-func getObj(m map[string]any, k string) map[string]any {
-	o, _ := m[k].(map[string]any)
-	return o
-}
-
-func getArr(m map[string]any, k string) []any {
-	a, _ := m[k].([]any)
-	return a
-}
+// isObj and isArr report v's kind.
+func isObj(v jsondoc.Value) bool { return v.Kind() == jsondoc.Object }
+func isArr(v jsondoc.Value) bool { return v.Kind() == jsondoc.Array }
 
 // first returns the value of the first of keys present in m (for fields
 // spelled in camelCase by one client and snake_case by another).
-func first(m map[string]any, keys ...string) (any, bool) {
+func first(m jsondoc.Value, keys ...string) (jsondoc.Value, bool) {
 	for _, k := range keys {
-		if v, ok := m[k]; ok {
+		if v := m.Get(k); v.Exists() {
 			return v, true
 		}
 	}
-	return nil, false
+	return jsondoc.Value{}, false
 }
 
 // partsText concatenates the visible text of content given as a string or
 // as a list of parts: parts whose type is one of textTypes contribute their
 // "text" field, parts of type "refusal" their "refusal" field. Other parts
 // (images, reasoning, thinking, tool calls) contribute nothing.
-func partsText(content any, textTypes ...string) string {
-	switch t := content.(type) {
-	case string:
-		return t
-	case []any:
+func partsText(content jsondoc.Value, textTypes ...string) string {
+	switch content.Kind() {
+	case jsondoc.String:
+		return content.Text()
+	case jsondoc.Array:
 		var b strings.Builder
-		for _, p := range t {
-			m, ok := p.(map[string]any)
-			if !ok {
+		for _, p := range content.Elems() {
+			if !isObj(p) {
 				continue
 			}
-			typ := getStr(m, "type")
+			typ := p.Get("type").Text()
 			if typ == "refusal" {
-				b.WriteString(getStr(m, "refusal"))
+				b.WriteString(p.Get("refusal").Text())
 				continue
 			}
 			for _, tt := range textTypes {
 				if typ == tt {
-					b.WriteString(getStr(m, "text"))
+					b.WriteString(p.Get("text").Text())
 					break
 				}
 			}
@@ -320,12 +312,12 @@ func partsText(content any, textTypes ...string) string {
 
 // allObjects reports whether every element of recs is a JSON object and
 // there is at least one.
-func allObjects(recs []any) bool {
+func allObjects(recs []jsondoc.Value) bool {
 	if len(recs) == 0 {
 		return false
 	}
 	for _, r := range recs {
-		if _, ok := r.(map[string]any); !ok {
+		if !isObj(r) {
 			return false
 		}
 	}
@@ -338,4 +330,44 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// synth reads a JSON text an adapter assembled (a streamed message put
+// back together) with the trace's parser; the text is valid by
+// construction, so an error (which cannot happen) gives the zero Value.
+func (b *builder) synth(text []byte) jsondoc.Value {
+	v, err := b.dec.Parse(string(text))
+	if err != nil {
+		return jsondoc.Value{}
+	}
+	return v
+}
+
+// with returns the JSON text of object m with member k set to the JSON
+// text raw (replacing it where it is, else added last).
+func with(m jsondoc.Value, k, raw string) []byte {
+	out := []byte{'{'}
+	done := false
+	for key, v := range m.Members() {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = jsondoc.AppendString(out, key)
+		out = append(out, ':')
+		if key == k {
+			out = append(out, raw...)
+			done = true
+		} else {
+			out = append(out, v.Raw()...)
+		}
+	}
+	if !done {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = jsondoc.AppendString(out, k)
+		out = append(out, ':')
+		out = append(out, raw...)
+	}
+	return append(out, '}')
 }

@@ -1,0 +1,346 @@
+package jsondoc
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// htmlSafe[c] is true for the ASCII bytes json.Marshal writes as
+// themselves.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string exactly as json.Marshal writes
+// it (encoding/json's appendString with HTML escaping on): ", \ and
+// control characters escaped (\b \f \n \r \t by name, others as \u00XX),
+// <, > and & as \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, and
+// U+2028 and U+2029 as \u2028 and \u2029 (RFC 8259 section 7; the last two
+// for JavaScript).
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if htmlSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// AppendFloat appends the finite f exactly as json.Marshal writes a
+// float64: the shortest representation that reads back as f, in 'f'
+// format unless the exponent is < -6 or >= 21 (then 'e', with e-07
+// shortened to e-7), and -0 as -0. json.Marshal refuses NaN and
+// infinities; callers must not pass them.
+func AppendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// AppendJSON appends v exactly as json.Marshal writes v.Any(): object
+// members sorted by key, each key once with its last value, strings
+// HTML-escaped, numbers as their literals; null for the zero Value.
+func (v Value) AppendJSON(b []byte) []byte {
+	if v.d == nil {
+		return append(b, "null"...)
+	}
+	return v.d.appendAt(b, v.i)
+}
+
+func (d *Doc) appendAt(b []byte, j uint32) []byte {
+	nd := &d.nodes[j]
+	switch nd.kind {
+	case Null:
+		return append(b, "null"...)
+	case Bool:
+		if nd.flag&flagTrue != 0 {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case Number:
+		return append(b, d.text(j)...)
+	case String:
+		return AppendString(b, d.text(j))
+	case Array:
+		b = append(b, '[')
+		k := j + 1
+		for i := range nd.n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = d.appendAt(b, k)
+			k = d.next(k)
+		}
+		return append(b, ']')
+	case Object:
+		return d.appendObject(b, j)
+	}
+	return append(b, "null"...)
+}
+
+// appendObject writes object j with its members sorted by key, each key
+// once (its last value): in place when they are sorted and unique, else
+// through a sorted copy of the member list.
+func (d *Doc) appendObject(b []byte, j uint32) []byte {
+	nd := &d.nodes[j]
+	sorted := nd.flag&flagDup == 0
+	prev := ""
+	k := j + 1
+	for i := range nd.n {
+		key := d.text(k)
+		if i > 0 && key <= prev {
+			sorted = false
+			break
+		}
+		prev = key
+		k = d.next(k + 1)
+	}
+	b = append(b, '{')
+	if sorted {
+		k = j + 1
+		for i := range nd.n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, d.text(k))
+			b = append(b, ':')
+			b = d.appendAt(b, k+1)
+			k = d.next(k + 1)
+		}
+		return append(b, '}')
+	}
+	type member struct {
+		key string
+		at  uint32
+	}
+	var buf [16]member
+	ms := buf[:0]
+	k = j + 1
+	for range nd.n {
+		ms = append(ms, member{d.text(k), k + 1})
+		k = d.next(k + 1)
+	}
+	// A stable sort keeps repeated keys in document order: the last of a
+	// run is the value encoding/json keeps.
+	slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	first := true
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = AppendString(b, m.key)
+		b = append(b, ':')
+		b = d.appendAt(b, m.at)
+	}
+	return append(b, '}')
+}
+
+// ErrUnsupported is the error of AppendAny for a value json.Marshal
+// refuses, wrapping its error.
+var ErrUnsupported = errors.New("jsondoc: value json.Marshal refuses")
+
+// maxAnyDepth is the nesting depth beyond which AppendAny hands a value to
+// json.Marshal, which detects cycles.
+const maxAnyDepth = 200
+
+// AppendAny appends v exactly as json.Marshal writes it. The generic
+// values of encoding/json (nil, bool, string, json.Number, float64, int,
+// []any, map[string]any, whose keys are sorted) and Values are written
+// here; anything else (json.Marshaler implementations included) through
+// json.Marshal. The error, for a value json.Marshal refuses (a NaN or
+// infinite float, an invalid json.Number, an unsupported type), wraps
+// ErrUnsupported and json.Marshal's error; b is then returned as it was.
+func AppendAny(b []byte, v any) ([]byte, error) {
+	out, err := appendAny(b, v, 0)
+	if err != nil {
+		return b, err
+	}
+	return out, nil
+}
+
+func appendAny(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxAnyDepth {
+		return appendMarshal(b, v)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return AppendString(b, x), nil
+	case json.Number:
+		switch {
+		case x == "":
+			return append(b, '0'), nil // as encoding/json writes the zero Number
+		case IsNumber(string(x)):
+			return append(b, x...), nil
+		}
+		return appendMarshal(b, v) // its error
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case Value:
+		return x.AppendJSON(b), nil
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		var buf [16]string
+		keys := buf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendAny(b, x[k], depth+1); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, el := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendAny(b, el, depth+1); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return appendMarshal(b, v)
+		}
+		return AppendFloat(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	}
+	return appendMarshal(b, v)
+}
+
+// appendMarshal appends json.Marshal(v).
+func appendMarshal(b []byte, v any) ([]byte, error) {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b, errors.Join(ErrUnsupported, err)
+	}
+	return append(b, out...), nil
+}
+
+// IsNumber reports whether s is exactly one JSON number literal (of any
+// length).
+func IsNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i++
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(s)
+}
