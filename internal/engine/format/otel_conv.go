@@ -120,7 +120,7 @@ func spanErr(s *genSpan) engine.CallError {
 type otelRequest struct {
 	id, name string
 	args     jsondoc.Value // argument text (a string) or an object
-	turn     int // index into the turns
+	turn     int           // index into the turns
 	exec     *otelExec
 	oi       bool // from an OpenInference LLM span
 }
