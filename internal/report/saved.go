@@ -19,8 +19,6 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +26,7 @@ import (
 	"strconv"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // FormatVersion is the version of the saved-result format (and of the
@@ -52,24 +51,17 @@ type Header struct {
 }
 
 // ExpectationSHA256 returns the hex SHA-256 of a contract's or gold
-// file's canonical JSON: the document decoded and encoded again with
-// object keys sorted, no insignificant white space and numbers as
-// written, so that reformatting the file keeps its identity and any
+// file's canonical JSON (jsondoc.Canonical: object keys sorted, no
+// insignificant white space, numbers as written), the identity the
+// contract registry gives a body: reformatting the file keeps it, any
 // change of content does not. data must be one JSON document (as
 // engine.ParseContract accepted it).
 func ExpectationSHA256(data []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	_, sum, err := jsondoc.Canonical(data)
+	if err != nil {
 		return "", fmt.Errorf("expectation is not JSON: %w", err)
 	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(canon)
-	return hex.EncodeToString(sum[:]), nil
+	return sum, nil
 }
 
 // AppendSaved appends one saved result to dst on one line (no trailing
