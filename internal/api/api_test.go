@@ -22,6 +22,7 @@ import (
 	"github.com/toolscore/toolscore"
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -616,7 +617,7 @@ func TestContracts(t *testing.T) {
 	b.do(t, "POST", "/v1/contracts/hotels/versions", goldList)
 
 	got := decode[contractVersionView](t, b.do(t, "GET", "/v1/contracts/flights/versions/1", ""))
-	wantBody, _, _ := record.Canonical([]byte(contractA))
+	wantBody, _, _ := jsondoc.Canonical([]byte(contractA))
 	if got.SHA256 != v1.SHA256 || string(got.Contract) != string(wantBody) {
 		t.Errorf("get v1 = %+v, want the canonical body %s", got, wantBody)
 	}
@@ -653,7 +654,7 @@ func TestContracts(t *testing.T) {
 func TestValidate(t *testing.T) {
 	b := setup(t, nil)
 	got := decode[validationView](t, b.do(t, "POST", "/v1/validate", contractA))
-	_, sum, _ := record.Canonical([]byte(contractA))
+	_, sum, _ := jsondoc.Canonical([]byte(contractA))
 	want := validationView{Valid: true, Kind: "contract", SHA256: sum, Description: "Book a flight", Combinations: 2,
 		RequiredCount: 2, OptionalCount: 1, ForbiddenCount: 1}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -17,6 +17,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -80,7 +81,7 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, sum, err := record.Canonical(raw)
+	_, sum, err := jsondoc.Canonical(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +206,7 @@ func (s *Server) validateContract(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	_, sum, err := record.Canonical(body)
+	_, sum, err := jsondoc.Canonical(body)
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 	if err := nulError("", body); err != nil {
 		return err // Postgres text and jsonb cannot hold it
 	}
-	canon, sum, err := record.Canonical(body)
+	canon, sum, err := jsondoc.Canonical(body)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/jsonenc"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Encoding a result is a large share of an evaluation's cost, so the hot
@@ -222,7 +222,7 @@ func appendStringField(b []byte, k, v string) []byte {
 
 // appendString appends s as a JSON string, escaped as encoding/json does.
 func appendString(b []byte, s string) []byte {
-	return jsonenc.AppendString(b, s)
+	return jsondoc.AppendString(b, s)
 }
 
 // appendFloat appends the score f as encoding/json does.
@@ -230,7 +230,7 @@ func appendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		panic(fmt.Sprintf("api: non-finite score %v", f)) // the engine never returns one
 	}
-	return jsonenc.AppendFloat(b, f)
+	return jsondoc.AppendFloat(b, f)
 }
 
 // writeEvaluation sends one evaluation as JSON.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -469,7 +470,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 }
 
 // requestHash identifies a request for Idempotency-Key: the method, the
-// path and the canonical form of the body (record.Canonical; for NDJSON,
+// path and the canonical form of the body (jsondoc.Canonical; for NDJSON,
 // of each line), so that the same JSON with other key order or white
 // space is the same request. A body that is not JSON is hashed as sent.
 func requestHash(r *http.Request, body []byte, media string) string {
@@ -492,7 +493,7 @@ func requestHash(r *http.Request, body []byte, media string) string {
 // writeCanonical writes the canonical form of a JSON document to w, or
 // the document as is when it is not JSON.
 func writeCanonical(w io.Writer, doc []byte) {
-	if c, _, err := record.Canonical(doc); err == nil {
+	if c, _, err := jsondoc.Canonical(doc); err == nil {
 		doc = c
 	}
 	_, _ = w.Write(doc)

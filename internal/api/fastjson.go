@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 
-	"github.com/toolscore/toolscore/internal/jsonenc"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // This file holds the request hot path's JSON work that encoding/json does
@@ -34,14 +34,14 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 	var err error
 	b = append(b, `{"tool":`...)
-	b = jsonenc.AppendString(b, c.Tool)
+	b = jsondoc.AppendString(b, c.Tool)
 	b = append(b, `,"args":`...)
 	if b, err = appendJSONValue(b, c.Args); err != nil {
 		return nil, err
 	}
 	if c.ID != "" {
 		b = append(b, `,"id":`...)
-		b = jsonenc.AppendString(b, c.ID)
+		b = jsondoc.AppendString(b, c.ID)
 	}
 	if c.Result != nil {
 		b = append(b, `,"result":`...)
@@ -51,15 +51,15 @@ func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 	}
 	if c.Error != "" {
 		b = append(b, `,"error":`...)
-		b = jsonenc.AppendString(b, string(c.Error))
+		b = jsondoc.AppendString(b, string(c.Error))
 	}
 	if c.ArgsRaw != "" {
 		b = append(b, `,"args_raw":`...)
-		b = jsonenc.AppendString(b, c.ArgsRaw)
+		b = jsondoc.AppendString(b, c.ArgsRaw)
 	}
 	if c.ArgsError != "" {
 		b = append(b, `,"args_error":`...)
-		b = jsonenc.AppendString(b, c.ArgsError)
+		b = jsondoc.AppendString(b, c.ArgsError)
 	}
 	return append(b, '}'), nil
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/toolscore/toolscore/internal/jsonenc"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // This file encodes the parts of an EvaluationResult that the service and
@@ -192,7 +192,7 @@ func appendStrings(b []byte, v []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonenc.AppendString(b, s)
+		b = jsondoc.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -201,36 +201,36 @@ func appendStrings(b []byte, v []string) []byte {
 // option's group or arguments cannot be encoded.
 func appendMetrics(b []byte, m *Metrics) ([]byte, bool) {
 	b = append(b, `{"selection_accuracy":`...)
-	b = jsonenc.AppendFloat(b, m.SelectionAccuracy)
+	b = jsondoc.AppendFloat(b, m.SelectionAccuracy)
 	b = append(b, `,"invocation_accuracy":`...)
-	b = jsonenc.AppendFloat(b, m.InvocationAccuracy)
+	b = jsondoc.AppendFloat(b, m.InvocationAccuracy)
 	b = append(b, `,"required_call_recall":`...)
-	b = jsonenc.AppendFloat(b, m.RequiredCallRecall)
+	b = jsondoc.AppendFloat(b, m.RequiredCallRecall)
 
 	b = append(b, `,"argument_metrics":{"precision":`...)
-	b = jsonenc.AppendFloat(b, m.Arguments.Precision)
+	b = jsondoc.AppendFloat(b, m.Arguments.Precision)
 	b = append(b, `,"recall":`...)
-	b = jsonenc.AppendFloat(b, m.Arguments.Recall)
+	b = jsondoc.AppendFloat(b, m.Arguments.Recall)
 	b = append(b, `,"f1":`...)
-	b = jsonenc.AppendFloat(b, m.Arguments.F1)
+	b = jsondoc.AppendFloat(b, m.Arguments.F1)
 
 	b = append(b, `},"sequence_metrics":{"edit_distance":`...)
-	b = jsonenc.AppendFloat(b, m.Sequence.EditDistance)
+	b = jsondoc.AppendFloat(b, m.Sequence.EditDistance)
 	b = append(b, `,"normalized_distance":`...)
-	b = jsonenc.AppendFloat(b, m.Sequence.NormalizedDistance)
+	b = jsondoc.AppendFloat(b, m.Sequence.NormalizedDistance)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = jsonenc.AppendFloat(b, m.Sequence.SequenceAccuracy)
+	b = jsondoc.AppendFloat(b, m.Sequence.SequenceAccuracy)
 
 	b = append(b, `},"efficiency_metrics":{"redundant_count":`...)
 	b = strconv.AppendInt(b, int64(m.Efficiency.RedundantCount), 10)
 	b = append(b, `,"total_calls":`...)
 	b = strconv.AppendInt(b, int64(m.Efficiency.TotalCalls), 10)
 	b = append(b, `,"redundant_rate":`...)
-	b = jsonenc.AppendFloat(b, m.Efficiency.RedundantRate)
+	b = jsondoc.AppendFloat(b, m.Efficiency.RedundantRate)
 
 	tc := &m.ToolCorrectness
 	b = append(b, `},"tool_correctness_metrics":{"tool_correctness":`...)
-	b = jsonenc.AppendFloat(b, tc.ToolCorrectness)
+	b = jsondoc.AppendFloat(b, tc.ToolCorrectness)
 	b = append(b, `,"expected_tools":`...)
 	b = appendStrings(b, tc.ExpectedTools)
 	b = append(b, `,"called_tools":`...)
@@ -246,15 +246,15 @@ func appendMetrics(b []byte, m *Metrics) ([]byte, bool) {
 
 	w := &m.Weights
 	b = append(b, `},"weights":{"selection_accuracy":`...)
-	b = jsonenc.AppendFloat(b, w.SelectionAccuracy)
+	b = jsondoc.AppendFloat(b, w.SelectionAccuracy)
 	b = append(b, `,"argument_f1":`...)
-	b = jsonenc.AppendFloat(b, w.ArgumentF1)
+	b = jsondoc.AppendFloat(b, w.ArgumentF1)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = jsonenc.AppendFloat(b, w.SequenceAccuracy)
+	b = jsondoc.AppendFloat(b, w.SequenceAccuracy)
 	b = append(b, `,"redundant_rate":`...)
-	b = jsonenc.AppendFloat(b, w.RedundantRate)
+	b = jsondoc.AppendFloat(b, w.RedundantRate)
 	b = append(b, `,"required_call_recall":`...)
-	b = jsonenc.AppendFloat(b, w.RequiredCallRecall)
+	b = jsondoc.AppendFloat(b, w.RequiredCallRecall)
 	b = append(b, '}')
 
 	if cm := m.Contract; cm != nil {
@@ -306,7 +306,7 @@ func appendContractMetrics(b []byte, cm *ContractMetrics) ([]byte, bool) {
 			b = append(b, `{"options":`...)
 			b = appendInts(b, cs.Options)
 			b = append(b, `,"score":`...)
-			b = jsonenc.AppendFloat(b, cs.Score)
+			b = jsondoc.AppendFloat(b, cs.Score)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -315,7 +315,7 @@ func appendContractMetrics(b []byte, cm *ContractMetrics) ([]byte, bool) {
 	b = append(b, `},"optional_matched":`...)
 	b = appendInts(b, cm.OptionalMatched)
 	b = append(b, `,"min_score":`...)
-	b = jsonenc.AppendFloat(b, cm.MinScore)
+	b = jsondoc.AppendFloat(b, cm.MinScore)
 	b = append(b, `,"passed":`...)
 	b = strconv.AppendBool(b, cm.Passed)
 	return append(b, '}'), true
@@ -339,7 +339,7 @@ func appendChosen(b []byte, ch *ChosenOption) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"tool":`...)
-		b = jsonenc.AppendString(b, ch.Calls[i].Tool)
+		b = jsondoc.AppendString(b, ch.Calls[i].Tool)
 		b = append(b, `,"args":`...)
 		if b, ok = appendObject(b, ch.Calls[i].Args, 1); !ok {
 			return b, false
@@ -381,7 +381,7 @@ func appendValue(b []byte, v any, depth int) ([]byte, bool) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return jsonenc.AppendString(b, x), true
+		return jsondoc.AppendString(b, x), true
 	case json.Number:
 		switch {
 		case x == "":
@@ -413,7 +413,7 @@ func appendValue(b []byte, v any, depth int) ([]byte, bool) {
 		if !isFinite(x) {
 			return b, false
 		}
-		return jsonenc.AppendFloat(b, x), true
+		return jsondoc.AppendFloat(b, x), true
 	case int:
 		return strconv.AppendInt(b, int64(x), 10), true
 	case Any, *Regex, *Contains, *OneOf, *Type:
@@ -464,7 +464,7 @@ func appendObject(b []byte, m map[string]any, depth int) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonenc.AppendString(b, k)
+		b = jsondoc.AppendString(b, k)
 		b = append(b, ':')
 		var ok bool
 		if b, ok = appendValue(b, m[k], depth); !ok {
@@ -506,11 +506,11 @@ func appendChecks(b []byte, c *Checks) []byte {
 
 func appendCheck(b []byte, ch *Check) []byte {
 	b = append(b, `{"name":`...)
-	b = jsonenc.AppendString(b, ch.Name)
+	b = jsondoc.AppendString(b, ch.Name)
 	b = append(b, `,"status":`...)
-	b = jsonenc.AppendString(b, string(ch.Status))
+	b = jsondoc.AppendString(b, string(ch.Status))
 	b = append(b, `,"detail":`...)
-	b = jsonenc.AppendString(b, ch.Detail)
+	b = jsondoc.AppendString(b, ch.Detail)
 	b = append(b, `,"calls":`...)
 	b = appendInts(b, ch.Calls)
 	if len(ch.Findings) > 0 {
@@ -524,15 +524,15 @@ func appendCheck(b []byte, ch *Check) []byte {
 			b = strconv.AppendInt(b, int64(f.Call), 10)
 			if f.Path != "" {
 				b = append(b, `,"path":`...)
-				b = jsonenc.AppendString(b, f.Path)
+				b = jsondoc.AppendString(b, f.Path)
 			}
 			if f.Rule != "" {
 				b = append(b, `,"rule":`...)
-				b = jsonenc.AppendString(b, f.Rule)
+				b = jsondoc.AppendString(b, f.Rule)
 			}
 			if f.Value != "" {
 				b = append(b, `,"value":`...)
-				b = jsonenc.AppendString(b, f.Value)
+				b = jsondoc.AppendString(b, f.Value)
 			}
 			b = append(b, '}')
 		}
@@ -543,15 +543,15 @@ func appendCheck(b []byte, ch *Check) []byte {
 
 func appendIssue(b []byte, is *Issue) []byte {
 	b = append(b, `{"kind":`...)
-	b = jsonenc.AppendString(b, is.Kind)
+	b = jsondoc.AppendString(b, is.Kind)
 	b = append(b, `,"severity":`...)
-	b = jsonenc.AppendString(b, string(is.Severity))
+	b = jsondoc.AppendString(b, string(is.Severity))
 	b = append(b, `,"tool":`...)
-	b = jsonenc.AppendString(b, is.Tool)
+	b = jsondoc.AppendString(b, is.Tool)
 	b = append(b, `,"problem":`...)
-	b = jsonenc.AppendString(b, is.Problem)
+	b = jsondoc.AppendString(b, is.Problem)
 	b = append(b, `,"fix":`...)
-	b = jsonenc.AppendString(b, is.Fix)
+	b = jsondoc.AppendString(b, is.Fix)
 	b = append(b, `,"calls":`...)
 	b = appendInts(b, is.Calls)
 	return append(b, '}')

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolscore/toolscore/internal/jsonenc"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // The Issue kinds, in the order the list ranks them (SPEC section 5, "Top
@@ -598,7 +598,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 		return append(b, `{"$any":true}`...), true
 	case *Regex:
 		b = append(b, `{"$regex":`...)
-		b = jsonenc.AppendString(b, x.re.String())
+		b = jsondoc.AppendString(b, x.re.String())
 		return append(b, '}'), true
 	case *Contains:
 		if !isJSONScalar(x.Value) {
@@ -630,7 +630,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 			return b, false
 		case 1:
 			b = append(b, `{"$type":`...)
-			b = jsonenc.AppendString(b, x.Names[0])
+			b = jsondoc.AppendString(b, x.Names[0])
 			return append(b, '}'), true
 		}
 		b = append(b, `{"$type":[`...)
@@ -638,7 +638,7 @@ func appendMatcherJSON(b []byte, m json.Marshaler) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonenc.AppendString(b, n)
+			b = jsondoc.AppendString(b, n)
 		}
 		return append(b, "]}"...), true
 	}
@@ -674,7 +674,7 @@ func appendJSONScalar(b []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(b, x)
 	case string:
-		return jsonenc.AppendString(b, x)
+		return jsondoc.AppendString(b, x)
 	case json.Number:
 		if x == "" {
 			return append(b, '0') // as encoding/json writes the zero Number

@@ -1,9 +1,12 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // ScoredCalls rebuilds an EvaluationResult's scored_calls from its
@@ -19,16 +22,25 @@ import (
 // Errors: traceCalls or scoredIndexes is not a JSON array of the right
 // kind, or an index is out of range.
 func ScoredCalls(traceCalls, scoredIndexes json.RawMessage) (json.RawMessage, error) {
-	var idx []int
-	if err := json.Unmarshal(scoredIndexes, &idx); err != nil {
-		return nil, fmt.Errorf("scored_indexes: %w", err)
+	iv, err := jsondoc.Parse(scoredIndexes)
+	if err != nil || iv.Kind() != jsondoc.Array {
+		return nil, fmt.Errorf("scored_indexes: not a JSON array of indexes")
+	}
+	idx := make([]int, 0, iv.Len())
+	for _, e := range iv.Elems() {
+		n, _ := e.Num()
+		i, err := strconv.Atoi(n)
+		if err != nil {
+			return nil, fmt.Errorf("scored_indexes: %s is not an index", e.Raw())
+		}
+		idx = append(idx, i)
 	}
 	if len(idx) == 0 {
 		return json.RawMessage("[]"), nil
 	}
-	var calls []json.RawMessage
-	if err := json.Unmarshal(traceCalls, &calls); err != nil {
-		return nil, fmt.Errorf("trace_calls: %w", err)
+	calls, ok := jsondoc.Elements(string(traceCalls))
+	if !ok {
+		return nil, fmt.Errorf("trace_calls: not a JSON array")
 	}
 	size := 2
 	for _, i := range idx {
@@ -50,28 +62,25 @@ func ScoredCalls(traceCalls, scoredIndexes json.RawMessage) (json.RawMessage, er
 
 // FirstElement returns the first element of the JSON array arr, byte for
 // byte, or nil when arr is empty, null or absent. Only that element is
-// decoded.
+// read.
 //
 // Errors: arr is not a JSON array, or its first element is malformed.
 func FirstElement(arr json.RawMessage) (json.RawMessage, error) {
-	t := bytes.TrimSpace(arr)
-	if len(t) == 0 || string(t) == "null" {
+	s := strings.TrimRight(string(arr), " \t\r\n")
+	i := jsondoc.SkipSpace(s, 0)
+	if s[i:] == "" || s[i:] == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+	if s[i] != '[' {
 		return nil, fmt.Errorf("not a JSON array")
 	}
-	if !dec.More() {
+	i = jsondoc.SkipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
 		return nil, nil
 	}
-	var first json.RawMessage
-	if err := dec.Decode(&first); err != nil {
-		return nil, err
+	end, ok := jsondoc.SkipValue(s, i)
+	if !ok {
+		return nil, fmt.Errorf("the first element of the array is not valid JSON")
 	}
-	return first, nil
+	return json.RawMessage(s[i:end]), nil
 }

@@ -23,8 +23,10 @@ func TestScoredCalls(t *testing.T) {
 	for _, tc := range []struct{ trace, idx, want string }{
 		{`[{"tool":"a"}]`, `[1]`, "scored_indexes: index 1 outside trace_calls (1 calls)"},
 		{`[{"tool":"a"}]`, `[-1]`, "scored_indexes: index -1 outside trace_calls (1 calls)"},
-		{`{"tool":"a"}`, `[0]`, "trace_calls: json: cannot unmarshal object into Go value of type []json.RawMessage"},
-		{`[]`, `{}`, "scored_indexes: json: cannot unmarshal object into Go value of type []int"},
+		{`{"tool":"a"}`, `[0]`, "trace_calls: not a JSON array"},
+		{`[{"tool":"a"},]`, `[0]`, "trace_calls: not a JSON array"},
+		{`[]`, `{}`, "scored_indexes: not a JSON array of indexes"},
+		{`[]`, `[1.5]`, "scored_indexes: 1.5 is not an index"},
 	} {
 		_, err := ScoredCalls(json.RawMessage(tc.trace), json.RawMessage(tc.idx))
 		if err == nil || err.Error() != tc.want {
@@ -46,7 +48,7 @@ func TestFirstElement(t *testing.T) {
 			t.Errorf("FirstElement(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	for _, in := range []string{`{}`, `[{"a":]`, `"s"`} {
+	for _, in := range []string{`{}`, `[{"a":]`, `"s"`, `nul`} {
 		if got, err := FirstElement(json.RawMessage(in)); err == nil {
 			t.Errorf("FirstElement(%q) = %q, want an error", in, got)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/harness"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -147,7 +148,7 @@ func (s *Service) workTask(ctx context.Context, job *river.Job[taskArgs]) error 
 // Errors: the result cannot be stored (a NUL character in the trace).
 func resultRecord(run *record.Run, task *harness.Task, tr *harness.TaskResult) (*record.Result, error) {
 	res := tr.Result
-	_, sum, err := record.Canonical(task.ContractJSON)
+	_, sum, err := jsondoc.Canonical(task.ContractJSON)
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/store/storetest"
 )
@@ -180,7 +181,7 @@ func TestContracts(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
 	mk := func(name, body string) record.ContractVersion {
-		canon, sum, err := record.Canonical([]byte(body))
+		canon, sum, err := jsondoc.Canonical([]byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +251,7 @@ func TestContractVersionsConcurrent(t *testing.T) {
 	versions := make([]int, n)
 	for i := range n {
 		wg.Go(func() {
-			canon, sum, _ := record.Canonical(fmt.Appendf(nil, `{"contract_version":2,"required":[{"tool":"t%d"}]}`, i))
+			canon, sum, _ := jsondoc.Canonical(fmt.Appendf(nil, `{"contract_version":2,"required":[{"tool":"t%d"}]}`, i))
 			cv, _, err := db.CreateContractVersion(ctx, record.ContractVersion{ProjectID: 1, Name: "c", SHA256: sum,
 				Kind: record.KindContract, Combinations: 1, Body: canon})
 			if err != nil {
@@ -274,7 +275,7 @@ func TestContractVersionsConcurrent(t *testing.T) {
 func TestResults(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
-	canon, sum, _ := record.Canonical([]byte(`{"contract_version":2,"required":[]}`))
+	canon, sum, _ := jsondoc.Canonical([]byte(`{"contract_version":2,"required":[]}`))
 	if _, _, err := db.CreateContractVersion(ctx, record.ContractVersion{ProjectID: 1, Name: "flights", SHA256: sum,
 		Kind: record.KindContract, Combinations: 1, Body: canon}); err != nil {
 		t.Fatal(err)

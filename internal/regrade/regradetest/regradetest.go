@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 )
 
@@ -33,7 +34,7 @@ func MustContract(tb testing.TB, st Store, name, body string) (record.ContractRe
 	if err != nil {
 		tb.Fatalf("contract %s: %v", name, err)
 	}
-	canon, sum, err := record.Canonical([]byte(body))
+	canon, sum, err := jsondoc.Canonical([]byte(body))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package record
+package jsondoc
 
 import (
 	"crypto/sha256"

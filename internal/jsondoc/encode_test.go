@@ -1,4 +1,4 @@
-package jsonenc
+package jsondoc
 
 import (
 	"encoding/json"
