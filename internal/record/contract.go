@@ -3,6 +3,8 @@ package record
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // ContractKind tells whether a registry body is a Contract v2 or a gold
@@ -38,6 +40,9 @@ type ContractVersion struct {
 	Body json.RawMessage
 	// CreatedAt is when the version was created.
 	CreatedAt time.Time
+	// PublishedBy is the API key that published the version; uuid.Nil when
+	// none did (authentication off, or a version older than keys).
+	PublishedBy uuid.UUID
 }
 
 // ContractSummary describes one contract name in the registry listing.

@@ -4,14 +4,15 @@
 // holds plain data only: no I/O and no behaviour beyond validation
 // helpers. One file per noun: contract.go, result.go, idempotency.go.
 //
-// Every record is scoped by a ProjectID. Until authentication exists every
-// request belongs to DefaultProject.
+// Every record is scoped by a ProjectID: the project of the API key that
+// made the request (internal/auth).
 package record
 
 import "errors"
 
-// DefaultProject is the id of the one project that exists until
-// authentication assigns callers to projects (migration 00001 creates it).
+// DefaultProject is the id of project "default", which exists from the
+// start (migration 00001 creates it); bootstrap keys and requests with
+// authentication off act on it.
 const DefaultProject int64 = 1
 
 // ErrInvalidText is wrapped by the store's errors when Postgres refuses a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolscore/toolscore/internal/record"
@@ -39,10 +40,14 @@ func (db *DB) CreateContractVersion(ctx context.Context, cv record.ContractVersi
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return cv, false, err
 	}
-	err = tx.QueryRow(ctx, `INSERT INTO contracts (project_id, name, version, sha256, kind, description, combinations, body)
-		SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7 FROM contracts WHERE project_id = $1 AND name = $2
+	var publishedBy any
+	if cv.PublishedBy != uuid.Nil {
+		publishedBy = cv.PublishedBy
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO contracts (project_id, name, version, sha256, kind, description, combinations, body, published_by)
+		SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7, $8 FROM contracts WHERE project_id = $1 AND name = $2
 		RETURNING version, created_at`,
-		cv.ProjectID, cv.Name, cv.SHA256, string(cv.Kind), cv.Description, int32(cv.Combinations), string(cv.Body),
+		cv.ProjectID, cv.Name, cv.SHA256, string(cv.Kind), cv.Description, int32(cv.Combinations), string(cv.Body), publishedBy,
 	).Scan(&cv.Version, &cv.CreatedAt)
 	if err != nil {
 		return cv, false, err
@@ -51,13 +56,14 @@ func (db *DB) CreateContractVersion(ctx context.Context, cv record.ContractVersi
 	return cv, true, tx.Commit(ctx)
 }
 
-const contractSelect = `project_id, name, version, sha256, kind, description, combinations, created_at, body`
+const contractSelect = `project_id, name, version, sha256, kind, description, combinations, created_at, published_by, body`
 
 func scanContract(row pgx.Row, withBody bool) (record.ContractVersion, error) {
 	var cv record.ContractVersion
 	var kind string
 	var body *string
-	dest := []any{&cv.ProjectID, &cv.Name, &cv.Version, &cv.SHA256, &kind, &cv.Description, &cv.Combinations, &cv.CreatedAt}
+	var publishedBy *uuid.UUID
+	dest := []any{&cv.ProjectID, &cv.Name, &cv.Version, &cv.SHA256, &kind, &cv.Description, &cv.Combinations, &cv.CreatedAt, &publishedBy}
 	if withBody {
 		dest = append(dest, &body)
 	}
@@ -66,6 +72,9 @@ func scanContract(row pgx.Row, withBody bool) (record.ContractVersion, error) {
 	}
 	cv.Kind = record.ContractKind(kind)
 	cv.CreatedAt = cv.CreatedAt.UTC()
+	if publishedBy != nil {
+		cv.PublishedBy = *publishedBy
+	}
 	if body != nil {
 		cv.Body = []byte(*body)
 	}
@@ -99,7 +108,7 @@ func (db *DB) GetContractVersion(ctx context.Context, projectID int64, name stri
 // Errors: engine.ErrNotFound when the name has no versions at all;
 // engine.ErrUnavailable.
 func (db *DB) ListContractVersions(ctx context.Context, projectID int64, name string, after, limit int) ([]record.ContractVersion, error) {
-	rows, err := db.pool.Query(ctx, `SELECT project_id, name, version, sha256, kind, description, combinations, created_at
+	rows, err := db.pool.Query(ctx, `SELECT project_id, name, version, sha256, kind, description, combinations, created_at, published_by
 		FROM contracts WHERE project_id = $1 AND name = $2 AND version > $3 ORDER BY version LIMIT $4`,
 		projectID, name, int32(after), limit)
 	if err != nil {
