@@ -39,7 +39,7 @@ func setup(t *testing.T, mod func(*Config)) *testBundle {
 	t.Helper()
 	st := newFakeStore()
 	reg := prometheus.NewRegistry()
-	cfg := Config{Store: st, Logger: zaptest.NewLogger(t), Registerer: reg, Workers: 2, OpenAPI: toolscore.OpenAPI}
+	cfg := Config{Store: st, Logger: zaptest.NewLogger(t), Registerer: reg, Workers: 2, OpenAPI: toolscore.OpenAPI, AuthOff: true}
 	if mod != nil {
 		mod(&cfg)
 	}

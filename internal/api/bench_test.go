@@ -31,7 +31,7 @@ func BenchmarkCreateEvaluation(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				st := newFakeStore()
-				s := New(Config{Store: st, Registerer: prometheus.NewRegistry(), Workers: 1})
+				s := New(Config{Store: st, Registerer: prometheus.NewRegistry(), Workers: 1, AuthOff: true})
 				defer s.Close()
 				h := s.Handler()
 				b.SetBytes(int64(len(req)))

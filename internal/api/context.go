@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/auth"
 )
 
 // ctxKey is the unexported type of this package's context keys.
@@ -15,7 +15,6 @@ type ctxKey int
 
 const (
 	requestIDKey ctxKey = iota
-	projectKey
 )
 
 // RequestIDFrom returns the request id set by the server's middleware, ""
@@ -25,19 +24,14 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// WithProject returns a context whose requests act for project id. Until
-// authentication exists the middleware sets record.DefaultProject.
-func WithProject(ctx context.Context, id int64) context.Context {
-	return context.WithValue(ctx, projectKey, id)
-}
-
-// ProjectFrom returns the project of the request, record.DefaultProject
-// when none was set.
+// ProjectFrom returns the project of the request's principal
+// (auth.FromContext), 0 (which no row has) outside an authenticated
+// request.
 func ProjectFrom(ctx context.Context) int64 {
-	if id, ok := ctx.Value(projectKey).(int64); ok {
-		return id
+	if p, ok := auth.FromContext(ctx); ok {
+		return p.ProjectID
 	}
-	return record.DefaultProject
+	return 0
 }
 
 // requestIDs makes request ids: a random per-process prefix and a counter.

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/toolscore/toolscore/internal/auth"
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
@@ -156,19 +158,26 @@ func (s *Server) contractRoutes(r chi.Router) {
 
 // contractVersionView is the JSON form of a registry version.
 type contractVersionView struct {
-	Name         string          `json:"name"`
-	Version      int             `json:"version"`
-	SHA256       string          `json:"sha256"`
-	Kind         string          `json:"kind"`
-	Description  string          `json:"description"`
-	Combinations int             `json:"combinations"`
-	CreatedAt    time.Time       `json:"created_at"`
-	Contract     json.RawMessage `json:"contract,omitempty"`
+	Name         string    `json:"name"`
+	Version      int       `json:"version"`
+	SHA256       string    `json:"sha256"`
+	Kind         string    `json:"kind"`
+	Description  string    `json:"description"`
+	Combinations int       `json:"combinations"`
+	CreatedAt    time.Time `json:"created_at"`
+	// PublishedBy is the id of the API key that published the version
+	// (omitted when none did).
+	PublishedBy string          `json:"published_by,omitempty"`
+	Contract    json.RawMessage `json:"contract,omitempty"`
 }
 
 func viewContractVersion(cv record.ContractVersion) contractVersionView {
-	return contractVersionView{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: string(cv.Kind),
+	v := contractVersionView{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: string(cv.Kind),
 		Description: cv.Description, Combinations: cv.Combinations, CreatedAt: cv.CreatedAt, Contract: cv.Body}
+	if cv.PublishedBy != uuid.Nil {
+		v.PublishedBy = cv.PublishedBy.String()
+	}
+	return v
 }
 
 // readContract reads and validates a contract or gold list request body.
@@ -236,9 +245,10 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	p, _ := auth.FromContext(r.Context())
 	cv, created, err := s.store.CreateContractVersion(r.Context(), record.ContractVersion{
-		ProjectID: ProjectFrom(r.Context()), Name: name, SHA256: sum, Kind: kindOf(c),
-		Description: c.Description, Combinations: c.Combinations(), Body: canon,
+		ProjectID: p.ProjectID, Name: name, SHA256: sum, Kind: kindOf(c),
+		Description: c.Description, Combinations: c.Combinations(), Body: canon, PublishedBy: p.KeyID,
 	})
 	if err != nil {
 		return err

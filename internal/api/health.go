@@ -14,11 +14,11 @@ import (
 
 func (s *Server) healthRoutes(r chi.Router) {
 	// HEAD is allowed too, for probes and load balancers that use it.
-	r.Get("/healthz", s.handle(s.healthz))
-	r.Head("/healthz", s.handle(s.healthz))
-	r.Get("/readyz", s.handle(s.readyz))
-	r.Head("/readyz", s.handle(s.readyz))
-	r.Get("/openapi.yaml", s.handle(s.openapi))
+	r.Get("/healthz", s.handlePublic(s.healthz))
+	r.Head("/healthz", s.handlePublic(s.healthz))
+	r.Get("/readyz", s.handlePublic(s.readyz))
+	r.Head("/readyz", s.handlePublic(s.readyz))
+	r.Get("/openapi.yaml", s.handlePublic(s.openapi))
 }
 
 // healthz answers 200 while the process serves HTTP.

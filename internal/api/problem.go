@@ -42,6 +42,8 @@ type Problem struct {
 	Offset *int64 `json:"offset,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
+	// MissingScope names the scope the key lacks (403 forbidden).
+	MissingScope string `json:"missing_scope,omitempty"`
 }
 
 // FieldProblem is one problem at one place of a request: Pointer is an
@@ -77,9 +79,12 @@ type problemKind struct {
 var (
 	probInvalidJSON      = problemKind{"invalid-json", "Request body is not valid JSON", http.StatusBadRequest}
 	probInvalidParameter = problemKind{"invalid-parameter", "Invalid query parameter or header", http.StatusBadRequest}
+	probUnauthorized     = problemKind{"unauthorized", "Missing or invalid API key", http.StatusUnauthorized}
+	probForbidden        = problemKind{"forbidden", "The API key lacks a scope", http.StatusForbidden}
 	probNotFound         = problemKind{"not-found", "Resource not found", http.StatusNotFound}
 	probMethod           = problemKind{"method-not-allowed", "Method not allowed", http.StatusMethodNotAllowed}
 	probIdempotency      = problemKind{"idempotency-conflict", "Idempotency-Key reused with another request", http.StatusConflict}
+	probConflict         = problemKind{"conflict", "Resource already exists", http.StatusConflict}
 	probTooLarge         = problemKind{"body-too-large", "Request body too large", http.StatusRequestEntityTooLarge}
 	probMediaType        = problemKind{"unsupported-media-type", "Unsupported media type", http.StatusUnsupportedMediaType}
 	probInvalidRequest   = problemKind{"invalid-request", "Request body has invalid fields", http.StatusUnprocessableEntity}
@@ -104,6 +109,11 @@ type apiError struct {
 	syntax     *engine.SyntaxError
 	retryAfter int // seconds; 0 for no Retry-After header
 	cause      error
+	// invalidToken adds error="invalid_token" to a 401's WWW-Authenticate
+	// header (a token was sent but is no key).
+	invalidToken bool
+	// missingScope is the scope a 403 names.
+	missingScope string
 }
 
 func (e *apiError) Error() string {
@@ -181,13 +191,14 @@ func problemFor(err error) *apiError {
 // problem builds the Problem body of an error for request r.
 func (e *apiError) problem(r *http.Request) Problem {
 	p := Problem{
-		Type:      ProblemTypeBase + e.kind.slug,
-		Title:     e.kind.title,
-		Status:    e.kind.status,
-		Detail:    e.detail,
-		Instance:  r.URL.Path,
-		RequestID: RequestIDFrom(r.Context()),
-		Errors:    e.errors,
+		Type:         ProblemTypeBase + e.kind.slug,
+		Title:        e.kind.title,
+		Status:       e.kind.status,
+		Detail:       e.detail,
+		Instance:     r.URL.Path,
+		RequestID:    RequestIDFrom(r.Context()),
+		Errors:       e.errors,
+		MissingScope: e.missingScope,
 	}
 	if e.syntax != nil {
 		off := int64(e.syntax.Offset)
@@ -203,6 +214,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae.kind.status >= 500 && ae.kind != probUnavailable && ae.kind != probBusy && ae.kind != probNotReady {
 		s.log.Error("request failed", zap.String("request_id", RequestIDFrom(r.Context())),
 			zap.String("route", routePattern(r)), zap.Error(err))
+	}
+	if ae.kind == probUnauthorized {
+		// RFC 6750 section 3.
+		h := `Bearer realm="toolscore"`
+		if ae.invalidToken {
+			h += `, error="invalid_token"`
+		}
+		w.Header().Set("WWW-Authenticate", h)
 	}
 	if ae.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))

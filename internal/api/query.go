@@ -144,6 +144,11 @@ var queryParams = map[string][]string{
 	"GET /v1/runs":                                {"limit", "cursor"},
 	"GET /v1/runs/{id}":                           nil,
 	"DELETE /v1/runs/{id}":                        nil,
+	"POST /v1/keys":                               nil,
+	"GET /v1/keys":                                {"limit", "cursor"},
+	"DELETE /v1/keys/{id}":                        nil,
+	"POST /v1/projects":                           nil,
+	"GET /v1/projects":                            nil,
 }
 
 // checkParams refuses a query parameter the route does not read, so that

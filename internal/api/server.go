@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+
+	"github.com/toolscore/toolscore/internal/auth"
 )
 
 // Config configures New. Zero values take the documented defaults.
@@ -63,6 +65,21 @@ type Config struct {
 	// Runs serves /v1/runs, server-side harness runs (run.go); nil answers
 	// them 503.
 	Runs Runs
+	// Auth checks the bearer token of every request but the public routes
+	// (/healthz, /readyz, /openapi.yaml) and /metrics; nil refuses every
+	// such request with 401, unless AuthOff.
+	Auth *auth.Authenticator
+	// AuthOff serves every request as project default with every scope,
+	// without a key: for local development only.
+	AuthOff bool
+	// Keys serves /v1/keys and /v1/projects (key.go); nil answers them
+	// 503.
+	Keys Keys
+	// MetricsToken, when set, is the bearer token /metrics needs.
+	MetricsToken string
+	// MetricsOpen serves /metrics without any token. With neither
+	// MetricsOpen nor MetricsToken, /metrics answers 401.
+	MetricsOpen bool
 }
 
 // Server is the HTTP API. Create it with New, serve Handler, and call
@@ -147,10 +164,23 @@ func (s *Server) Close() { s.pool.Close() }
 // handlerFunc is a handler that returns its error (STYLE.md section 3).
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// handle adapts a handlerFunc, writing its error as problem+json. It
-// refuses a malformed query string or query values that are not UTF-8
-// text without NUL (checkQuery) before the handler runs.
+// handle adapts the handlerFunc of a /v1 route, writing its error as
+// problem+json. Before the handler runs, it checks the route's scope
+// (authorize) and refuses a malformed query string or query values that
+// are not UTF-8 text without NUL (checkQuery).
 func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.handlePublic(h)(w, r)
+	}
+}
+
+// handlePublic is handle without the scope check, for the public routes
+// and the answers to unrouted requests.
+func (s *Server) handlePublic(h handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := checkQuery(r); err != nil {
 			s.writeError(w, r, err)
@@ -166,17 +196,17 @@ func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 // new resource (regrades, harness runs) adds one call here.
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.observe, s.recoverer)
-	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+	r.Use(s.requestID, s.observe, s.recoverer, s.authenticate)
+	r.NotFound(s.handlePublic(func(w http.ResponseWriter, r *http.Request) error {
 		return newError(probNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))
-	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+	r.MethodNotAllowed(s.handlePublic(func(w http.ResponseWriter, r *http.Request) error {
 		allow := s.allowed(r.URL.Path)
 		w.Header().Set("Allow", strings.Join(allow, ", ")) // RFC 9110 section 15.5.6
 		return newError(probMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allow, ", "))
 	}))
 	s.healthRoutes(r)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
+	r.Method(http.MethodGet, "/metrics", s.metricsAuth(promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{})))
 	r.Route("/v1", func(r chi.Router) {
 		s.contractRoutes(r)
 		s.evaluationRoutes(r)
@@ -184,6 +214,7 @@ func (s *Server) routes() chi.Router {
 		s.statsRoutes(r)
 		s.regradeRoutes(r)
 		s.runRoutes(r)
+		s.keyRoutes(r)
 	})
 	return r
 }

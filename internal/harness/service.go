@@ -59,6 +59,9 @@ type ServiceClient struct {
 	BaseURL string
 	// Client sends the requests; timeouts come from the context.
 	Client *http.Client
+	// APIKey, when set, is sent as "Authorization: Bearer APIKey" (a key
+	// with scope ingest).
+	APIKey string
 }
 
 // NewServiceClient returns a client for the toolscore server at baseURL
@@ -126,6 +129,9 @@ func (c *ServiceClient) Evaluate(ctx context.Context, req *EvaluationRequest) (*
 		return nil, fmt.Errorf("encode evaluation: %w", err)
 	}
 	h := http.Header{"Idempotency-Key": {req.RunID + "/" + req.TaskID}}
+	if c.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.APIKey)
+	}
 	client := c.Client
 	if client == nil {
 		client = http.DefaultClient
