@@ -1,9 +1,16 @@
 # toolscore grading service: a static binary on a distroless, non-root
 # base. Build: docker build -t toolscore-server .
-# Configuration is by environment (see cmd/server/config.go): DATABASE_URL
-# (required), TOOLSCORE_ADDR, TOOLSCORE_WORKERS, TOOLSCORE_QUEUE,
-# TOOLSCORE_MAX_BODY_BYTES, TOOLSCORE_MAX_BATCH_BYTES, TOOLSCORE_EVAL_TIMEOUT,
-# TOOLSCORE_SHUTDOWN_GRACE, TOOLSCORE_DB_MAX_CONNS, TOOLSCORE_LOG_LEVEL.
+# Configuration is by environment (see cmd/server/config.go and the table
+# in docs/api.md): DATABASE_URL (required), TOOLSCORE_ADDR, TOOLSCORE_WORKERS,
+# TOOLSCORE_QUEUE, TOOLSCORE_MAX_BODY_BYTES, TOOLSCORE_MAX_BATCH_BYTES,
+# TOOLSCORE_EVAL_TIMEOUT, TOOLSCORE_SHUTDOWN_GRACE, TOOLSCORE_DB_MAX_CONNS,
+# TOOLSCORE_DB_WRITERS, TOOLSCORE_MAX_CONNS, TOOLSCORE_LOG_LEVEL,
+# TOOLSCORE_GC_PERCENT, TOOLSCORE_REGRADE_RESCUE_AFTER,
+# TOOLSCORE_REGRADE_WORKERS, and for authentication TOOLSCORE_AUTH (on),
+# TOOLSCORE_BOOTSTRAP_KEY (the first admin key of an empty database),
+# TOOLSCORE_METRICS_TOKEN and TOOLSCORE_METRICS_OPEN. Pass the secrets
+# (DATABASE_URL's password, the bootstrap key, the metrics token) at run
+# time, never as build arguments.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src

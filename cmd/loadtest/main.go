@@ -11,7 +11,8 @@
 // Each request POSTs /v1/evaluations with the workload's contract inline
 // and its trace in the OpenAI Chat Completions format (the medium workload:
 // 10 expected calls with one alternatives group and nested arguments, 12
-// calls); task_id and agent rotate over 64 and 4 values.
+// calls); task_id and agent rotate over 64 and 4 values. The API key
+// (scope ingest) comes from TOOLSCORE_API_KEY.
 package main
 
 import (
@@ -63,6 +64,7 @@ type options struct {
 	maxP99   time.Duration
 	timeout  time.Duration
 	pgDB     string
+	key      string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -83,6 +85,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	o.key = os.Getenv("TOOLSCORE_API_KEY")
 	switch *size {
 	case "small":
 		o.size = workload.Small
@@ -194,6 +197,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 func attack(ctx context.Context, o options, target string, bs [][]byte, rate int) (report, error) {
 	var n atomic.Uint64
 	hdr := http.Header{"Content-Type": []string{"application/json"}}
+	if o.key != "" {
+		hdr.Set("Authorization", "Bearer "+o.key) // a key with scope ingest
+	}
 	targeter := func(t *vegeta.Target) error {
 		t.Method, t.URL, t.Header = http.MethodPost, target, hdr
 		t.Body = bs[n.Add(1)%uint64(len(bs))]

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/toolscore/toolscore/internal/auth"
 )
 
 // Config is the server's whole configuration, loaded once by LoadConfig:
@@ -76,6 +78,23 @@ type Config struct {
 	// and grading on every CPU, so several chunks keep both busy; each
 	// holds its chunk in memory (about 25 MB for 1,000 medium results).
 	RegradeWorkers int
+	// Auth is "on" (every route but /healthz, /readyz, /openapi.yaml and
+	// /metrics needs an API key) or "off" (every request acts as an admin
+	// of project default with every scope; local development only, logged
+	// loudly at start): TOOLSCORE_AUTH, -auth; default on.
+	Auth string
+	// BootstrapKey, when set and the database has never had a key, is
+	// stored (hashed) at start as an admin key of project default:
+	// TOOLSCORE_BOOTSTRAP_KEY (no flag, so it stays out of process
+	// listings); 32 to 512 printable ASCII characters. It is a secret:
+	// never printed.
+	BootstrapKey string `json:"-"`
+	// MetricsToken, when set, is the bearer token /metrics needs:
+	// TOOLSCORE_METRICS_TOKEN (no flag). A secret: never printed.
+	MetricsToken string `json:"-"`
+	// MetricsOpen serves /metrics without a token: TOOLSCORE_METRICS_OPEN,
+	// -metrics-open; default false (without a token /metrics is then 401).
+	MetricsOpen bool
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -87,7 +106,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
-		RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024,
+		RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -111,6 +130,15 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 				errs = append(errs, fmt.Errorf("%s: %q is not a whole number", name, v))
 			}
 			*dst = n
+		}
+	}
+	boolean := func(name string, dst *bool) {
+		if v := getenv(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not true or false", name, v))
+			}
+			*dst = b
 		}
 	}
 	dur := func(name string, dst *time.Duration) {
@@ -137,6 +165,10 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
 	dur("TOOLSCORE_REGRADE_RESCUE_AFTER", &cfg.RegradeRescueAfter)
 	num("TOOLSCORE_REGRADE_WORKERS", &cfg.RegradeWorkers)
+	str("TOOLSCORE_AUTH", &cfg.Auth)
+	str("TOOLSCORE_BOOTSTRAP_KEY", &cfg.BootstrapKey)
+	str("TOOLSCORE_METRICS_TOKEN", &cfg.MetricsToken)
+	boolean("TOOLSCORE_METRICS_OPEN", &cfg.MetricsOpen)
 	if len(errs) > 0 {
 		return cfg, errs[0]
 	}
@@ -158,6 +190,8 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
 	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "time before a running regrade job is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
 	fs.IntVar(&cfg.RegradeWorkers, "regrade-workers", cfg.RegradeWorkers, "regrade chunks worked at once (TOOLSCORE_REGRADE_WORKERS)")
+	fs.StringVar(&cfg.Auth, "auth", cfg.Auth, "on, or off for local development only: no API keys (TOOLSCORE_AUTH)")
+	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", cfg.MetricsOpen, "serve /metrics without a token (TOOLSCORE_METRICS_OPEN)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -203,6 +237,17 @@ func (c Config) validate() error {
 	case c.DBWriters < 1 || c.DBWriters >= c.DBMaxConns:
 		return fmt.Errorf("TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (%d), got %d", c.DBMaxConns-1, c.DBWriters)
 	}
+	if c.Auth != "on" && c.Auth != "off" {
+		return fmt.Errorf("TOOLSCORE_AUTH must be on or off, got %q", c.Auth)
+	}
+	if c.BootstrapKey != "" {
+		if err := auth.CheckToken(c.BootstrapKey); err != nil {
+			return fmt.Errorf("TOOLSCORE_BOOTSTRAP_KEY: %v", err) // the error never quotes the key
+		}
+	}
+	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
+		return fmt.Errorf("TOOLSCORE_METRICS_TOKEN must be at least 16 characters, got %d", len(c.MetricsToken))
+	}
 	if _, err := zap.ParseAtomicLevel(c.LogLevel); err != nil {
 		return fmt.Errorf("TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
@@ -235,5 +280,7 @@ func (c Config) LogFields() []zap.Field {
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
 		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
 		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
+		zap.String("auth", c.Auth), zap.Bool("bootstrap_key_set", c.BootstrapKey != ""),
+		zap.Bool("metrics_token_set", c.MetricsToken != ""), zap.Bool("metrics_open", c.MetricsOpen),
 	}
 }

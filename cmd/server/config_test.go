@@ -12,7 +12,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024}
+		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on"}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -47,6 +47,17 @@ func TestLoadConfig(t *testing.T) {
 			wantErr: "TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got 0"},
 		{name: "too many regrade workers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-regrade-workers", "10001"},
 			wantErr: "TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got 10001"},
+		{name: "auth settings", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_AUTH": "off",
+			"TOOLSCORE_BOOTSTRAP_KEY": "tsk_0123456789abcdefghijklmnopqrstuvwxyz", "TOOLSCORE_METRICS_TOKEN": "0123456789abcdef", "TOOLSCORE_METRICS_OPEN": "true"},
+			want: func(c *Config) {
+				c.Auth, c.BootstrapKey, c.MetricsToken, c.MetricsOpen = "off", "tsk_0123456789abcdefghijklmnopqrstuvwxyz", "0123456789abcdef", true
+			}},
+		{name: "bad auth", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_AUTH": "maybe"}, wantErr: `TOOLSCORE_AUTH must be on or off, got "maybe"`},
+		{name: "short bootstrap key", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_BOOTSTRAP_KEY": "s3cret"},
+			wantErr: "TOOLSCORE_BOOTSTRAP_KEY: a key is 32 to 512 characters, got 6"},
+		{name: "short metrics token", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_METRICS_TOKEN": "s3cret"},
+			wantErr: "TOOLSCORE_METRICS_TOKEN must be at least 16 characters, got 6"},
+		{name: "bad bool", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_METRICS_OPEN": "yes please"}, wantErr: `TOOLSCORE_METRICS_OPEN: "yes please" is not true or false`},
 		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
 		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
 	}

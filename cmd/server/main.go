@@ -29,6 +29,7 @@ import (
 
 	"github.com/toolscore/toolscore"
 	"github.com/toolscore/toolscore/internal/api"
+	"github.com/toolscore/toolscore/internal/auth"
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/regrade"
 	"github.com/toolscore/toolscore/internal/runs"
@@ -123,6 +124,12 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	if err := engine.WarmUp(); err != nil {
 		log.Error("secret-detection rules", zap.Error(err))
 	}
+	if err := bootstrap(ctx, db, cfg, log); err != nil {
+		return err
+	}
+	authn := auth.NewAuthenticator(auth.Config{Store: db, OnTouchError: func(err error) {
+		log.Warn("record API key use", zap.Error(err))
+	}})
 
 	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RegradeRescueAfter})
 	if err != nil {
@@ -143,6 +150,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		Workers: cfg.Workers, Queue: cfg.Queue, EvalTimeout: cfg.EvalTimeout,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
 		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns,
+		Auth: authn, AuthOff: cfg.Auth == "off", Keys: db, MetricsToken: cfg.MetricsToken, MetricsOpen: cfg.MetricsOpen,
 	})
 	defer srv.Close()
 

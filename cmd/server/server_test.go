@@ -19,17 +19,21 @@ import (
 	"github.com/toolscore/toolscore/internal/store/storetest"
 )
 
-// runServer starts Run on a fresh port against dbURL and returns its base
-// URL and a function that stops it and returns Run's error.
-func runServer(t *testing.T, dbURL string) (string, func() error) {
+// testBootstrapKey is the TOOLSCORE_BOOTSTRAP_KEY of runServer.
+const testBootstrapKey = "tsk_bootstrapbootstrapbootstrapbootstrap"
+
+// runServer starts Run on a fresh port against dbURL, with
+// testBootstrapKey and the extra variables env (name, value pairs), and
+// returns its base URL and a function that stops it and returns Run's
+// error.
+func runServer(t *testing.T, dbURL string, env ...string) (string, func() error) {
 	t.Helper()
+	vars := map[string]string{"DATABASE_URL": dbURL, "TOOLSCORE_BOOTSTRAP_KEY": testBootstrapKey}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
 	cfg, err := LoadConfig([]string{"-addr", "127.0.0.1:0", "-workers", "2", "-shutdown-grace", "5s"},
-		func(k string) string {
-			if k == "DATABASE_URL" {
-				return dbURL
-			}
-			return ""
-		}, io.Discard)
+		func(k string) string { return vars[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +57,24 @@ type response struct {
 	status int
 	header http.Header
 	body   map[string]any
+}
+
+// newKey makes a key with scopes using the admin key admin and returns
+// its token.
+func newKey(t *testing.T, base, admin string, scopes ...string) string {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"name": "test", "scopes": scopes})
+	r := callAs(t, admin, "POST", base+"/v1/keys", string(b))
+	if r.status != 201 {
+		t.Fatalf("POST /v1/keys = %d %v", r.status, r.body)
+	}
+	return r.body["token"].(string)
+}
+
+// callAs is call with "Authorization: Bearer key".
+func callAs(t *testing.T, key, method, url, body string, headers ...string) response {
+	t.Helper()
+	return call(t, method, url, body, append([]string{"Authorization", "Bearer " + key}, headers...)...)
 }
 
 func call(t *testing.T, method, url, body string, headers ...string) response {
@@ -99,6 +121,11 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := call(t, "GET", base+"/readyz", ""); r.status != 200 {
 		t.Fatalf("readyz = %d %v", r.status, r.body)
 	}
+	key := newKey(t, base, testBootstrapKey, "ingest", "read", "contracts:write")
+	call := func(t *testing.T, method, url, body string, headers ...string) response {
+		t.Helper()
+		return callAs(t, key, method, url, body, headers...)
+	}
 	if r := call(t, "POST", base+"/v1/contracts/search/versions", contract); r.status != 201 {
 		t.Fatalf("create contract = %d %v", r.status, r.body)
 	}
@@ -144,8 +171,8 @@ func TestRunEndToEnd(t *testing.T) {
 	if r := call(t, "POST", base+"/v1/evaluations", eval); r.status != 201 {
 		t.Errorf("POST after recovery = %d %v", r.status, r.body)
 	}
-	if m := call(t, "GET", base+"/metrics", ""); m.status != 200 {
-		t.Errorf("metrics = %d", m.status)
+	if m := call(t, "GET", base+"/metrics", ""); m.status != 401 {
+		t.Errorf("metrics with an API key = %d, want 401 (metrics have their own token)", m.status)
 	}
 
 	if err := stop(); err != nil {

@@ -30,6 +30,9 @@ type stdio struct {
 	// now reads the clock for the durations a command reports; nil means
 	// time.Now.
 	now func() time.Time
+	// getenv reads the environment (DATABASE_URL, TOOLSCORE_API_KEY);
+	// nil reads nothing.
+	getenv func(string) string
 }
 
 // clock returns the current time from s.now, else time.Now.
@@ -40,13 +43,22 @@ func (s stdio) clock() time.Time {
 	return time.Now()
 }
 
+// env returns the environment variable name, "" when unset.
+func (s stdio) env(name string) string {
+	if s.getenv == nil {
+		return ""
+	}
+	return s.getenv(name)
+}
+
 // newStdio wraps the process's streams; noColor is the NO_COLOR variable.
 func newStdio(in *os.File, out, errw *os.File, noColor string) stdio {
 	return stdio{
-		in:    in,
-		out:   out,
-		err:   errw,
-		color: colorEnabled(term.IsTerminal(int(out.Fd())), noColor),
+		in:     in,
+		out:    out,
+		err:    errw,
+		color:  colorEnabled(term.IsTerminal(int(out.Fd())), noColor),
+		getenv: os.Getenv,
 	}
 }
 
@@ -118,7 +130,7 @@ Exit status: 0 PASS (or success), 1 FAIL, 2 error.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.AddCommand(newEvalCmd(s), newDoctorCmd(s), newInspectCmd(s), newHarnessCmd(s), newRegradeCmd(s), newContractCmd(s), newVersionCmd(s))
+	root.AddCommand(newEvalCmd(s), newDoctorCmd(s), newInspectCmd(s), newHarnessCmd(s), newRegradeCmd(s), newContractCmd(s), newKeysCmd(s), newVersionCmd(s))
 	return root
 }
 

@@ -73,6 +73,7 @@ when a safety check newly fails. The exit status is then 1 only for a
 regression.
 
 With --server, every trace is graded and stored by that toolscore service
+(with the API key in TOOLSCORE_API_KEY, scope ingest)
 under one run_id (needed for contract_ref tasks).
 
 Exit status: 0 every task passed, 1 a task failed or errored (with
@@ -201,6 +202,7 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 		if err != nil {
 			return failf("--server: %v", err)
 		}
+		svc.APIKey = s.env("TOOLSCORE_API_KEY")
 		opts.Service = svc
 	}
 	bar := newProgress(s.err, len(suite.Tasks))

@@ -53,6 +53,9 @@ func newRegradeCmd(s stdio) *cobra.Command {
 verdict flipped, without running any agent again: grading reads only the
 stored tool calls, final answer and options.
 
+With --server, the API key comes from TOOLSCORE_API_KEY (scopes regrades
+and read).
+
 Offline, each RESULT.json is an evaluation result written by
 'toolscore eval --json' (or fetched from GET /v1/evaluations/{id});
 its trace_calls and final_answer are graded against NEW.json. Secrets were
@@ -390,7 +393,7 @@ func runRegradeServer(ctx context.Context, s stdio, f regradeFlags) error {
 	}
 	body, _ := json.Marshal(req)
 	var rg regradeServerView
-	if err := callServer(ctx, http.MethodPost, base.String()+"/v1/regrades", body, &rg); err != nil {
+	if err := callServer(ctx, s.env("TOOLSCORE_API_KEY"), http.MethodPost, base.String()+"/v1/regrades", body, &rg); err != nil {
 		return err
 	}
 	if f.dryRun {
@@ -444,7 +447,7 @@ func waitRegrade(ctx context.Context, s stdio, u string, poll time.Duration) (re
 	var max int64 = -1
 	for {
 		var rg regradeServerView
-		if err := callServer(ctx, http.MethodGet, u, nil, &rg); err != nil {
+		if err := callServer(ctx, s.env("TOOLSCORE_API_KEY"), http.MethodGet, u, nil, &rg); err != nil {
 			return rg, err
 		}
 		if rg.Total > 0 && rg.Total != max {
@@ -467,7 +470,7 @@ func waitRegrade(ctx context.Context, s stdio, u string, poll time.Duration) (re
 
 // callServer sends a JSON request and decodes a 2xx answer into out; a
 // problem+json answer becomes an error with its detail and pointers.
-func callServer(ctx context.Context, method, u string, body []byte, out any) error {
+func callServer(ctx context.Context, key, method, u string, body []byte, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
@@ -476,6 +479,9 @@ func callServer(ctx context.Context, method, u string, body []byte, out any) err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

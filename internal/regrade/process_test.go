@@ -92,7 +92,9 @@ func (l *logTail) String() string {
 func startServer(t *testing.T, dbURL string, env ...string) *server {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t))
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "TOOLSCORE_ADDR=127.0.0.1:0", "TOOLSCORE_LOG_LEVEL=info")
+	// Authentication is off: these tests are about regrades (cmd/server
+	// tests the keys).
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "TOOLSCORE_ADDR=127.0.0.1:0", "TOOLSCORE_LOG_LEVEL=info", "TOOLSCORE_AUTH=off")
 	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
