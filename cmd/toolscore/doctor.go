@@ -88,6 +88,12 @@ func describeContract(w io.Writer, p painter, name string, c *engine.Contract) e
 	if c.Description != "" {
 		fmt.Fprintf(&b, "%-13s %s\n", "Description", c.Description)
 	}
+	if len(c.IgnoredKeys) > 0 {
+		fmt.Fprintf(&b, "%-13s %s\n", "Ignored", ignoredKeys(c.IgnoredKeys))
+		for _, k := range c.IgnoredKeys {
+			fmt.Fprintf(&b, "  %s\n", k)
+		}
+	}
 	required := fmt.Sprintf("%d", c.RequiredCount())
 	if len(gs) > 0 {
 		required += fmt.Sprintf(" (%d alternatives group%s)", len(gs), plural(len(gs)))

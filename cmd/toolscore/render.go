@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -135,6 +136,9 @@ func (r *evalReport) writeSummary(b *strings.Builder, p painter) {
 		answer = "no final answer"
 	}
 	fmt.Fprintf(b, "%-12s %s (%s)\n", "Expectation", r.expPath, exp)
+	if len(c.IgnoredKeys) > 0 {
+		fmt.Fprintf(b, "%-12s %s\n", "Ignored", ignoredKeys(c.IgnoredKeys))
+	}
 	fmt.Fprintf(b, "%-12s %s (%s, %d call%s, %s)\n", "Trace", r.tracePath, r.parsed.Format, n, plural(n), answer)
 	fmt.Fprintf(b, "%-12s %s (min score %s)\n", "Score", fmtScore(r.res.Score), fmtNum(r.res.MinScore))
 	switch {
@@ -342,4 +346,20 @@ func callRefs(idx []int) string {
 		word = "call"
 	}
 	return "(" + word + " " + strings.Join(parts, ", ") + ")"
+}
+
+// ignoredKeys summarises a gold file's ignored keys (their JSON pointers)
+// on one line: how many, and their distinct names.
+func ignoredKeys(pointers []string) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range pointers {
+		k := p[strings.LastIndexByte(p, '/')+1:]
+		if !seen[k] {
+			seen[k] = true
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("%d key%s of the calls toolscore does not read (%s; Python Toolscore's extras)", len(pointers), plural(len(pointers)), strings.Join(names, ", "))
 }

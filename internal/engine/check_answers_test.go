@@ -47,6 +47,14 @@ const (
 	traceBookJSONError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": {"error": {"code": 409, "message": "sold out"}}}]`
 	// traceBookJSONTextError booked with a text result holding a JSON error.
 	traceBookJSONTextError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": "{\"error\": \"sold out\"}"}]`
+	// traceMakeFile made a file, as Python Toolscore's OpenAI and
+	// Anthropic examples do, and read it back.
+	traceMakeFile = `[
+		{"tool": "make_file", "args": {"filename": "poem.txt", "lines_of_text": ["Roses are red,", "Violets are blue."]}, "result": "{\"success\": true, \"path\": \"poem.txt\"}"},
+		{"tool": "read_file", "args": {"filename": "poem.txt"}, "result": "Roses are red,\\nViolets are blue."}
+	]`
+	// traceWriteFile wrote a file.
+	traceWriteFile = `[{"tool": "write_file", "args": {"path": "notes.md"}, "result": {"ok": true}}]`
 	// traceBookNullError booked with a JSON result whose error is null.
 	traceBookNullError = `[{"tool": "book_flight", "args": {"flight_id": "FL-204"}, "result": {"error": null, "booking": "BK-7781"}}]`
 )
@@ -112,6 +120,13 @@ func TestFinalAnswerChecks(t *testing.T) {
 		{"1 MB answer", traceBook, &huge, CheckPass, CheckPass,
 			`every claimed action has a successful call: "reserved" by reserve_seat #1`,
 			"all 2 identifiers in the final answer appear in the calls: 12A in #1, FL-204 in #0"},
+
+		{"created by make_file (Python Toolscore's OpenAI and Anthropic examples)", traceMakeFile, str("I've created a file called poem.txt with your poem!"), CheckPass, CheckPass,
+			`every claimed action has a successful call: "created" by make_file #0`,
+			"the final answer quotes no identifier"},
+		{"written by write_file", traceWriteFile, str("I wrote the notes and saved them."), CheckPass, CheckPass,
+			`every claimed action has a successful call: "wrote" by write_file #0, "saved" by write_file #0`,
+			"the final answer quotes no identifier"},
 
 		// No claim at all.
 		{"plain information", traceBook, str("The weather in Lisbon is sunny."), CheckPass, CheckPass,
@@ -385,7 +400,13 @@ func TestToolActions(t *testing.T) {
 		"lookup_customer": nil,
 		"sendEmail":       {"send", "transfer", "submit", "share"},
 		"email_customer":  {"send"},
-		"make_payment":    {"pay", "order", "transfer", "confirm"},
+		"make_payment":    {"create", "pay", "order", "transfer", "confirm"},
+		"make_file":       {"create", "submit"},
+		"write_file":      {"create", "upload"},
+		"mkdir":           {"create"},
+		"rm_file":         {"delete"},
+		"dispatch_order":  {"send"},
+		"replace_text":    {"update"},
 		"tickets.create":  {"create", "submit"},
 		"stripe_refund":   {"refund"},
 		"calendar_add":    {"schedule"},

@@ -26,13 +26,14 @@ type action struct {
 // actions are the claimable actions. A claim word may belong to several
 // actions; a tool doing any of them backs the claim.
 var actions = [...]action{
-	{"book", []string{"booked", "rebooked", "reserved"}, []string{"book", "reserv", "hold"}},
-	{"send", []string{"sent", "resent", "emailed", "mailed", "messaged", "texted", "notified", "forwarded", "replied"},
-		[]string{"send", "email", "mail", "messag", "notif", "sms", "text", "forward", "reply", "respond", "post", "slack", "chat", "push"}},
-	{"create", []string{"created", "added", "opened", "registered", "generated", "logged"},
-		[]string{"creat", "add", "new", "open", "insert", "regist", "generat", "post", "submit", "write", "save", "log", "record"}},
-	{"delete", []string{"deleted", "removed", "erased", "purged", "cleared"},
-		[]string{"delet", "remov", "eras", "purg", "destroy", "drop", "clear", "trash"}},
+	{"book", []string{"booked", "rebooked", "reserved"}, []string{"book", "rebook", "reserv", "hold"}},
+	{"send", []string{"sent", "resent", "emailed", "mailed", "messaged", "texted", "notified", "forwarded", "replied", "dispatched", "delivered", "drafted"},
+		[]string{"send", "email", "mail", "messag", "notif", "sms", "text", "forward", "reply", "respond", "post", "slack", "chat", "push", "dispatch", "deliver", "broadcast", "alert"}},
+	{"create", []string{"created", "added", "opened", "registered", "generated", "logged", "built", "drafted", "composed", "produced", "written", "wrote"},
+		[]string{"creat", "add", "new", "open", "insert", "regist", "generat", "post", "submit", "write", "save", "log", "record",
+			"mak", "build", "draft", "compos", "produc", "spawn", "provision", "mk", "clon", "copy", "dupl"}},
+	{"delete", []string{"deleted", "removed", "erased", "purged", "cleared", "wiped", "discarded"},
+		[]string{"delet", "remov", "eras", "purg", "destroy", "drop", "clear", "trash", "rm", "unlink", "wipe", "discard"}},
 	{"cancel", []string{"cancelled", "canceled", "voided", "revoked", "terminated"},
 		[]string{"cancel", "void", "revok", "abort", "terminat"}},
 	{"pay", []string{"paid", "charged", "billed", "prepaid"},
@@ -40,13 +41,13 @@ var actions = [...]action{
 	{"refund", []string{"refunded", "reimbursed", "credited"}, []string{"refund", "reimburs", "credit"}},
 	{"schedule", []string{"scheduled", "rescheduled"},
 		[]string{"schedul", "calendar", "event", "meeting", "appoint", "book", "invit"}},
-	{"update", []string{"updated", "changed", "modified", "edited", "renamed", "amended"},
-		[]string{"updat", "chang", "modif", "edit", "renam", "amend", "patch", "set", "put", "upsert"}},
+	{"update", []string{"updated", "changed", "modified", "edited", "renamed", "amended", "replaced", "adjusted", "configured"},
+		[]string{"updat", "chang", "modif", "edit", "renam", "amend", "patch", "set", "put", "upsert", "replac", "overwrit", "adjust", "configur"}},
 	{"order", []string{"ordered", "purchased", "bought", "placed"},
 		[]string{"order", "purchas", "buy", "checkout", "pay", "cart", "plac"}},
 	{"transfer", []string{"transferred", "wired"}, []string{"transfer", "wire", "send", "pay", "mov"}},
 	{"submit", []string{"submitted", "filed", "lodged", "placed"}, []string{"submit", "file", "creat", "post", "send", "lodg", "order", "plac", "appl"}},
-	{"upload", []string{"uploaded", "saved", "stored"}, []string{"upload", "save", "stor", "writ", "put"}},
+	{"upload", []string{"uploaded", "saved", "stored", "written", "wrote"}, []string{"upload", "save", "stor", "writ", "put"}},
 	{"publish", []string{"published", "posted", "tweeted"}, []string{"publish", "post", "tweet", "share"}},
 	{"invite", []string{"invited"}, []string{"invit", "share"}},
 	{"assign", []string{"assigned", "reassigned"}, []string{"assign"}},
@@ -570,7 +571,7 @@ func addActionBits(does *uint32, w []byte) bool {
 
 // genericVerbs are the stems of verbs that make whatever their object
 // names (create, add, new, submit, post, insert, open, generate, place).
-var genericVerbs = []string{"creat", "add", "new", "submit", "post", "insert", "open", "generat", "plac"}
+var genericVerbs = []string{"creat", "add", "new", "submit", "post", "insert", "open", "generat", "plac", "mak", "build"}
 
 func isGenericVerb(w []byte) bool {
 	for _, g := range genericVerbs {

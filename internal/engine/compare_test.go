@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/toolscore/toolscore/internal/jsondoc"
+
 	"encoding/json"
 	"testing"
 )
@@ -18,12 +20,27 @@ func mustValue(tb testing.TB, s string) any {
 // mustExpected decodes a JSON literal and parses its matchers.
 func mustExpected(tb testing.TB, s string) any {
 	tb.Helper()
-	var errs []FieldError
-	v := parseExpected(mustValue(tb, s), "", &errs)
+	v, errs := expectedOf(mustValue(tb, s))
 	if len(errs) > 0 {
-		tb.Fatalf("parseExpected(%s): %v", s, errs)
+		tb.Fatalf("expected value %s: %v", s, errs)
 	}
 	return v
+}
+
+// expectedOf reads a decoded JSON value as a contract's expected value
+// (matchers made), with the problems found.
+func expectedOf(v any) (any, []FieldError) {
+	data, err := jsondoc.AppendAny(nil, v)
+	if err != nil {
+		return nil, []FieldError{{"", err.Error()}}
+	}
+	doc, err := jsondoc.Parse(data)
+	if err != nil {
+		return nil, []FieldError{{"", err.Error()}}
+	}
+	var p contractParser
+	out := p.expected(doc)
+	return out, p.errs
 }
 
 func TestCompare(t *testing.T) {

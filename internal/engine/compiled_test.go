@@ -127,8 +127,7 @@ func FuzzCompiledCompare(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		var errs []FieldError
-		exp := parseExpected(ev, "", &errs)
+		exp, _ := expectedOf(ev)
 		for _, strict := range []bool{false, true} {
 			want := Compare(exp, av, CompareOptions{Strict: strict})
 			if got := compiledMatch(exp, av, strict); got != want {

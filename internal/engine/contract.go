@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
-	"strconv"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Contract is a Contract v2 (SPEC section 4) or a gold file read as one (a
@@ -32,6 +33,10 @@ type Contract struct {
 	// MinScore is the contract's passing score in [0,1]; nil for the
 	// default 0.9.
 	MinScore *float64
+	// IgnoredKeys are the JSON pointers of a gold file's keys that are
+	// neither tool nor args (Python Toolscore's side_effects, description,
+	// metadata, result, ...), in document order; they change nothing.
+	IgnoredKeys []string
 
 	// requiredCount is the number of entries in the "required" array
 	// (before the top-level alternatives are appended).
@@ -92,144 +97,169 @@ const MaxCombinations = 256
 // (SPEC section 1): a JSON object with contract_version, required or
 // optional is a contract, validated against schemas/contract-v2.schema.json
 // and the rules of SPEC section 4; otherwise a JSON array, or an object with
-// "calls", is a gold file.
+// "calls", is a gold file. A gold file's calls may carry keys other than
+// tool and args (Python Toolscore writes side_effects, description,
+// metadata, result, timestamp, ...): they are ignored and listed in
+// IgnoredKeys.
 //
-// Errors: a *SyntaxError (line and column) for bad JSON; a *ValidationError
-// (errors.Is ErrInvalidContract) listing every problem with its JSON
-// pointer for a document of the wrong shape.
+// Errors: a *SyntaxError (line, column and JSON pointer) for bad JSON; a
+// *ValidationError (errors.Is ErrInvalidContract) listing every problem
+// with its JSON pointer for a document of the wrong shape.
 func ParseContract(data []byte) (*Contract, error) {
-	doc, err := DecodeJSON(data)
+	doc, err := jsondoc.Parse(data)
 	if err != nil {
 		return nil, err
 	}
-	return ContractFromValue(doc)
+	p := contractParser{}
+	return p.contract(doc)
 }
 
-// ContractFromValue is ParseContract on an already decoded JSON value
-// (numbers as json.Number, as DecodeJSON returns them).
+// ContractFromValue is ParseContract on an already decoded JSON value (as
+// encoding/json decodes it, numbers as json.Number or float64). The error
+// for a value json.Marshal cannot encode is a *ValidationError.
 func ContractFromValue(doc any) (*Contract, error) {
-	switch d := doc.(type) {
-	case []any:
-		return parseGold(d, "")
-	case map[string]any:
-		_, v := d["contract_version"]
-		_, r := d["required"]
-		_, o := d["optional"]
-		if v || r || o {
-			return parseContractObject(d)
-		}
-		if calls, ok := d["calls"]; ok {
-			list, ok := calls.([]any)
-			if !ok {
-				return nil, invalid(FieldError{"/calls", "calls must be an array of expected calls"})
-			}
-			return parseGold(list, "/calls")
-		}
-		return nil, invalid(FieldError{"", "neither a contract (an object with contract_version, required or optional) nor a gold file (an array of calls or an object with calls)"})
+	data, err := jsondoc.AppendAny(nil, doc)
+	if err != nil {
+		return nil, invalid(FieldError{"", "not a JSON value: " + err.Error()})
 	}
-	return nil, invalid(FieldError{"", fmt.Sprintf("expected a JSON array (gold file) or object (contract), got %s", jsonTypeName(doc))})
+	return ParseContract(data)
 }
 
 func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract", Errors: errs} }
 
-// parseGold reads a gold list; base is the pointer of the list.
-func parseGold(list []any, base string) (*Contract, error) {
-	var errs []FieldError
-	c := &Contract{Gold: true, combos: 1, requiredCount: len(list)}
-	for i, el := range list {
-		p := base + "/" + strconv.Itoa(i)
-		call, ok := el.(map[string]any)
-		if !ok {
-			errs = append(errs, FieldError{p, fmt.Sprintf("an expected call must be an object, got %s", jsonTypeName(el))})
+// contractParser reads one contract document: its problems, and the
+// regular expressions compiled so far (a pattern repeated in a contract
+// compiles once).
+type contractParser struct {
+	errs    []FieldError
+	regexes map[string]*Regex
+}
+
+// fail records a problem at the value v, the tokens below it appended to
+// its pointer (computed only here, so reading costs nothing for pointers).
+func (p *contractParser) fail(v jsondoc.Value, msg string, below ...string) {
+	ptr := v.Pointer()
+	for _, t := range below {
+		ptr += "/" + escapePointer(t)
+	}
+	p.errs = append(p.errs, FieldError{ptr, msg})
+}
+
+func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
+	switch doc.Kind() {
+	case jsondoc.Array:
+		return p.gold(doc)
+	case jsondoc.Object:
+		if doc.Get("contract_version").Exists() || doc.Get("required").Exists() || doc.Get("optional").Exists() {
+			return p.contractObject(doc)
+		}
+		if calls := doc.Get("calls"); calls.Exists() {
+			if calls.Kind() != jsondoc.Array {
+				return nil, invalid(FieldError{"/calls", "calls must be an array of expected calls"})
+			}
+			return p.gold(calls)
+		}
+		return nil, invalid(FieldError{"", "neither a contract (an object with contract_version, required or optional) nor a gold file (an array of calls or an object with calls)"})
+	}
+	return nil, invalid(FieldError{"", fmt.Sprintf("expected a JSON array (gold file) or object (contract), got %s", valueTypeName(doc))})
+}
+
+// gold reads a gold list.
+func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
+	c := &Contract{Gold: true, combos: 1, requiredCount: list.Len()}
+	for _, el := range list.Elems() {
+		if el.Kind() != jsondoc.Object {
+			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
 			continue
 		}
-		ec := parseCall(call, p, &errs, "tool", "args", "description")
-		if ec != nil {
+		for k, v := range el.Members() {
+			if k != "tool" && k != "args" {
+				c.IgnoredKeys = append(c.IgnoredKeys, v.Pointer())
+			}
+		}
+		if ec := p.call(el, nil); ec != nil {
 			c.Required = append(c.Required, Step{Call: ec})
 		}
 	}
-	if len(errs) > 0 {
-		return nil, invalid(errs...)
+	if len(p.errs) > 0 {
+		return nil, invalid(p.errs...)
 	}
 	return c, nil
 }
 
-// parseCall reads one expected call object. allowed lists its valid keys.
-func parseCall(obj map[string]any, p string, errs *[]FieldError, allowed ...string) *ExpectedCall {
-	n := len(*errs)
-	for k := range obj {
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k == a
-		}
-		if !ok {
-			*errs = append(*errs, FieldError{p + "/" + escapePointer(k), fmt.Sprintf("unknown key %q", k)})
+// call reads one expected call object. allowed lists its valid keys
+// besides tool and args; nil allows any (a gold file's, listed as
+// ignored).
+func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall {
+	n := len(p.errs)
+	if allowed != nil {
+		for k, v := range obj.Members() {
+			if k != "tool" && k != "args" && !slices.Contains(allowed, k) {
+				p.fail(v, fmt.Sprintf("unknown key %q", k))
+			}
 		}
 	}
-	tool, ok := obj["tool"].(string)
+	tool, ok := obj.Get("tool").Str()
 	if !ok || tool == "" {
-		*errs = append(*errs, FieldError{p + "/tool", "tool must be a non-empty string"})
+		p.fail(obj, "tool must be a non-empty string", "tool")
 	}
 	ec := &ExpectedCall{Tool: tool}
-	switch a := obj["args"].(type) {
-	case nil:
-	case map[string]any:
+	switch a := obj.Get("args"); a.Kind() {
+	case jsondoc.Invalid, jsondoc.Null:
+	case jsondoc.Object:
 		// args that are themselves a matcher object give a Matcher, or
 		// nil when the matcher is invalid (its error is already listed).
-		switch m := parseExpected(a, p+"/args", errs).(type) {
+		switch m := p.expected(a).(type) {
 		case map[string]any:
 			ec.Args = m
 		case nil:
 		default:
-			*errs = append(*errs, FieldError{p + "/args", "args must be an object of arguments, not a matcher"})
+			p.fail(a, "args must be an object of arguments, not a matcher")
 		}
 	default:
-		*errs = append(*errs, FieldError{p + "/args", fmt.Sprintf("args must be an object or null, got %s", jsonTypeName(a))})
+		p.fail(a, fmt.Sprintf("args must be an object or null, got %s", valueTypeName(a)))
 	}
-	if len(*errs) > n {
+	if len(p.errs) > n {
 		return nil
 	}
 	return ec
 }
 
-func parseContractObject(d map[string]any) (*Contract, error) {
-	errs, err := schemaErrors(d)
+func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
+	errs, err := schemaErrors(d.Any())
 	if err != nil {
 		return nil, err
 	}
 	if len(errs) > 0 {
 		// Report the matcher problems too, so one run lists everything.
-		errs = append(errs, matcherErrors(d)...)
+		p.matcherErrors(d)
+		errs = append(errs, p.errs...)
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Pointer < errs[j].Pointer })
 		return nil, invalid(errs...)
 	}
 	c := &Contract{Version: 2}
-	c.Description, _ = d["description"].(string)
-	call := func(v any, p string) *ExpectedCall {
-		return parseCall(v.(map[string]any), p, &errs, "tool", "args", "description")
-	}
-	group := func(v any, p string) *Group {
+	c.Description = d.Get("description").Text()
+	callKeys := []string{"description"}
+	group := func(v jsondoc.Value) *Group {
 		g := &Group{}
-		obj := v.(map[string]any)
-		switch id := obj["id"].(type) {
-		case string:
-			g.ID = id
-		case json.Number:
-			g.ID = id.String()
+		switch id := v.Get("id"); id.Kind() {
+		case jsondoc.String:
+			g.ID = id.Text()
+		case jsondoc.Number:
+			g.ID, _ = id.Num()
 		}
-		opts := obj["alternatives"].([]any)
-		g.Options = make([][]ExpectedCall, 0, len(opts))
-		for i, opt := range opts {
-			op := p + "/alternatives/" + strconv.Itoa(i)
+		opts := v.Get("alternatives")
+		g.Options = make([][]ExpectedCall, 0, opts.Len())
+		for _, opt := range opts.Elems() {
 			var calls []ExpectedCall
-			if list, ok := opt.([]any); ok {
-				calls = make([]ExpectedCall, 0, len(list))
-				for j, el := range list {
-					if ec := call(el, op+"/"+strconv.Itoa(j)); ec != nil {
+			if opt.Kind() == jsondoc.Array {
+				calls = make([]ExpectedCall, 0, opt.Len())
+				for _, el := range opt.Elems() {
+					if ec := p.call(el, callKeys); ec != nil {
 						calls = append(calls, *ec)
 					}
 				}
-			} else if ec := call(opt, op); ec != nil {
+			} else if ec := p.call(opt, callKeys); ec != nil {
 				calls = append(calls, *ec)
 			}
 			g.Options = append(g.Options, calls)
@@ -246,127 +276,108 @@ func parseContractObject(d map[string]any) (*Contract, error) {
 			combos = MaxCombinations + 1
 		}
 	}
-	req, _ := d["required"].([]any)
-	alts, _ := d["alternatives"].([]any)
-	if n := len(req) + len(alts); n > 0 {
+	req, alts := d.Get("required"), d.Get("alternatives")
+	if n := req.Len() + alts.Len(); n > 0 {
 		c.Required = make([]Step, 0, n)
 	}
-	c.requiredCount = len(req)
-	for i, el := range req {
-		p := "/required/" + strconv.Itoa(i)
-		if obj := el.(map[string]any); obj["alternatives"] != nil {
-			addGroup(group(el, p))
-		} else if ec := call(el, p); ec != nil {
+	c.requiredCount = req.Len()
+	for _, el := range req.Elems() {
+		if set := el.Get("alternatives"); set.Exists() && !set.IsNull() {
+			addGroup(group(el))
+		} else if ec := p.call(el, callKeys); ec != nil {
 			c.Required = append(c.Required, Step{Call: ec})
 		}
 	}
-	for i, el := range alts {
-		addGroup(group(el, "/alternatives/"+strconv.Itoa(i)))
+	for _, el := range alts.Elems() {
+		addGroup(group(el))
 	}
 	if tooMany {
-		errs = append(errs, FieldError{"", fmt.Sprintf("the alternatives give more than %d combinations", MaxCombinations)})
+		p.errs = append(p.errs, FieldError{"", fmt.Sprintf("the alternatives give more than %d combinations", MaxCombinations)})
 	}
 	c.combos = combos
-	if opt, ok := d["optional"].([]any); ok {
-		for i, el := range opt {
-			if ec := call(el, "/optional/"+strconv.Itoa(i)); ec != nil {
-				c.Optional = append(c.Optional, *ec)
-			}
+	for _, el := range d.Get("optional").Elems() {
+		if ec := p.call(el, callKeys); ec != nil {
+			c.Optional = append(c.Optional, *ec)
 		}
 	}
-	if fb, ok := d["forbidden"].([]any); ok {
-		for i, el := range fb {
-			obj := el.(map[string]any)
-			if ec := parseCall(obj, "/forbidden/"+strconv.Itoa(i), &errs, "tool", "args", "reason"); ec != nil {
-				reason, _ := obj["reason"].(string)
-				c.Forbidden = append(c.Forbidden, ForbiddenCall{Tool: ec.Tool, Args: ec.Args, Reason: reason})
-			}
+	for _, el := range d.Get("forbidden").Elems() {
+		if ec := p.call(el, []string{"reason"}); ec != nil {
+			c.Forbidden = append(c.Forbidden, ForbiddenCall{Tool: ec.Tool, Args: ec.Args, Reason: el.Get("reason").Text()})
 		}
 	}
-	if w, ok := d["weights"].(map[string]any); ok {
-		c.Weights = make(map[string]float64, len(w))
-		for k, v := range w {
-			f, _ := finiteNumber(v)
+	if w := d.Get("weights"); w.Kind() == jsondoc.Object {
+		c.Weights = make(map[string]float64, w.Len())
+		for k, v := range w.Members() {
+			f, _ := finiteValue(v)
 			c.Weights[k] = f
 		}
 		if _, err := effectiveWeights(c.Weights); err != nil {
-			errs = append(errs, err.(*ValidationError).Errors...)
+			p.errs = append(p.errs, err.(*ValidationError).Errors...)
 		}
 	}
-	if ms, ok := d["min_score"]; ok {
-		f, fine := finiteNumber(ms)
+	if ms := d.Get("min_score"); ms.Exists() {
+		f, fine := finiteValue(ms)
 		if !fine || f < 0 || f > 1 || math.IsNaN(f) {
-			errs = append(errs, FieldError{"/min_score", "min_score must be a number in [0,1]"})
+			p.errs = append(p.errs, FieldError{"/min_score", "min_score must be a number in [0,1]"})
 		}
 		c.MinScore = &f
 	}
-	if len(errs) > 0 {
-		return nil, invalid(errs...)
+	if len(p.errs) > 0 {
+		return nil, invalid(p.errs...)
 	}
 	return c, nil
 }
 
 // matcherErrors checks the matchers of every args object it can find in a
 // contract document that may not match the schema.
-func matcherErrors(d map[string]any) []FieldError {
-	var errs []FieldError
-	checkCall := func(v any, p string) {
-		if obj, ok := v.(map[string]any); ok {
-			if args, ok := obj["args"].(map[string]any); ok {
-				parseExpected(args, p+"/args", &errs)
-			}
+func (p *contractParser) matcherErrors(d jsondoc.Value) {
+	checkCall := func(v jsondoc.Value) {
+		if args := v.Get("args"); args.Kind() == jsondoc.Object {
+			p.expected(args)
 		}
 	}
-	checkGroup := func(v any, p string) {
-		obj, _ := v.(map[string]any)
-		opts, _ := obj["alternatives"].([]any)
-		for i, opt := range opts {
-			op := p + "/alternatives/" + strconv.Itoa(i)
-			if list, ok := opt.([]any); ok {
-				for j, el := range list {
-					checkCall(el, op+"/"+strconv.Itoa(j))
+	checkGroup := func(v jsondoc.Value) {
+		for _, opt := range v.Get("alternatives").Elems() {
+			if opt.Kind() == jsondoc.Array {
+				for _, el := range opt.Elems() {
+					checkCall(el)
 				}
 			} else {
-				checkCall(opt, op)
+				checkCall(opt)
 			}
 		}
 	}
-	list := func(key string) []any { l, _ := d[key].([]any); return l }
-	for i, el := range list("required") {
-		p := "/required/" + strconv.Itoa(i)
-		if obj, ok := el.(map[string]any); ok && obj["alternatives"] != nil {
-			checkGroup(el, p)
+	for _, el := range d.Get("required").Elems() {
+		if g := el.Get("alternatives"); g.Exists() && !g.IsNull() {
+			checkGroup(el)
 		} else {
-			checkCall(el, p)
+			checkCall(el)
 		}
 	}
-	for i, el := range list("alternatives") {
-		checkGroup(el, "/alternatives/"+strconv.Itoa(i))
+	for _, el := range d.Get("alternatives").Elems() {
+		checkGroup(el)
 	}
 	for _, key := range []string{"optional", "forbidden"} {
-		for i, el := range list(key) {
-			checkCall(el, "/"+key+"/"+strconv.Itoa(i))
+		for _, el := range d.Get(key).Elems() {
+			checkCall(el)
 		}
 	}
-	return errs
 }
 
-// jsonTypeName names the JSON type of a decoded value.
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
+// valueTypeName names the JSON type of a document's value with its
+// article.
+func valueTypeName(v jsondoc.Value) string {
+	switch v.Kind() {
+	case jsondoc.String:
 		return "a string"
-	case bool:
+	case jsondoc.Bool:
 		return "a boolean"
-	case map[string]any:
+	case jsondoc.Object:
 		return "an object"
-	case []any:
+	case jsondoc.Array:
 		return "an array"
-	}
-	if _, ok := toNumber(v); ok {
+	case jsondoc.Number:
 		return "a number"
 	}
-	return fmt.Sprintf("%T", v)
+	return "null"
 }

@@ -1,7 +1,14 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,5 +41,83 @@ func TestParseContractArgsMatcher(t *testing.T) {
 		if diff := cmp.Diff(tc.want, ve.Errors); diff != "" {
 			t.Errorf("ParseContract(%s) errors mismatch (-want +got):\n%s", tc.doc, diff)
 		}
+	}
+}
+
+// TestPythonToolscoreGoldFiles loads Python Toolscore's example gold files
+// unchanged: their calls read as expected calls, and every key beside tool
+// and args is listed as ignored, in document order.
+func TestPythonToolscoreGoldFiles(t *testing.T) {
+	files, err := filepath.Glob("testdata/pytoolscore/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("testdata/pytoolscore/datasets/*.json")
+	files = append(files, more...)
+	if len(files) != 6 {
+		t.Fatalf("%d files, want 6", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ParseContract(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		var raw []map[string]json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if !c.Gold || len(c.Required) != len(raw) {
+			t.Errorf("%s: gold %v with %d calls, want %d", f, c.Gold, len(c.Required), len(raw))
+		}
+		var want []string
+		for i, call := range raw {
+			var keys []string
+			for k := range call {
+				if k != "tool" && k != "args" {
+					keys = append(keys, k)
+				}
+			}
+			// The document order of these files: description before
+			// metadata, side_effects before description.
+			slices.SortFunc(keys, func(a, b string) int { return strings.Index(string(data), a) - strings.Index(string(data), b) })
+			for _, k := range keys {
+				want = append(want, fmt.Sprintf("/%d/%s", i, k))
+			}
+		}
+		if diff := cmp.Diff(want, c.IgnoredKeys); diff != "" {
+			t.Errorf("%s: IgnoredKeys (-want +got):\n%s", f, diff)
+		}
+	}
+	c := mustContract(t, `{"calls": [{"tool": "a", "args": {"x": 1}, "result": {"ok": true}, "timestamp": 1.5, "cost": 0.1}]}`)
+	if diff := cmp.Diff([]string{"/calls/0/result", "/calls/0/timestamp", "/calls/0/cost"}, c.IgnoredKeys); diff != "" {
+		t.Errorf("IgnoredKeys (-want +got):\n%s", diff)
+	}
+	if c := mustContract(t, `[{"tool": "a"}]`); c.IgnoredKeys != nil {
+		t.Errorf("IgnoredKeys = %v, want none", c.IgnoredKeys)
+	}
+}
+
+// TestDeepContractPointers parses a gold file whose arguments nest 990
+// levels deep with a bad matcher at the bottom: the error points there,
+// and memory stays linear in the depth (pointers are built only for the
+// error).
+func TestDeepContractPointers(t *testing.T) {
+	const depth = 990
+	doc := `[{"tool":"a","args":` + strings.Repeat(`{"k":`, depth) + `{"$nope":1}` + strings.Repeat("}", depth) + `}]`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ParseContract([]byte(doc))
+	runtime.ReadMemStats(&after)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Errors) != 1 || ve.Errors[0].Pointer != "/0/args"+strings.Repeat("/k", depth)+"/$nope" {
+		t.Fatalf("error = %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("ParseContract allocated %d bytes for a %d-byte document", n, len(doc))
 	}
 }

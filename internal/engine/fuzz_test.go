@@ -55,8 +55,7 @@ func FuzzCompare(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
-		var errs []FieldError
-		exp := parseExpected(ev, "", &errs)
+		exp, _ := expectedOf(ev)
 		for _, strict := range []bool{false, true} {
 			opts := CompareOptions{Strict: strict}
 			Compare(exp, av, opts)

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Matcher decides whether an actual argument value satisfies an expected
@@ -52,34 +52,14 @@ const (
 	regexEqual                     // ^lit$: ==
 )
 
-// regexEntry is one compiled pattern of the cache.
-type regexEntry struct {
-	re   *regexp.Regexp
-	kind regexKind
-	lit  string
-}
-
 // NewRegex compiles pattern (RE2 syntax); the error says why it does not
-// compile. Compiled patterns are shared: a service parses the same
-// contracts all day, and compiling is most of a contract's parse time.
+// compile.
 func NewRegex(pattern string) (*Regex, error) {
-	if e, ok := regexCache.Load(pattern); ok {
-		e := e.(*regexEntry)
-		return &Regex{re: e.re, kind: e.kind, lit: e.lit}, nil
-	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}
 	kind, lit := regexLiteral(pattern)
-	e := &regexEntry{re: re, kind: kind, lit: lit}
-	// A *regexp.Regexp is safe for concurrent use and immutable, so the
-	// cache cannot change any result; it only stops growing when full.
-	if regexCacheSize.Load() < maxCachedRegexes {
-		if _, loaded := regexCache.LoadOrStore(pattern, e); !loaded {
-			regexCacheSize.Add(1)
-		}
-	}
 	return &Regex{re: re, kind: kind, lit: lit}, nil
 }
 
@@ -129,14 +109,6 @@ func regexLiteral(pattern string) (regexKind, string) {
 	}
 	return regexContains, lit
 }
-
-// maxCachedRegexes bounds the compiled-pattern cache.
-const maxCachedRegexes = 4096
-
-var (
-	regexCache     sync.Map // pattern -> *regexEntry
-	regexCacheSize atomic.Int64
-)
 
 // Match implements Matcher.
 func (m *Regex) Match(actual any, _ CompareOptions) bool {
@@ -341,144 +313,177 @@ func matcherJSON(op string, v any) ([]byte, error) {
 // matcherKeys are the JSON matcher operators, sorted.
 var matcherKeys = []string{"$any", "$approx", "$contains", "$one_of", "$regex", "$type"}
 
-// parseExpected turns a decoded JSON value into an expected value: every
+// expected turns a contract's JSON value into an expected value: every
 // matcher object (an object whose only key is a $ operator) becomes a
-// Matcher. Problems are appended to errs with JSON pointers below ptr. An
-// object with a key that starts with "$" is a matcher object; an unknown
-// operator, or an operator beside other keys, is an error.
-func parseExpected(v any, ptr string, errs *[]FieldError) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k := range x {
+// Matcher; numbers become json.Number, objects map[string]any (a repeated
+// key keeps its last value), arrays []any. Problems are recorded with the
+// JSON pointer of their place. An object with a key that starts with "$"
+// is a matcher object; an unknown operator, or an operator beside other
+// keys, is an error.
+func (p *contractParser) expected(v jsondoc.Value) any {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k := range v.Members() {
 			if strings.HasPrefix(k, "$") {
-				return parseMatcher(x, ptr, errs)
+				return p.matcher(v)
 			}
 		}
-		out := make(map[string]any, len(x))
-		for k, ev := range x {
-			out[k] = parseExpected(ev, ptr+"/"+escapePointer(k), errs)
+		out := make(map[string]any, v.Len())
+		for k, ev := range v.Members() {
+			out[k] = p.expected(ev)
 		}
 		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, ev := range x {
-			out[i] = parseExpected(ev, fmt.Sprintf("%s/%d", ptr, i), errs)
+	case jsondoc.Array:
+		out := make([]any, v.Len())
+		for i, ev := range v.Elems() {
+			out[i] = p.expected(ev)
 		}
 		return out
+	case jsondoc.String:
+		return v.Text()
+	case jsondoc.Number:
+		n, _ := v.Num()
+		return json.Number(n)
+	case jsondoc.Bool:
+		b, _ := v.Bool()
+		return b
 	}
-	return v
+	return nil
 }
 
-func parseMatcher(obj map[string]any, ptr string, errs *[]FieldError) any {
-	bad := func(p, format string, a ...any) any {
-		*errs = append(*errs, FieldError{p, fmt.Sprintf(format, a...)})
+// regex compiles a $regex pattern, once per contract.
+func (p *contractParser) regex(pattern string) (*Regex, error) {
+	if m, ok := p.regexes[pattern]; ok {
+		return m, nil
+	}
+	m, err := NewRegex(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if p.regexes == nil {
+		p.regexes = make(map[string]*Regex)
+	}
+	p.regexes[pattern] = m
+	return m, nil
+}
+
+func (p *contractParser) matcher(obj jsondoc.Value) any {
+	bad := func(at jsondoc.Value, msg string, below ...string) any {
+		p.fail(at, msg, below...)
 		return nil
 	}
-	if len(obj) != 1 {
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
+	if obj.Len() != 1 {
+		keys := make([]string, 0, obj.Len())
+		for k := range obj.Members() {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return bad(ptr, "a matcher object must have exactly one key, got %s", strings.Join(keys, ", "))
+		return bad(obj, "a matcher object must have exactly one key, got "+strings.Join(keys, ", "))
 	}
 	var op string
-	var arg any
-	for k, v := range obj {
+	var arg jsondoc.Value
+	for k, v := range obj.Members() {
 		op, arg = k, v
 	}
-	p := ptr + "/" + escapePointer(op)
 	switch op {
 	case "$regex":
-		s, ok := arg.(string)
+		s, ok := arg.Str()
 		if !ok {
-			return bad(p, "$regex takes a string pattern")
+			return bad(arg, "$regex takes a string pattern")
 		}
-		m, err := NewRegex(s)
+		m, err := p.regex(s)
 		if err != nil {
-			return bad(p, "regex does not compile: %v", err)
+			return bad(arg, fmt.Sprintf("regex does not compile: %v", err))
 		}
 		return m
 	case "$contains":
-		return &Contains{Value: parseExpected(arg, p, errs)}
+		return &Contains{Value: p.expected(arg)}
 	case "$one_of":
-		list, ok := arg.([]any)
-		if !ok {
-			return bad(p, "$one_of takes an array of candidates")
+		if arg.Kind() != jsondoc.Array {
+			return bad(arg, "$one_of takes an array of candidates")
 		}
-		cands := make([]any, len(list))
-		for i, c := range list {
-			cands[i] = parseExpected(c, fmt.Sprintf("%s/%d", p, i), errs)
+		cands := make([]any, arg.Len())
+		for i, c := range arg.Elems() {
+			cands[i] = p.expected(c)
 		}
 		return &OneOf{Candidates: cands}
 	case "$any":
-		if b, ok := arg.(bool); !ok || !b {
-			return bad(p, "$any takes true")
+		if b, ok := arg.Bool(); !ok || !b {
+			return bad(arg, "$any takes true")
 		}
 		return Any{}
 	case "$type":
 		var names []string
-		switch t := arg.(type) {
-		case string:
-			names = []string{t}
-		case []any:
-			for i, n := range t {
-				s, ok := n.(string)
+		switch arg.Kind() {
+		case jsondoc.String:
+			names = []string{arg.Text()}
+		case jsondoc.Array:
+			for _, n := range arg.Elems() {
+				s, ok := n.Str()
 				if !ok {
-					return bad(fmt.Sprintf("%s/%d", p, i), "$type names must be strings")
+					return bad(n, "$type names must be strings")
 				}
 				names = append(names, s)
 			}
 		default:
-			return bad(p, "$type takes a type name or a list of them")
+			return bad(arg, "$type takes a type name or a list of them")
 		}
 		if len(names) == 0 {
-			return bad(p, "$type needs at least one type name")
+			return bad(arg, "$type needs at least one type name")
 		}
 		for _, n := range names {
 			if !typeNames[n] {
-				return bad(p, "unknown type %q (valid: string, integer, number, boolean, array, object, null)", n)
+				return bad(arg, fmt.Sprintf("unknown type %q (valid: string, integer, number, boolean, array, object, null)", n))
 			}
 		}
 		return &Type{Names: names}
 	case "$approx":
 		m := &Approx{Rel: 1e-6}
-		switch a := arg.(type) {
-		case map[string]any:
-			for k := range a {
+		if arg.Kind() == jsondoc.Object {
+			for k, v := range arg.Members() {
 				if k != "value" && k != "rel" && k != "abs" {
-					return bad(p+"/"+escapePointer(k), "unknown $approx key %q (valid: value, rel, abs)", k)
+					return bad(v, fmt.Sprintf("unknown $approx key %q (valid: value, rel, abs)", k))
 				}
 			}
-			val, ok := finiteNumber(a["value"])
+			val, ok := finiteValue(arg.Get("value"))
 			if !ok {
-				return bad(p+"/value", "$approx needs a finite number \"value\"")
+				return bad(arg, "$approx needs a finite number \"value\"", "value")
 			}
 			m.Value = val
-			if r, present := a["rel"]; present {
-				f, ok := finiteNumber(r)
+			if r := arg.Get("rel"); r.Exists() {
+				f, ok := finiteValue(r)
 				if !ok || f < 0 {
-					return bad(p+"/rel", "rel must be a non-negative number")
+					return bad(r, "rel must be a non-negative number")
 				}
 				m.Rel = f
 			}
-			if r, present := a["abs"]; present {
-				f, ok := finiteNumber(r)
+			if r := arg.Get("abs"); r.Exists() {
+				f, ok := finiteValue(r)
 				if !ok || f < 0 {
-					return bad(p+"/abs", "abs must be a non-negative number")
+					return bad(r, "abs must be a non-negative number")
 				}
 				m.Abs = f
 			}
-		default:
-			val, ok := finiteNumber(arg)
-			if !ok {
-				return bad(p, "$approx takes a finite number or {value, rel, abs}")
-			}
-			m.Value = val
+			return m
 		}
+		val, ok := finiteValue(arg)
+		if !ok {
+			return bad(arg, "$approx takes a finite number or {value, rel, abs}")
+		}
+		m.Value = val
 		return m
 	}
-	return bad(p, "unknown matcher %q (valid: %s)", op, strings.Join(matcherKeys, ", "))
+	return bad(arg, fmt.Sprintf("unknown matcher %q (valid: %s)", op, strings.Join(matcherKeys, ", ")))
+}
+
+// finiteValue reads a number of a document as a finite float64: false for
+// anything else, a number outside float64's range included.
+func finiteValue(v jsondoc.Value) (float64, bool) {
+	n, ok := v.Num()
+	if !ok {
+		return 0, false
+	}
+	return finiteNumber(json.Number(n))
 }
 
 func finiteNumber(v any) (float64, bool) {

@@ -268,7 +268,12 @@ var builtin = func() *Registry {
 	return r
 }()
 
-// Names lists the format names Parse accepts besides "auto", in detection
+// aliases are other names Parse accepts for a format: "custom" is Python
+// Toolscore's name for the plain shapes.
+var aliases = map[string]string{"custom": "plain"}
+
+// Names lists the format names Parse accepts besides "auto" (and the
+// alias "custom", Python Toolscore's name for "plain"), in detection
 // order.
 func Names() []string { return builtin.Names() }
 
@@ -301,10 +306,14 @@ func (r *Registry) Names() []string {
 // rule).
 func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	var a Adapter
+	requested := name
+	if alias, ok := aliases[name]; ok && r.byName[name] == nil {
+		name = alias
+	}
 	if name != "" && name != "auto" {
 		var ok bool
 		if a, ok = r.byName[name]; !ok {
-			return nil, fmt.Errorf("%w: unknown format %q (known: auto, %s)", engine.ErrInvalidTrace, name, strings.Join(r.Names(), ", "))
+			return nil, fmt.Errorf("%w: unknown format %q (known: auto, %s)", engine.ErrInvalidTrace, requested, strings.Join(r.Names(), ", "))
 		}
 	}
 	in, err := readInput(data)
@@ -313,7 +322,7 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	}
 	var reason string
 	if a != nil {
-		reason = "format " + name + " was requested"
+		reason = "format " + requested + " was requested"
 	} else {
 		for _, c := range r.adapters {
 			if why, ok := c.Detect(in); ok {

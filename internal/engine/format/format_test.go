@@ -28,7 +28,7 @@ func traceFiles(t testing.TB) []string {
 			t.Fatal(err)
 		}
 		for _, m := range matches {
-			if !strings.HasSuffix(m, ".golden") {
+			if !strings.HasSuffix(m, ".golden") && !strings.HasSuffix(m, ".md") {
 				files = append(files, m)
 			}
 		}
@@ -156,5 +156,20 @@ func TestErrors(t *testing.T) {
 			}
 			checkGolden(t, goldenPath(file), []byte(err.Error()+"\n"))
 		})
+	}
+}
+
+// TestCustomAlias: "custom", Python Toolscore's name for its plain
+// shapes, reads as plain.
+func TestCustomAlias(t *testing.T) {
+	p, err := Parse([]byte(`[{"name": "a", "arguments": "{\"x\": 1}"}]`), "custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Format != "plain" || p.Reason != "format custom was requested" || len(p.Trace.Calls) != 1 || p.Trace.Calls[0].Tool != "a" {
+		t.Errorf("Parse(custom) = %+v", p)
+	}
+	if _, err := Parse([]byte(`[]`), "custm"); err == nil || !strings.Contains(err.Error(), `unknown format "custm"`) {
+		t.Errorf("error = %v", err)
 	}
 }

@@ -8,7 +8,12 @@ import (
 // plainAdapter reads toolscore's own shape (SPEC section 1): a JSON array
 // of {tool, args, id?, result?, error?, args_raw?, args_error?}, an object
 // {"calls": [...], "final_answer"?}, or one call object alone. It also reads
-// back what json.Marshal writes for an engine.Trace.
+// back what json.Marshal writes for an engine.Trace, and Python
+// Toolscore's "custom" shapes: calls written {name, arguments} (arguments
+// an object or JSON text; also "input"), a {"tool_calls": [...]} wrapper,
+// LangChain AgentAction lists ({tool, tool_input, log}) and
+// intermediate_steps ([[action, observation], ...], alone or as
+// {"intermediate_steps": [...], "output"}).
 //
 // It is the simplest adapter and the one to copy: Detect looks at the
 // shape cheaply (Input.Object, Input.Records, Value.Get), Parse walks the
@@ -21,11 +26,15 @@ func (plainAdapter) Name() string { return "plain" }
 
 func (plainAdapter) Detect(in *Input) (string, bool) {
 	if m, ok := in.Object(); ok {
-		if m.Get("calls").Exists() {
+		switch {
+		case m.Get("calls").Exists():
 			return `a JSON object with "calls"`, true
-		}
-		if isPlainCall(m) {
+		case isPlainCall(m):
 			return `a single {"tool", "args"} call object`, true
+		case isArr(m.Get("intermediate_steps")) && isSteps(m.Get("intermediate_steps")):
+			return `a LangChain agent output with "intermediate_steps"`, true
+		case !m.Get("role").Exists() && isArr(m.Get("tool_calls")) && m.Get("tool_calls").Len() > 0 && allPlainCalls(m.Get("tool_calls")):
+			return `a JSON object with "tool_calls" of {"name", "arguments"} or {"tool", "args"} calls`, true
 		}
 		return "", false
 	}
@@ -36,19 +45,68 @@ func (plainAdapter) Detect(in *Input) (string, bool) {
 	if v.Len() == 0 && in.Form == FormJSON {
 		return "an empty JSON array (a trace with no calls)", true
 	}
+	if v.Len() == 0 {
+		return "", false
+	}
+	if isSteps(v) {
+		return "LangChain intermediate_steps ([action, observation] pairs)", true
+	}
+	named := false
 	for _, e := range v.Elems() {
-		if !isPlainCall(e) {
+		if isPlainCall(e) {
+			continue
+		}
+		if !isNamedCall(e) {
 			return "", false
 		}
+		named = true
 	}
-	if v.Len() > 0 {
-		return `a list of {"tool", "args"} call objects`, true
+	if named {
+		return `a list of {"name", "arguments"} call objects`, true
 	}
-	return "", false
+	return `a list of {"tool", "args"} call objects`, true
 }
 
 func isPlainCall(m jsondoc.Value) bool {
 	return m.Get("tool").Kind() == jsondoc.String
+}
+
+// isNamedCall reports whether m is a call written {name, arguments} (or
+// args, input), as Python Toolscore's custom format allows: a string name,
+// one of the argument keys, and no role (a chat message) or function (an
+// OpenAI tool call).
+func isNamedCall(m jsondoc.Value) bool {
+	if m.Get("name").Kind() != jsondoc.String || m.Get("role").Exists() || m.Get("function").Exists() {
+		return false
+	}
+	_, ok := first(m, "arguments", "args", "input")
+	return ok
+}
+
+// allPlainCalls reports whether every element of list is a plain or named
+// call.
+func allPlainCalls(list jsondoc.Value) bool {
+	for _, e := range list.Elems() {
+		if !isPlainCall(e) && !isNamedCall(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSteps reports whether list is LangChain intermediate_steps: a
+// non-empty array of [action, observation] pairs whose action has a
+// string "tool".
+func isSteps(list jsondoc.Value) bool {
+	if list.Len() == 0 {
+		return false
+	}
+	for _, e := range list.Elems() {
+		if !isArr(e) || e.Len() != 2 || !isPlainCall(e.Index(0)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
@@ -57,34 +115,73 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 	v := in.Value()
 	switch v.Kind() {
 	case jsondoc.Object:
-		if c := v.Get("calls"); c.Exists() {
-			if !isArr(c) && !c.IsNull() {
+		switch {
+		case v.Get("calls").Exists():
+			c := v.Get("calls")
+			if !isArr(c) && set(c) {
 				return engine.Trace{}, shapeErr("plain", c, "calls must be an array, not %s", aType(c))
 			}
 			list = c
-			switch fa := v.Get("final_answer"); fa.Kind() {
-			case jsondoc.Invalid, jsondoc.Null:
-			case jsondoc.String:
-				s := fa.Text()
-				b.final = &s
-			default:
-				return engine.Trace{}, shapeErr("plain", fa, "final_answer must be a string or null, not %s", aType(fa))
+			if err := b.plainAnswer(v.Get("final_answer")); err != nil {
+				return engine.Trace{}, err
 			}
-		} else if v.Get("tool").Exists() {
+		case v.Get("tool").Exists() || isNamedCall(v):
 			return b.plainCalls([]jsondoc.Value{v})
-		} else {
+		case isArr(v.Get("intermediate_steps")):
+			steps := v.Get("intermediate_steps")
+			if !isSteps(steps) {
+				return engine.Trace{}, shapeErr("plain", steps, "intermediate_steps must be [action, observation] pairs whose action has a string \"tool\"")
+			}
+			if out := v.Get("output"); out.Kind() == jsondoc.String {
+				b.final = visible(out.Text())
+			}
+			return b.plainSteps(steps)
+		case isArr(v.Get("tool_calls")):
+			list = v.Get("tool_calls")
+		default:
 			return engine.Trace{}, notFit("plain", v, `expected an array of calls, an object with "calls", or one call object with "tool"`)
 		}
 	case jsondoc.Array:
+		if isSteps(v) {
+			return b.plainSteps(v)
+		}
 		list = v
 	default:
 		return engine.Trace{}, shapeErr("plain", v, "expected an array of calls or an object, not %s", aType(v))
 	}
-	calls := make([]jsondoc.Value, 0, list.Len())
-	for _, e := range list.Elems() {
-		calls = append(calls, e)
+	return b.plainCalls(elems(list))
+}
+
+// plainAnswer reads a plain trace's final_answer: a string or null.
+func (b *builder) plainAnswer(fa jsondoc.Value) error {
+	switch fa.Kind() {
+	case jsondoc.Invalid, jsondoc.Null:
+	case jsondoc.String:
+		s := fa.Text()
+		b.final = &s
+	default:
+		return shapeErr("plain", fa, "final_answer must be a string or null, not %s", aType(fa))
 	}
-	return b.plainCalls(calls)
+	return nil
+}
+
+// plainSteps reads LangChain intermediate_steps: each pair's action is a
+// call, its observation the result.
+func (b *builder) plainSteps(steps jsondoc.Value) (engine.Trace, error) {
+	calls := make([]jsondoc.Value, 0, steps.Len())
+	results := make([]jsondoc.Value, 0, steps.Len())
+	for _, p := range steps.Elems() {
+		calls = append(calls, p.Index(0))
+		results = append(results, p.Index(1))
+	}
+	t, err := b.plainCalls(calls)
+	if err != nil {
+		return engine.Trace{}, err
+	}
+	for i := range t.Calls {
+		setResult(&t.Calls[i], results[i])
+	}
+	return t, nil
 }
 
 // plainCalls reads the call objects of a plain trace.
@@ -98,6 +195,9 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		}
 		var c engine.ToolCall
 		tool := m.Get("tool")
+		if !tool.Exists() && isNamedCall(m) {
+			tool = m.Get("name")
+		}
 		switch {
 		case tool.Kind() == jsondoc.String:
 			c.Tool = tool.Text()
@@ -106,7 +206,11 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		default:
 			return engine.Trace{}, shapeErr("plain", tool, "tool must be a string, not %s", aType(tool))
 		}
-		switch id := m.Get("id"); id.Kind() {
+		id := m.Get("id")
+		if !id.Exists() {
+			id = m.Get("tool_call_id")
+		}
+		switch id.Kind() {
 		case jsondoc.Invalid, jsondoc.Null:
 		case jsondoc.String:
 			c.ID = id.Text()
@@ -115,16 +219,24 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 				return engine.Trace{}, shapeErr("plain", id, "id must be a string, not %s", aType(id))
 			}
 		}
-		args := m.Get("args")
-		if ae := m.Get("args_error").Text(); ae != "" && !set(args) {
+		args, _ := first(m, "args", "arguments", "input")
+		ti := m.Get("tool_input")
+		switch {
+		case m.Get("args_error").Text() != "" && !set(args):
 			// A call whose arguments could not be read, as toolscore
 			// writes it: keep it that way.
 			c.ArgsRaw = m.Get("args_raw").Text()
-			c.ArgsError = ae
-		} else {
+			c.ArgsError = m.Get("args_error").Text()
+		case !args.Exists() && ti.Exists():
+			b.setToolInput(&c, ti)
+		default:
 			b.setArgs(&c, args)
 		}
-		setResult(&c, m.Get("result"))
+		result := m.Get("result")
+		if !result.Exists() {
+			result = m.Get("output")
+		}
+		setResult(&c, result)
 		switch ev := m.Get("error"); ev.Kind() {
 		case jsondoc.Invalid, jsondoc.Null, jsondoc.Bool:
 			c.Error = engine.CallError(errorText(ev))
@@ -136,4 +248,20 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		b.calls = append(b.calls, c)
 	}
 	return b.trace(), nil
+}
+
+// setToolInput reads a LangChain AgentAction's tool_input: an object, or
+// text holding one, is the arguments; any other text is a single-input
+// tool's input, {"input": text}, as LangChain and Python Toolscore read it.
+func (b *builder) setToolInput(c *engine.ToolCall, ti jsondoc.Value) {
+	s, ok := ti.Str()
+	if !ok {
+		b.setArgs(c, ti)
+		return
+	}
+	if v, err := b.dec.Parse(s); err == nil && isObj(v) {
+		b.setArgs(c, v)
+		return
+	}
+	b.setArgs(c, b.synth(append(jsondoc.AppendString([]byte(`{"input":`), s), '}')))
 }
