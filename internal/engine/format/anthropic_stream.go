@@ -1,6 +1,7 @@
 package format
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -12,7 +13,12 @@ import (
 // content_block_stop, message_delta, message_stop; ping and error are
 // skipped), as a JSON array, JSON Lines or SSE.
 //
-// Each message_start begins an assistant turn. A block's input_json_delta
+// Each message_start begins an assistant turn. Its content is normally
+// empty; when it holds blocks (events saved after the run by an SDK that
+// keeps message_start's message as its snapshot, as the Anthropic
+// TypeScript SDK's MessageStream does), each stands for the block of its
+// index until that block's content_block_start arrives, so every block
+// and its text count once. A block's input_json_delta
 // fragments are joined as text and decoded once; the empty "input" of
 // content_block_start is a placeholder used only when no fragment arrives.
 // text_delta fragments make the visible text; thinking deltas are left out.
@@ -52,7 +58,8 @@ func (anthropicStreamAdapter) Detect(in *Input) (string, bool) {
 
 // streamBlock is one content block being assembled.
 type streamBlock struct {
-	block    jsondoc.Value // from content_block_start
+	block    jsondoc.Value // from content_block_start (or message_start)
+	snapshot bool          // a finished block of message_start, not yet streamed
 	partial  strings.Builder
 	hasInput bool // an input_json_delta arrived
 	text     strings.Builder
@@ -91,9 +98,13 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		case "message_start":
 			finish()
 			open = true
+			// A message_start saved after the run may hold the finished
+			// blocks (an SDK that builds its snapshot on the event's own
+			// message object): each is a stand-in, at its index, for the
+			// block the content_block_start of that index streams.
 			for _, bm := range m.Get("message").Get("content").Elems() {
 				if isObj(bm) {
-					blocks = append(blocks, &streamBlock{block: bm})
+					blocks = append(blocks, &streamBlock{block: bm, snapshot: true})
 				}
 			}
 		case "content_block_start":
@@ -103,8 +114,13 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 				bm = jsondoc.Value{}
 			}
 			sb := &streamBlock{block: bm}
-			blocks = append(blocks, sb)
-			byIndex[idString(m.Get("index"))] = sb
+			idx := idString(m.Get("index"))
+			if k, err := strconv.Atoi(idx); err == nil && k >= 0 && k < len(blocks) && blocks[k].snapshot {
+				blocks[k] = sb
+			} else {
+				blocks = append(blocks, sb)
+			}
+			byIndex[idx] = sb
 		case "content_block_delta":
 			open = true
 			sb := byIndex[idString(m.Get("index"))]
