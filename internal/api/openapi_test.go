@@ -276,6 +276,40 @@ func TestOpenAPISchemasDocumented(t *testing.T) {
 	}
 }
 
+// TestOpenAPIFreeFormObjectsSayOpen checks that every object schema without
+// properties says additionalProperties: openapi-typescript reads a bare
+// {type: object} as an object with no keys at all, which no caller can
+// fill.
+func TestOpenAPIFreeFormObjectsSayOpen(t *testing.T) {
+	var walk func(ptr string, v any)
+	walk = func(ptr string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			isObject := v["type"] == "object"
+			if ts, ok := v["type"].([]any); ok {
+				for _, x := range ts {
+					isObject = isObject || x == "object"
+				}
+			}
+			_, props := v["properties"]
+			_, ap := v["additionalProperties"]
+			if isObject && !props && !ap {
+				t.Errorf("%s: an object schema without properties must say additionalProperties", ptr)
+			}
+			for k, x := range v {
+				if k != "examples" && k != "example" {
+					walk(ptr+"/"+ptrToken(k), x)
+				}
+			}
+		case []any:
+			for i, x := range v {
+				walk(ptr+"/"+strconv.Itoa(i), x)
+			}
+		}
+	}
+	walk("", loadSpec(t).doc)
+}
+
 // TestExamplesMatchSchemas validates every example of every request and
 // response body against its schema, strictly (no undocumented field).
 func TestExamplesMatchSchemas(t *testing.T) {
