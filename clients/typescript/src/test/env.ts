@@ -1,0 +1,30 @@
+// The servers the integration tests talk to: TOOLSCORE_URL (a server on a
+// fresh database) and TOOLSCORE_TINY_URL (one with a single worker and a
+// queue of one, for 429s), with TOOLSCORE_API_KEY when the servers
+// require a key. clients/ci.sh starts them. Without them the tests are
+// skipped, unless CI=true, where a missing server is a failure.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (this file is clients/typescript/dist/test/env.js). */
+export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
+
+/** Reads a file of the repository as JSON. */
+export function repoJSON<T = unknown>(path: string): T {
+  return JSON.parse(readFileSync(repoRoot + path, "utf8")) as T;
+}
+
+/** The server URL in variable name, or a skip reason (throws under CI=true). */
+export function server(name: "TOOLSCORE_URL" | "TOOLSCORE_TINY_URL"): { url?: string; skip?: string } {
+  const url = process.env[name];
+  if (url) return { url };
+  if (process.env.CI === "true") throw new Error(`${name} is not set: clients/ci.sh starts the test servers`);
+  return { skip: `${name} is not set (clients/ci.sh starts the test servers)` };
+}
+
+/** The API key for the test servers, if they require one. */
+export const apiKey = process.env.TOOLSCORE_API_KEY || undefined;
+
+/** A suffix that keeps this run's names apart from earlier runs' on the same server. */
+export const runTag = Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
