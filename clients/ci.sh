@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The clients' CI (run by .ci/run): builds cmd/server, starts two servers on
+# fresh databases on free loopback ports (one as configured by default, one
+# with one worker and a queue of one, so bursts get 429), runs the
+# TypeScript and Python clients' tests against them, and stops the servers
+# and drops the databases at the end, even on failure.
+#
+# Needs Go, Postgres at TOOLSCORE_TEST_DATABASE_URL's host (trust auth, as
+# in CI), node 20 with npm, and /usr/bin/python3 with python3-pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+pg=${TOOLSCORE_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+base=${pg%%\?*}
+base=${base%/*}                      # postgres://user@host:port
+query=${pg#*\?}
+[ "$query" = "$pg" ] && query=""
+
+work=$(mktemp -d)
+pids=()
+dbs=()
+cleanup() {
+  local rc=$?
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for db in "${dbs[@]}"; do psql "$base/postgres${query:+?$query}" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
+  if [ "$rc" -ne 0 ]; then
+    for log in "$work"/*.log; do [ -f "$log" ] && { echo "--- $log (last 20 lines)"; tail -n 20 "$log"; }; done
+  fi
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+echo "-- build cmd/server"
+go build -o "$work/toolscore-server" ./cmd/server
+
+# start NAME [ENV=VALUE...]: a server on a fresh database and a free port;
+# sets started_url to its base URL once /readyz answers. (Not run in a
+# subshell, so that cleanup sees its pid and database.)
+started_url=""
+start() {
+  local name=$1; shift
+  local db="toolscore_clients_${name}_$$_$RANDOM"
+  psql "$base/postgres${query:+?$query}" -qc "CREATE DATABASE $db" >/dev/null
+  dbs+=("$db")
+  env DATABASE_URL="$base/$db${query:+?$query}" TOOLSCORE_ADDR=127.0.0.1:0 TOOLSCORE_LOG_LEVEL=info "$@" \
+    "$work/toolscore-server" >"$work/$name.log" 2>&1 &
+  pids+=("$!")
+  local addr=""
+  for _ in $(seq 1 300); do
+    addr=$(grep -o '"msg":"listening","addr":"[^"]*"' "$work/$name.log" | head -n 1 | sed 's/.*"addr":"\([^"]*\)"/\1/') || true
+    [ -n "$addr" ] && curl -fsS "http://$addr/readyz" >/dev/null 2>&1 && break
+    addr=""
+    sleep 0.1
+  done
+  [ -n "$addr" ] || { echo "server $name did not start"; return 1; }
+  started_url="http://$addr"
+}
+
+start main
+TOOLSCORE_URL=$started_url
+start tiny TOOLSCORE_WORKERS=1 TOOLSCORE_QUEUE=1
+TOOLSCORE_TINY_URL=$started_url
+export TOOLSCORE_URL TOOLSCORE_TINY_URL
+echo "-- servers: $TOOLSCORE_URL, $TOOLSCORE_TINY_URL (1 worker, queue 1)"
+
+echo "-- typescript client"
+(
+  cd clients/typescript
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+  npm run --silent check-generated
+  npm test
+)
+
+echo "-- python client"
+(
+  cd clients/python
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider tests
+)
