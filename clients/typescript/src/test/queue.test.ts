@@ -10,13 +10,13 @@ import { apiKey, runTag, server } from "./env.js";
 
 const { url, skip } = server("TOOLSCORE_TINY_URL");
 
-/** An evaluation that keeps the one worker busy for milliseconds: 256 combinations over 400 calls. */
+/** An evaluation that keeps the one worker busy for milliseconds: 256 combinations over 1,000 calls. */
 export function heavyRequest(agent: string, i: number): EvaluationRequest {
   const groups = Array.from({ length: 8 }, (_, g) => ({
     id: `g${g}`,
     alternatives: [[{ tool: `t${g}a`, args: { x: { $regex: "^v" } } }], [{ tool: `t${g}b`, args: { x: { $regex: "^v" } } }]],
   }));
-  const calls = Array.from({ length: 400 }, (_, k) => ({ tool: `t${k % 8}${"ab"[k % 2]}`, args: { x: `v${k}`, y: k } }));
+  const calls = Array.from({ length: 1000 }, (_, k) => ({ tool: `t${k % 8}${"ab"[k % 2]}`, args: { x: `v${k}`, y: k } }));
   return { contract: { contract_version: 2, required: groups }, trace: calls, agent, task_id: `burst-${i}` };
 }
 
