@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The clients' CI (run by .ci/run): builds cmd/server, starts two servers on
 # fresh databases on free loopback ports (one as configured by default, one
-# with one worker and a queue of one, so bursts get 429), runs the
-# TypeScript and Python clients' tests against them, and stops the servers
-# and drops the databases at the end, even on failure.
+# with one worker and a queue of one, so bursts get 429), with real API
+# keys (a bootstrap admin key, and on each server a key with every other
+# scope made with it), runs the TypeScript and Python clients' tests
+# against them, and stops the servers and drops the databases at the end,
+# even on failure.
 #
 # Needs Go, Postgres at TOOLSCORE_TEST_DATABASE_URL's host (trust auth, as
 # in CI), node 20 with npm, and /usr/bin/python3 with python3-pytest.
@@ -45,7 +47,8 @@ start() {
   local db="toolscore_clients_${name}_$$_$RANDOM"
   psql "$base/postgres${query:+?$query}" -qc "CREATE DATABASE $db" >/dev/null
   dbs+=("$db")
-  env DATABASE_URL="$base/$db${query:+?$query}" TOOLSCORE_ADDR=127.0.0.1:0 TOOLSCORE_LOG_LEVEL=info "$@" \
+  env DATABASE_URL="$base/$db${query:+?$query}" TOOLSCORE_ADDR=127.0.0.1:0 TOOLSCORE_LOG_LEVEL=info \
+    TOOLSCORE_BOOTSTRAP_KEY="$TOOLSCORE_ADMIN_KEY" "$@" \
     "$work/toolscore-server" >"$work/$name.log" 2>&1 &
   pids+=("$!")
   local addr=""
@@ -59,11 +62,26 @@ start() {
   started_url="http://$addr"
 }
 
+# work_key URL: a key of URL's default project with every scope but admin,
+# made with the bootstrap admin key.
+work_key() {
+  curl -fsS "$1/v1/keys" -H "Authorization: Bearer $TOOLSCORE_ADMIN_KEY" -H 'Content-Type: application/json' \
+    -d '{"name": "clients-ci", "scopes": ["ingest", "read", "contracts:write", "regrades", "runs"]}' |
+    sed -n 's/.*"token":"\([^"]*\)".*/\1/p'
+}
+
+# The bootstrap key of both servers' default project (admin only).
+TOOLSCORE_ADMIN_KEY="clients-ci-bootstrap-$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+export TOOLSCORE_ADMIN_KEY
+
 start main
 TOOLSCORE_URL=$started_url
+TOOLSCORE_API_KEY=$(work_key "$TOOLSCORE_URL")
 start tiny TOOLSCORE_WORKERS=1 TOOLSCORE_QUEUE=1
 TOOLSCORE_TINY_URL=$started_url
-export TOOLSCORE_URL TOOLSCORE_TINY_URL
+TOOLSCORE_TINY_API_KEY=$(work_key "$TOOLSCORE_TINY_URL")
+[ -n "$TOOLSCORE_API_KEY" ] && [ -n "$TOOLSCORE_TINY_API_KEY" ] || { echo "could not make the work keys"; exit 1; }
+export TOOLSCORE_URL TOOLSCORE_TINY_URL TOOLSCORE_API_KEY TOOLSCORE_TINY_API_KEY
 echo "-- servers: $TOOLSCORE_URL, $TOOLSCORE_TINY_URL (1 worker, queue 1)"
 
 echo "-- typescript client"

@@ -1,9 +1,10 @@
 """Test setup: the package from this checkout, and the servers clients/ci.sh starts.
 
 TOOLSCORE_URL is a server on a fresh database, TOOLSCORE_TINY_URL one with
-one worker and a queue of one (for 429s), TOOLSCORE_API_KEY the key they
-require, if any. Without them the server tests are skipped, unless
-CI=true, where a missing server is a failure.
+one worker and a queue of one (for 429s); TOOLSCORE_API_KEY and
+TOOLSCORE_TINY_API_KEY their keys (every scope but admin),
+TOOLSCORE_ADMIN_KEY their bootstrap admin key. Without them the server
+tests are skipped, unless CI=true, where a missing server is a failure.
 """
 
 import json
@@ -45,6 +46,15 @@ def client():
 
 
 @pytest.fixture
-def tiny_url():
-    """TOOLSCORE_TINY_URL: one worker, a queue of one."""
-    return _server("TOOLSCORE_TINY_URL")
+def tiny_client_args():
+    """(URL, key) of TOOLSCORE_TINY_URL: one worker, a queue of one."""
+    return _server("TOOLSCORE_TINY_URL"), os.environ.get("TOOLSCORE_TINY_API_KEY") or None
+
+
+@pytest.fixture
+def admin_key():
+    """The bootstrap admin key of the servers."""
+    key = os.environ.get("TOOLSCORE_ADMIN_KEY")
+    if not key:
+        pytest.skip("TOOLSCORE_ADMIN_KEY is not set (the server runs without keys)")
+    return key

@@ -3,7 +3,6 @@ most of a burst of evaluations 429 queue-full: the client waits out
 Retry-After and every call succeeds, each stored once under its key.
 """
 
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,9 +18,10 @@ def heavy_request(agent, i):
     return {"contract": {"contract_version": 2, "required": groups}, "trace": calls, "agent": agent, "task_id": f"burst-{i}"}
 
 
-def test_a_burst_against_a_tiny_queue_gets_429s_and_succeeds(tiny_url):
+def test_a_burst_against_a_tiny_queue_gets_429s_and_succeeds(tiny_client_args):
     events = []
-    client = Client(tiny_url, api_key=os.environ.get("TOOLSCORE_API_KEY") or None,
+    url, key = tiny_client_args
+    client = Client(url, api_key=key,
                     retry=RetryPolicy(max_attempts=20, budget=60), on_retry=events.append)
     agent = f"burst-py-{RUN_TAG}"
     n = 12

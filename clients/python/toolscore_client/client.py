@@ -54,6 +54,7 @@ class Problem:
     offset: Optional[int] = None
     line: Optional[int] = None
     column: Optional[int] = None
+    missing_scope: Optional[str] = None
 
     @property
     def slug(self) -> str:
@@ -75,6 +76,7 @@ class Problem:
             offset=v.get("offset"),
             line=v.get("line"),
             column=v.get("column"),
+            missing_scope=v.get("missing_scope"),
         )
 
 
@@ -101,6 +103,11 @@ class ToolscoreError(Exception):
     def errors(self) -> List[FieldProblem]:
         """Every problem with its place."""
         return self.problem.errors
+
+    @property
+    def missing_scope(self) -> Optional[str]:
+        """For a 403 forbidden: the scope the key lacks."""
+        return self.problem.missing_scope
 
     @property
     def request_id(self) -> Optional[str]:
@@ -349,6 +356,30 @@ class Client:
     def get_run(self, id: str) -> Dict[str, Any]:
         """A run's progress, summary and finished tasks."""
         return self._request("GET", f"/v1/runs/{_enc(id)}", idempotent=True)
+
+    # Keys and projects (scope admin)
+
+    def create_key(self, scopes: Sequence[str], name: Optional[str] = None) -> Dict[str, Any]:
+        """Makes an API key of the caller's project (POST /v1/keys); its ``token`` is in this answer only.
+
+        Not retried after a 503 (a second key could be made).
+        """
+        body: Dict[str, Any] = {"scopes": list(scopes)}
+        if name:
+            body["name"] = name
+        return self._request("POST", "/v1/keys", json_body=body, idempotent=False)
+
+    def list_keys(self, *, page_size: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """Iterates over the caller's project's keys, revoked ones included, newest first."""
+        return self._pages("/v1/keys", {"limit": page_size})
+
+    def revoke_key(self, id: str) -> Dict[str, Any]:
+        """Revokes a key; revoking a revoked key answers it unchanged."""
+        return self._request("DELETE", f"/v1/keys/{_enc(id)}", idempotent=True)
+
+    def create_project(self, name: str) -> Dict[str, Any]:
+        """Creates a project and its first admin key (POST /v1/projects)."""
+        return self._request("POST", "/v1/projects", json_body={"name": name}, idempotent=False)
 
     # The HTTP core
 

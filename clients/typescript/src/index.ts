@@ -45,6 +45,14 @@ export type VersionComparison = Schemas["VersionComparison"];
 export type RunRequest = Schemas["RunRequest"];
 /** A harness run and its progress. */
 export type Run = Schemas["Run"];
+/** A permission of an API key. */
+export type Scope = Schemas["Scope"];
+/** An API key (never its token). */
+export type Key = Schemas["Key"];
+/** A key just made, with its token, shown only in this answer. */
+export type NewKey = Schemas["NewKey"];
+/** A new project and its first admin key. */
+export type NewProject = Schemas["NewProject"];
 /** An RFC 9457 problem as the service sends it. */
 export type Problem = Schemas["Problem"];
 /** One problem at one place of a request (a JSON pointer or a parameter). */
@@ -90,6 +98,11 @@ export class ToolscoreError extends Error {
   /** Every problem with its place: a JSON pointer into the body, or a parameter. */
   get errors(): FieldProblem[] {
     return this.problem.errors ?? [];
+  }
+
+  /** For a 403 forbidden: the scope the key lacks. */
+  get missingScope(): Scope | undefined {
+    return this.problem.missing_scope;
   }
 
   /** The request id to find the request in the server log. */
@@ -393,6 +406,29 @@ export class Client {
   /** A run's progress, summary and finished tasks. */
   async getRun(id: string, opts: CallOptions = {}): Promise<Run> {
     return this.request<Run>({ method: "GET", path: `/v1/runs/${enc(id)}`, idempotent: true, signal: opts.signal });
+  }
+
+  // Keys and projects (scope admin)
+
+  /** Makes an API key of the caller's project (POST /v1/keys); its token is in this answer only. */
+  async createKey(scopes: Scope[], name?: string, opts: CallOptions = {}): Promise<NewKey> {
+    // Not idempotent: a retry after a 503 could make a second key.
+    return this.request<NewKey>({ method: "POST", path: "/v1/keys", json: { scopes, ...(name ? { name } : {}) }, idempotent: false, signal: opts.signal });
+  }
+
+  /** Iterates over the caller's project's keys, revoked ones included, newest first. */
+  listKeys(opts: PageOptions = {}): AsyncIterableIterator<Key> {
+    return this.pages<Key>("/v1/keys", { limit: opts.pageSize }, opts.signal);
+  }
+
+  /** Revokes a key; revoking a revoked key answers it unchanged. */
+  async revokeKey(id: string, opts: CallOptions = {}): Promise<Key> {
+    return this.request<Key>({ method: "DELETE", path: `/v1/keys/${enc(id)}`, idempotent: true, signal: opts.signal });
+  }
+
+  /** Creates a project and its first admin key (POST /v1/projects). */
+  async createProject(name: string, opts: CallOptions = {}): Promise<NewProject> {
+    return this.request<NewProject>({ method: "POST", path: "/v1/projects", json: { name }, idempotent: false, signal: opts.signal });
   }
 
   // The HTTP core

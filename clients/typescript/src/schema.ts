@@ -47,7 +47,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format). */
+        /**
+         * Prometheus metrics (text exposition format).
+         * @description Open with TOOLSCORE_METRICS_OPEN=true; else the bearer token must be
+         *     TOOLSCORE_METRICS_TOKEN. API keys do not open it (metrics count every
+         *     project's requests); with neither setting it answers 401.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -441,6 +446,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's project's keys, revoked ones included, newest first.
+         * @description Never their tokens. Scope admin.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Make an API key of the caller's project; its token is shown this once.
+         * @description Only the token's SHA-256 is stored: the token in this answer cannot be
+         *     shown again. The key acts only on the caller's project, with the
+         *     scopes asked for (an admin key may grant any scope). Scope admin.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id. */
+                id: components["parameters"]["KeyPathID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key of the caller's project.
+         * @description The key stops working on this server at once and on the others within
+         *     5 s; it stays listed with revoked_at. Revoking a revoked key answers it
+         *     unchanged. Scope admin.
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The projects the caller's key may see: its own.
+         * @description Scope admin.
+         */
+        get: operations["listProjects"];
+        put?: never;
+        /**
+         * Create a project and its first admin key; the key's token is shown this once.
+         * @description The caller's own keys gain nothing on the new project: it is reached
+         *     only with the key in this answer. Scope admin.
+         */
+        post: operations["createProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -460,7 +541,7 @@ export interface components {
              * @description https://toolscore.dev/problems/ and a stable slug; the slug says what went wrong and never changes.
              * @enum {string}
              */
-            type: "https://toolscore.dev/problems/invalid-json" | "https://toolscore.dev/problems/invalid-parameter" | "https://toolscore.dev/problems/not-found" | "https://toolscore.dev/problems/method-not-allowed" | "https://toolscore.dev/problems/idempotency-conflict" | "https://toolscore.dev/problems/body-too-large" | "https://toolscore.dev/problems/unsupported-media-type" | "https://toolscore.dev/problems/invalid-request" | "https://toolscore.dev/problems/invalid-contract" | "https://toolscore.dev/problems/unknown-contract" | "https://toolscore.dev/problems/invalid-trace" | "https://toolscore.dev/problems/invalid-options" | "https://toolscore.dev/problems/queue-full" | "https://toolscore.dev/problems/internal" | "https://toolscore.dev/problems/unavailable" | "https://toolscore.dev/problems/timeout" | "https://toolscore.dev/problems/busy" | "https://toolscore.dev/problems/not-ready";
+            type: "https://toolscore.dev/problems/invalid-json" | "https://toolscore.dev/problems/invalid-parameter" | "https://toolscore.dev/problems/unauthorized" | "https://toolscore.dev/problems/forbidden" | "https://toolscore.dev/problems/not-found" | "https://toolscore.dev/problems/method-not-allowed" | "https://toolscore.dev/problems/idempotency-conflict" | "https://toolscore.dev/problems/conflict" | "https://toolscore.dev/problems/body-too-large" | "https://toolscore.dev/problems/unsupported-media-type" | "https://toolscore.dev/problems/invalid-request" | "https://toolscore.dev/problems/invalid-contract" | "https://toolscore.dev/problems/unknown-contract" | "https://toolscore.dev/problems/invalid-trace" | "https://toolscore.dev/problems/invalid-options" | "https://toolscore.dev/problems/queue-full" | "https://toolscore.dev/problems/internal" | "https://toolscore.dev/problems/unavailable" | "https://toolscore.dev/problems/timeout" | "https://toolscore.dev/problems/busy" | "https://toolscore.dev/problems/not-ready";
             /** @description A short summary that depends only on type. */
             title: string;
             /** @description The HTTP status code. */
@@ -471,7 +552,7 @@ export interface components {
             instance?: string;
             /** @description The request's X-Request-Id, to find it in the server log. */
             request_id?: string;
-            /** @description Every problem of a 400 invalid-parameter, 415 or 422, each with its place. */
+            /** @description Every problem of a 400 invalid-parameter, 401, 415 or 422, each with its place. */
             errors?: components["schemas"]["FieldProblem"][];
             /** @description 400 invalid-json: 0-based byte offset of the syntax error. */
             offset?: number;
@@ -479,6 +560,7 @@ export interface components {
             line?: number;
             /** @description 400 invalid-json: 1-based column (in bytes) of the syntax error. */
             column?: number;
+            missing_scope?: components["schemas"]["Scope"];
         };
         /** @description One problem at one place of a request. */
         FieldProblem: {
@@ -1058,6 +1140,11 @@ export interface components {
              * @description When the version was created.
              */
             created_at: string;
+            /**
+             * Format: uuid
+             * @description The id of the API key that published the version (absent when none did).
+             */
+            published_by?: string;
             /** @description The canonical body (absent in listings). */
             contract?: components["schemas"]["ContractV2"] | components["schemas"]["GoldList"] | components["schemas"]["GoldFile"];
         };
@@ -1536,6 +1623,116 @@ export interface components {
             /** @description Mean score at b minus mean score at a. */
             mean_score_delta: number;
         };
+        /**
+         * @description A permission of a key; none implies another (docs/security.md).
+         * @enum {string}
+         */
+        Scope: "ingest" | "read" | "contracts:write" | "regrades" | "runs" | "admin";
+        /** @description The body of POST /v1/keys. */
+        KeyRequest: {
+            /** @description A label for people. */
+            name?: string;
+            /** @description The key's scopes, at least one. */
+            scopes: components["schemas"]["Scope"][];
+        };
+        /** @description An API key, never its token or hash. */
+        Key: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+            /** @description The name of the key's project. */
+            project: string;
+            /** @description The key's label (absent for none). */
+            name?: string;
+            /** @description The token's first characters ("tsk_" and 8), to tell keys apart; absent for a bootstrap key of another form. */
+            prefix?: string;
+            /** @description The key's scopes. */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Format: uuid
+             * @description The key of the same project that made this one (absent otherwise).
+             */
+            created_by?: string;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its last authenticated request (updated at most every 5 s per server; absent when never used).
+             */
+            last_used_at?: string;
+            /**
+             * Format: date-time
+             * @description When it was revoked (absent while active).
+             */
+            revoked_at?: string;
+        };
+        /** @description A key just made, with its token, shown only in this answer. */
+        NewKey: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+            /** @description The name of the key's project. */
+            project: string;
+            /** @description The key's label (absent for none). */
+            name?: string;
+            /** @description The token's first characters ("tsk_" and 8). */
+            prefix?: string;
+            /** @description The key's scopes. */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Format: uuid
+             * @description The key of the same project that made this one (absent otherwise).
+             */
+            created_by?: string;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            created_at: string;
+            /** @description The key itself, to send as Authorization: Bearer; shown only in this answer. */
+            token: string;
+        };
+        /** @description A page of keys, newest first. */
+        KeyPage: {
+            /** @description The keys of this page. */
+            items: components["schemas"]["Key"][];
+            /** @description The cursor of the next page (absent on the last). */
+            next_cursor?: string;
+        };
+        /** @description The body of POST /v1/projects. */
+        ProjectRequest: {
+            /** @description The project's unique name. */
+            name: string;
+        };
+        /** @description A project (a tenant). */
+        Project: {
+            /** @description The project's id. */
+            id: number;
+            /** @description The project's unique name. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When the project was created.
+             */
+            created_at: string;
+        };
+        /** @description A new project and its first admin key. */
+        NewProject: {
+            project: components["schemas"]["Project"];
+            key: components["schemas"]["NewKey"];
+        };
+        /** @description The projects the caller's key may see (its own). */
+        ProjectPage: {
+            /** @description The caller's project. */
+            items: components["schemas"]["Project"][];
+        };
     };
     responses: {
         /** @description A malformed query string, or a query value holding a NUL character or bytes that are not UTF-8. */
@@ -1556,6 +1753,26 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description No API key, or one that is unknown or revoked; for /metrics, not its token. */
+        Unauthorized: {
+            headers: {
+                /** @description Bearer realm="toolscore", with error="invalid_token" when a token was sent (RFC 6750). */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The key lacks the route's scope, named in missing_scope. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description No such resource. */
         NotFound: {
             headers: {
@@ -1565,7 +1782,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The Idempotency-Key was used with another request. */
+        /** @description The Idempotency-Key was used with another request, or a project of that name exists. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -1670,6 +1887,8 @@ export interface components {
         Regrades: "include" | "exclude" | "only";
         /** @description The regrade's id. */
         RegradeID: string;
+        /** @description The key's id. */
+        KeyPathID: string;
         /** @description The run's id. */
         RunPathID: string;
         /**
@@ -1797,6 +2016,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            401: components["responses"]["Unauthorized"];
         };
     };
     openapi: {
@@ -1818,6 +2038,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     validateContract: {
@@ -1843,6 +2065,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -1873,6 +2097,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -1904,6 +2130,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -1946,6 +2174,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -1977,6 +2207,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2039,6 +2271,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2083,6 +2317,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2123,6 +2359,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2154,6 +2392,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2207,6 +2447,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2244,6 +2486,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description The target contract or version does not exist (pointer /contract). */
             404: {
                 headers: {
@@ -2282,6 +2526,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2309,6 +2555,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2336,6 +2584,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2368,6 +2618,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2400,6 +2652,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2439,6 +2693,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2467,6 +2723,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2495,6 +2753,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
@@ -2524,6 +2784,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2551,7 +2813,159 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque next_cursor of the previous page, passed back unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its token. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id. */
+                id: components["parameters"]["KeyPathID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key after the revocation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectPage"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectRequest"];
+            };
+        };
+        responses: {
+            /** @description The project and its first admin key, with its token. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewProject"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

@@ -1,8 +1,9 @@
 // The servers the integration tests talk to: TOOLSCORE_URL (a server on a
 // fresh database) and TOOLSCORE_TINY_URL (one with a single worker and a
-// queue of one, for 429s), with TOOLSCORE_API_KEY when the servers
-// require a key. clients/ci.sh starts them. Without them the tests are
-// skipped, unless CI=true, where a missing server is a failure.
+// queue of one, for 429s), with their keys TOOLSCORE_API_KEY and
+// TOOLSCORE_TINY_API_KEY (every scope but admin) and TOOLSCORE_ADMIN_KEY
+// (their bootstrap admin key). clients/ci.sh starts them. Without them the
+// tests are skipped, unless CI=true, where a missing server is a failure.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -23,8 +24,12 @@ export function server(name: "TOOLSCORE_URL" | "TOOLSCORE_TINY_URL"): { url?: st
   return { skip: `${name} is not set (clients/ci.sh starts the test servers)` };
 }
 
-/** The API key for the test servers, if they require one. */
+/** The key of TOOLSCORE_URL (every scope but admin). */
 export const apiKey = process.env.TOOLSCORE_API_KEY || undefined;
+/** The key of TOOLSCORE_TINY_URL. */
+export const tinyApiKey = process.env.TOOLSCORE_TINY_API_KEY || undefined;
+/** The bootstrap admin key of both servers. */
+export const adminKey = process.env.TOOLSCORE_ADMIN_KEY || undefined;
 
 /** A suffix that keeps this run's names apart from earlier runs' on the same server. */
 export const runTag = Date.now().toString(36) + Math.random().toString(36).slice(2, 6);

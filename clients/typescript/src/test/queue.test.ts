@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Client, type EvaluationRequest, type RetryEvent } from "../index.js";
-import { apiKey, runTag, server } from "./env.js";
+import { runTag, server, tinyApiKey } from "./env.js";
 
 const { url, skip } = server("TOOLSCORE_TINY_URL");
 
@@ -22,7 +22,7 @@ export function heavyRequest(agent: string, i: number): EvaluationRequest {
 
 test("a burst against a tiny queue gets 429s, retries them and succeeds", { skip }, async () => {
   const retries: RetryEvent[] = [];
-  const client = new Client({ baseUrl: url ?? "http://unused", apiKey, retry: { maxAttempts: 20, budgetMs: 60_000 }, onRetry: (e) => retries.push(e) });
+  const client = new Client({ baseUrl: url ?? "http://unused", apiKey: tinyApiKey, retry: { maxAttempts: 20, budgetMs: 60_000 }, onRetry: (e) => retries.push(e) });
   const agent = `burst-ts-${runTag}`;
   const n = 12;
   const results = await Promise.all(Array.from({ length: n }, (_, i) => client.evaluate(heavyRequest(agent, i))));
