@@ -64,7 +64,17 @@ trace that cannot be read or graded is named on stderr (and with --json
 is a line with its "error"); the others are still graded, and the exit
 status is then 2.
 
-Exit status: 0 PASS (every trace), 1 FAIL (any trace), 2 error.`,
+With --baseline FILE (results saved by eval --json, for the same
+expectation), the result is compared with it: score, grade, verdict and
+every metric side by side, changed checks, calls that appeared or
+disappeared, new and fixed issues (for many traces, trace by trace, by
+source). It is a regression when the score dropped by more than
+--max-drop, the verdict went from PASS to FAIL, or a safety check newly
+fails; the exit status is then 1, and 0 otherwise. --markdown and --html
+write reports (docs/ci.md).
+
+Exit status: 0 PASS (every trace), 1 FAIL (any trace) or with --baseline
+a regression, 2 error.`,
 		Example: `  toolscore eval examples/contracts/contract.json examples/contracts/trace.json
   agent-run | toolscore eval --format openai --json gold.json -
   toolscore eval contract.json runs/2026-12-01/
