@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/workload"
 )
 
@@ -198,5 +201,46 @@ func TestBatchBadInput(t *testing.T) {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBatchCancel cancels a batch after a few results: the run stops with
+// the context's error, and what was delivered is a prefix of the input in
+// order, with no gap.
+func TestBatchCancel(t *testing.T) {
+	var lines bytes.Buffer
+	if err := workload.WritePerfLines(&lines, "small", 2000); err != nil {
+		t.Fatal(err)
+	}
+	gold, _, err := workload.Perf("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := engine.ParseContract(gold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var seqs []int
+	j := &batchJob{
+		s: stdio{in: &lines}, contract: c, format: "auto", eachLine: true, jobs: 3, traceArgs: []string{"-"},
+		onOutcome: func(o *batchOutcome) {
+			seqs = append(seqs, o.seq)
+			if len(seqs) == 25 {
+				cancel()
+			}
+		},
+	}
+	if err := j.run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v, want context.Canceled", err)
+	}
+	if len(seqs) < 25 || len(seqs) > 25+batchWindow(3) {
+		t.Errorf("%d results after cancelling at 25 (window %d)", len(seqs), batchWindow(3))
+	}
+	for i, s := range seqs {
+		if s != i {
+			t.Fatalf("result %d has seq %d: not in input order", i, s)
+		}
 	}
 }
