@@ -102,6 +102,26 @@ func TestForcedFormat(t *testing.T) {
 		{format: "otel", doc: plainList, wantErr: `otel: /0: not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId" (found an object with keys args, tool)`},
 		{format: "otel", doc: mcpLog, wantErr: `otel: /: not OTLP/JSON: expected an export with "resourceSpans" or a span with "spanId" (found an object with keys id, jsonrpc, method, params)`},
 		{format: "otel", doc: `{"resourceSpans":[{"scopeSpans":{"spans":[]}}]}`, wantErr: `otel: /resourceSpans/0/scopeSpans: scopeSpans must be an array, not an object`},
+
+		// The framework formats (issue 12): fits with no calls, then foreign.
+		{format: "pydantic-ai", doc: `[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"q"}]},{"kind":"response","parts":[{"part_kind":"text","content":"hi"}]}]`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "ai-sdk", doc: `[{"content":[{"type":"text","text":"hi"}],"finishReason":"stop"}]`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "ai-sdk", doc: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"hi"}]}]`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "openai-agents", doc: `{"data":[{"object":"trace","id":"trace_1","workflow_name":"Agent workflow"}]}`, want: &engine.Trace{}},
+		{format: "openai-agents", doc: `[{"type":"message","role":"user","content":"q"},{"type":"message_output_item","rawItem":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}}]`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "langsmith", doc: `{"run_type":"chain","inputs":{"q":"x"},"outputs":{"output":"hi"},"child_runs":[]}`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "mcp-log", doc: `{"direction":"client_to_server","message":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}}`, want: &engine.Trace{}},
+		{format: "google-adk", doc: `[{"author":"user","invocationId":"e-1","content":{"role":"user","parts":[{"text":"q"}]}},{"author":"a","invocationId":"e-1","content":{"role":"model","parts":[{"text":"hi"}]}}]`, want: &engine.Trace{FinalAnswer: &hi}},
+		{format: "pydantic-ai", doc: geminiList, wantErr: `pydantic-ai: /0: not a Pydantic AI message: it has no "kind" (found an object with keys parts, role)`},
+		{format: "pydantic-ai", doc: `[{"kind":"response","parts":[{"part_kind":"tool_use"}]}]`, wantErr: `pydantic-ai: /0/parts/0/part_kind: not a Pydantic AI response part kind (found "tool_use")`},
+		{format: "ai-sdk", doc: anthropicConv, wantErr: `ai-sdk: /1/content/0/type: not an AI SDK content part type (text, reasoning, image, file, tool-call, tool-result, ...) (found "tool_use")`},
+		{format: "ai-sdk", doc: openAIList, wantErr: `ai-sdk: /1/tool_calls: an AI SDK ModelMessage has no "tool_calls" (it is another SDK's message)`},
+		{format: "openai-agents", doc: plainList, wantErr: `openai-agents: /0: not an OpenAI Agents SDK item: it has no "type" or "role" (found an object with keys args, tool)`},
+		{format: "openai-agents", doc: anthropicConv, wantErr: `openai-agents: /1/content/0: not an OpenAI Agents SDK content part (input_text, output_text, refusal, input_image, input_file, audio, ...) (found an object with keys id, input, name, type)`},
+		{format: "langsmith", doc: plainList, wantErr: `langsmith: /0: not a LangSmith run, run list or /runs/batch request body (found an object with keys args, tool)`},
+		{format: "mcp-log", doc: mcpLog, wantErr: `mcp-log: /: not an MCP log record: it needs a JSON-RPC 2.0 "message" (found an object with keys id, jsonrpc, method, params)`},
+		{format: "mcp-log", doc: `{"message":{"jsonrpc":"2.0","id":1,"method":"tools/call"}}`, wantErr: `mcp-log: /: an MCP log record must say who sent the message ("direction": "client_to_server" or "server_to_client", or "origin": "client" or "server") (found an object with keys message)`},
+		{format: "google-adk", doc: geminiList, wantErr: `google-adk: /0: not a Google ADK event: it needs "author" and "invocationId" (or "actions") (found an object with keys parts, role)`},
 	}
 	fits, foreign := map[string]int{}, map[string]int{}
 	for _, tt := range tests {

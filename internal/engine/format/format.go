@@ -246,6 +246,12 @@ func NewRegistry(adapters ...Adapter) (*Registry, error) {
 func Builtin() []Adapter {
 	return []Adapter{
 		plainAdapter{},
+		pydanticAIAdapter{},
+		aiSDKAdapter{},
+		openAIAgentsAdapter{},
+		langSmithAdapter{},
+		mcpLogAdapter{},
+		googleADKAdapter{},
 		mcpAdapter{},
 		otelAdapter{},
 		openAIStreamAdapter{},

@@ -140,6 +140,36 @@ func FuzzOTel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "otel") })
 }
 
+func FuzzPydanticAI(f *testing.F) {
+	addSeeds(f, "pydantic-ai")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "pydantic-ai") })
+}
+
+func FuzzAISDK(f *testing.F) {
+	addSeeds(f, "ai-sdk")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "ai-sdk") })
+}
+
+func FuzzOpenAIAgents(f *testing.F) {
+	addSeeds(f, "openai-agents")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "openai-agents") })
+}
+
+func FuzzLangSmith(f *testing.F) {
+	addSeeds(f, "langsmith")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "langsmith") })
+}
+
+func FuzzMCPLog(f *testing.F) {
+	addSeeds(f, "mcp-log")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "mcp-log") })
+}
+
+func FuzzGoogleADK(f *testing.F) {
+	addSeeds(f, "google-adk")
+	f.Fuzz(func(t *testing.T, data []byte) { checkParse(t, data, "google-adk") })
+}
+
 // TestFuzzTargets keeps one fuzz target per adapter: a new adapter needs
 // its own.
 func TestFuzzTargets(t *testing.T) {
