@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // aiSDKAdapter reads the Vercel AI SDK (package "ai", v4 to v7) as users
@@ -21,6 +22,10 @@ import (
 // the tool returned it), "tool-error" parts (error, saved as {} by
 // JSON.stringify). The final answer is the text of the last assistant
 // message or step when it made no tool call.
+//
+// Detection claims a list as soon as one message holds an AI SDK tool
+// part, so that a list mixing two SDKs' messages gets Parse's located error
+// rather than another format's reading.
 type aiSDKAdapter struct{}
 
 func (aiSDKAdapter) Name() string { return "ai-sdk" }
@@ -40,67 +45,55 @@ var aiSDKStepParts = map[string]bool{
 
 // isAISDKToolPart reports whether m is an AI SDK tool-call or tool-result
 // part: a hyphenated type and a toolCallId, which no provider format has.
-func isAISDKToolPart(m map[string]any) bool {
-	t := getStr(m, "type")
-	if t != "tool-call" && t != "tool-result" && t != "tool-error" {
-		return false
-	}
-	_, ok := m["toolCallId"].(string)
-	return ok
-}
-
-// isAISDKStep reports whether m looks like a step of result.steps.
-func isAISDKStep(m map[string]any) bool {
-	if _, ok := m["content"].([]any); ok {
-		if _, ok := m["finishReason"]; ok {
-			return true
-		}
-	}
-	_, tc := m["toolCalls"].([]any)
-	_, tr := m["toolResults"].([]any)
-	if tc && tr {
-		_, hasRole := m["role"]
-		return !hasRole
+func isAISDKToolPart(m jsondoc.Value) bool {
+	switch m.Get("type").Text() {
+	case "tool-call", "tool-result", "tool-error":
+		return m.Get("toolCallId").Kind() == jsondoc.String
 	}
 	return false
 }
 
-// Detection claims a list as soon as one message holds an AI SDK tool
-// part, so that a list mixing two SDKs' messages gets Parse's located error
-// rather than another format's reading.
+// isAISDKStep reports whether m looks like a step of result.steps.
+func isAISDKStep(m jsondoc.Value) bool {
+	if isArr(m.Get("content")) && m.Get("finishReason").Exists() {
+		return true
+	}
+	return isArr(m.Get("toolCalls")) && isArr(m.Get("toolResults")) && !m.Get("role").Exists()
+}
 
 // aiSDKMessages returns the message list of a document, or nil.
-func aiSDKMessages(in *Input) ([]any, loc) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
-		if list, ok := m["messages"].([]any); ok {
-			return list, root("messages")
+func aiSDKMessages(in *Input) []jsondoc.Value {
+	if m, ok := in.Object(); ok {
+		if list := m.Get("messages"); isArr(list) {
+			return elems(list)
 		}
-		return nil, root()
+		return nil
 	}
-	return in.Records(), root()
+	return in.Records()
+}
+
+func aiSDKSteps(in *Input) bool {
+	recs := in.Records()
+	if len(recs) == 0 {
+		return false
+	}
+	for _, r := range recs {
+		if !isAISDKStep(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (aiSDKAdapter) Detect(in *Input) (string, bool) {
-	recs := in.Records()
-	if len(recs) > 0 {
-		steps := true
-		for _, r := range recs {
-			m, ok := r.(map[string]any)
-			if !ok || !isAISDKStep(m) {
-				steps = false
-				break
-			}
-		}
-		if steps {
-			return streamReason(in, len(recs), "Vercel AI SDK step") + " (result.steps)", true
-		}
+	if aiSDKSteps(in) {
+		return streamReason(in, len(in.Records()), "Vercel AI SDK step") + " (result.steps)", true
 	}
-	list, _ := aiSDKMessages(in)
+	list := aiSDKMessages(in)
 	n := 0
-	for _, r := range list {
-		m, _ := r.(map[string]any)
-		for _, p := range getArr(m, "content") {
-			if pm, ok := p.(map[string]any); ok && isAISDKToolPart(pm) {
+	for _, m := range list {
+		for _, p := range m.Get("content").Elems() {
+			if isAISDKToolPart(p) {
 				n++
 			}
 		}
@@ -113,23 +106,20 @@ func (aiSDKAdapter) Detect(in *Input) (string, bool) {
 
 func (aiSDKAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	recs := in.Records()
-	if len(recs) > 0 {
-		if m, ok := recs[0].(map[string]any); ok && isAISDKStep(m) {
-			for i, r := range recs {
-				if err := aiSDKStep(b, r, root().elem(i)); err != nil {
-					return engine.Trace{}, err
-				}
+	if recs := in.Records(); len(recs) > 0 && isAISDKStep(recs[0]) {
+		for _, r := range recs {
+			if err := aiSDKStep(b, r); err != nil {
+				return engine.Trace{}, err
 			}
-			return b.trace(), nil
 		}
+		return b.trace(), nil
 	}
-	list, l := aiSDKMessages(in)
+	list := aiSDKMessages(in)
 	if list == nil {
-		return engine.Trace{}, notFit("ai-sdk", nil, in.Value, "expected a ModelMessage list, {\"messages\": [...]} or a steps list")
+		return engine.Trace{}, notFit("ai-sdk", in.Value(), `expected a ModelMessage list, {"messages": [...]} or a steps list`)
 	}
-	for i, r := range list {
-		if err := aiSDKMessage(b, r, l.elem(i)); err != nil {
+	for _, m := range list {
+		if err := aiSDKMessage(b, m); err != nil {
 			return engine.Trace{}, err
 		}
 	}
@@ -137,78 +127,81 @@ func (aiSDKAdapter) Parse(in *Input) (engine.Trace, error) {
 }
 
 // aiSDKMessage reads one ModelMessage.
-func aiSDKMessage(b *builder, v any, l loc) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return shapeErr("ai-sdk", l.tokens(), "a message must be an object, not %s", aType(v))
+func aiSDKMessage(b *builder, m jsondoc.Value) error {
+	if !isObj(m) {
+		return shapeErr("ai-sdk", m, "a message must be an object, not %s", aType(m))
 	}
-	role, _ := m["role"].(string)
+	rv := m.Get("role")
+	role := rv.Text()
 	switch role {
 	case "system", "user", "assistant", "tool":
-	case "":
-		return notFit("ai-sdk", l.tokens(), m, `not an AI SDK ModelMessage: it has no "role"`)
 	default:
-		return notFit("ai-sdk", l.tokens("role"), role, "not an AI SDK message role (system, user, assistant or tool)")
+		if !rv.Exists() {
+			return notFit("ai-sdk", m, `not an AI SDK ModelMessage: it has no "role"`)
+		}
+		return notFit("ai-sdk", rv, "not an AI SDK message role (system, user, assistant or tool)")
 	}
 	for _, k := range [...]string{"tool_calls", "function_call", "tool_call_id", "parts"} {
-		if _, ok := m[k]; ok {
-			return shapeErr("ai-sdk", l.tokens(k), "an AI SDK ModelMessage has no %q (it is another SDK's message)", k)
+		if v := m.Get(k); v.Exists() {
+			return shapeErr("ai-sdk", v, "an AI SDK ModelMessage has no %q (it is another SDK's message)", k)
 		}
 	}
-	content, ok := m["content"]
-	if !ok {
-		return notFit("ai-sdk", l.tokens(), m, `an AI SDK ModelMessage needs "content"`)
-	}
-	switch c := content.(type) {
-	case string:
+	content := m.Get("content")
+	switch content.Kind() {
+	case jsondoc.Invalid:
+		return notFit("ai-sdk", m, `an AI SDK ModelMessage needs "content"`)
+	case jsondoc.String:
 		if role == "assistant" {
-			b.turn(c, false)
+			b.turn(content.Text(), false)
 		}
 		return nil
-	case []any:
-		var text strings.Builder
-		made := false
-		for j, p := range c {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				return shapeErr("ai-sdk", l.tokens("content", j), "a content part must be an object, not %s", aType(p))
-			}
-			typ, _ := pm["type"].(string)
-			if !aiSDKMessageParts[typ] {
-				return notFit("ai-sdk", l.tokens("content", j, "type"), pm["type"], "not an AI SDK content part type (text, reasoning, image, file, tool-call, tool-result, ...)")
-			}
-			switch typ {
-			case "text":
-				if role == "assistant" {
-					text.WriteString(getStr(pm, "text"))
-				}
-			case "tool-call":
-				if err := aiSDKToolCallPart(b, pm, l.tokens("content", j)); err != nil {
-					return err
-				}
-				if exec, _ := pm["providerExecuted"].(bool); !exec {
-					made = true
-				}
-			case "tool-result":
-				res, errText := aiSDKOutput(pm)
-				b.result(getStr(pm, "toolCallId"), "", res, errText)
-			}
-		}
-		if role == "assistant" {
-			b.turn(text.String(), made)
-		}
-		return nil
+	case jsondoc.Array:
+	default:
+		return shapeErr("ai-sdk", content, "content must be a string or an array of parts, not %s", aType(content))
 	}
-	return shapeErr("ai-sdk", l.tokens("content"), "content must be a string or an array of parts, not %s", aType(content))
+	var text strings.Builder
+	made := false
+	for _, pm := range content.Elems() {
+		if !isObj(pm) {
+			return shapeErr("ai-sdk", pm, "a content part must be an object, not %s", aType(pm))
+		}
+		tv := pm.Get("type")
+		if !aiSDKMessageParts[tv.Text()] {
+			if !tv.Exists() {
+				return notFit("ai-sdk", pm, `an AI SDK content part needs a "type"`)
+			}
+			return notFit("ai-sdk", tv, "not an AI SDK content part type (text, reasoning, image, file, tool-call, tool-result, ...)")
+		}
+		switch tv.Text() {
+		case "text":
+			if role == "assistant" {
+				text.WriteString(pm.Get("text").Text())
+			}
+		case "tool-call":
+			if err := aiSDKToolCallPart(b, pm); err != nil {
+				return err
+			}
+			if exec, _ := pm.Get("providerExecuted").Bool(); !exec {
+				made = true
+			}
+		case "tool-result":
+			res, errText := aiSDKOutput(pm)
+			b.result(pm.Get("toolCallId").Text(), "", res, errText)
+		}
+	}
+	if role == "assistant" {
+		b.turn(text.String(), made)
+	}
+	return nil
 }
 
 // aiSDKToolCallPart adds the call of a tool-call part (input, or v4 args).
-func aiSDKToolCallPart(b *builder, pm map[string]any, at []any) error {
-	id, ok := pm["toolCallId"].(string)
+func aiSDKToolCallPart(b *builder, pm jsondoc.Value) error {
+	id, ok := pm.Get("toolCallId").Str()
 	if !ok {
-		return notFit("ai-sdk", at, pm, `a tool-call part needs a string "toolCallId"`)
+		return notFit("ai-sdk", pm, `a tool-call part needs a string "toolCallId"`)
 	}
-	c := engine.ToolCall{Tool: getStr(pm, "toolName"), ID: id}
+	c := engine.ToolCall{Tool: pm.Get("toolName").Text(), ID: id}
 	args, _ := first(pm, "input", "args")
 	b.setArgs(&c, args)
 	b.add(c)
@@ -217,28 +210,28 @@ func aiSDKToolCallPart(b *builder, pm map[string]any, at []any) error {
 
 // aiSDKOutput reads a ModelMessage tool-result part: its result and error
 // text ("" for success).
-func aiSDKOutput(pm map[string]any) (any, string) {
-	if out, ok := pm["output"].(map[string]any); ok {
-		switch typ := getStr(out, "type"); typ {
+func aiSDKOutput(pm jsondoc.Value) (jsondoc.Value, string) {
+	if out := pm.Get("output"); isObj(out) {
+		switch out.Get("type").Text() {
 		case "error-text", "error-json":
-			e := errorText(out["value"])
+			e := errorText(out.Get("value"))
 			if e == "" {
 				e = "true"
 			}
-			return out["value"], e
+			return out.Get("value"), e
 		case "execution-denied":
 			e := "execution denied"
-			if r := getStr(out, "reason"); r != "" {
+			if r := out.Get("reason").Text(); r != "" {
 				e += ": " + r
 			}
-			return nil, e
+			return jsondoc.Value{}, e
 		case "json", "text", "content":
-			return out["value"], ""
+			return out.Get("value"), ""
 		}
 		return out, ""
 	}
-	res := pm["result"] // v4
-	if isErr, _ := pm["isError"].(bool); isErr {
+	res := pm.Get("result") // v4
+	if isErr, _ := pm.Get("isError").Bool(); isErr {
 		e := errorText(res)
 		if e == "" {
 			e = "true"
@@ -250,70 +243,69 @@ func aiSDKOutput(pm map[string]any) (any, string) {
 
 // aiSDKStep reads one step of result.steps: its content parts (v5 on) or
 // its toolCalls, toolResults and text (v4, or picked fields).
-func aiSDKStep(b *builder, v any, l loc) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return shapeErr("ai-sdk", l.tokens(), "a step must be an object, not %s", aType(v))
+func aiSDKStep(b *builder, m jsondoc.Value) error {
+	if !isObj(m) {
+		return shapeErr("ai-sdk", m, "a step must be an object, not %s", aType(m))
 	}
 	if !isAISDKStep(m) {
-		return notFit("ai-sdk", l.tokens(), m, `not an AI SDK step: it needs "content" and "finishReason", or "toolCalls" and "toolResults"`)
+		return notFit("ai-sdk", m, `not an AI SDK step: it needs "content" and "finishReason", or "toolCalls" and "toolResults"`)
 	}
-	if content, ok := m["content"].([]any); ok {
+	if content := m.Get("content"); isArr(content) {
 		var text strings.Builder
 		made := false
-		for j, p := range content {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				return shapeErr("ai-sdk", l.tokens("content", j), "a content part must be an object, not %s", aType(p))
+		for _, pm := range content.Elems() {
+			if !isObj(pm) {
+				return shapeErr("ai-sdk", pm, "a content part must be an object, not %s", aType(pm))
 			}
-			typ, _ := pm["type"].(string)
-			if !aiSDKStepParts[typ] {
-				return notFit("ai-sdk", l.tokens("content", j, "type"), pm["type"], "not an AI SDK step content part type (text, reasoning, tool-call, tool-result, tool-error, ...)")
+			tv := pm.Get("type")
+			if !aiSDKStepParts[tv.Text()] {
+				if !tv.Exists() {
+					return notFit("ai-sdk", pm, `an AI SDK content part needs a "type"`)
+				}
+				return notFit("ai-sdk", tv, "not an AI SDK step content part type (text, reasoning, tool-call, tool-result, tool-error, ...)")
 			}
-			switch typ {
+			id := pm.Get("toolCallId").Text()
+			switch tv.Text() {
 			case "text":
-				text.WriteString(getStr(pm, "text"))
+				text.WriteString(pm.Get("text").Text())
 			case "tool-call":
-				if err := aiSDKToolCallPart(b, pm, l.tokens("content", j)); err != nil {
+				if err := aiSDKToolCallPart(b, pm); err != nil {
 					return err
 				}
-				if exec, _ := pm["providerExecuted"].(bool); !exec {
+				if exec, _ := pm.Get("providerExecuted").Bool(); !exec {
 					made = true
 				}
 			case "tool-result":
-				b.result(getStr(pm, "toolCallId"), "", pm["output"], "")
+				b.result(id, "", pm.Get("output"), "")
 			case "tool-error":
-				e := errorText(pm["error"])
+				e := errorText(pm.Get("error"))
 				if e == "" || e == "{}" {
 					e = "true"
 				}
-				b.result(getStr(pm, "toolCallId"), "", nil, e)
+				b.result(id, "", jsondoc.Value{}, e)
 			case "tool-output-denied":
-				b.result(getStr(pm, "toolCallId"), "", nil, "execution denied")
+				b.result(id, "", jsondoc.Value{}, "execution denied")
 			}
 		}
 		b.turn(text.String(), made)
 		return nil
 	}
-	calls := getArr(m, "toolCalls")
-	for j, tc := range calls {
-		pm, ok := tc.(map[string]any)
-		if !ok {
-			return shapeErr("ai-sdk", l.tokens("toolCalls", j), "a tool call must be an object, not %s", aType(tc))
+	calls := m.Get("toolCalls")
+	for _, pm := range calls.Elems() {
+		if !isObj(pm) {
+			return shapeErr("ai-sdk", pm, "a tool call must be an object, not %s", aType(pm))
 		}
-		if err := aiSDKToolCallPart(b, pm, l.tokens("toolCalls", j)); err != nil {
+		if err := aiSDKToolCallPart(b, pm); err != nil {
 			return err
 		}
 	}
-	for j, tr := range getArr(m, "toolResults") {
-		pm, ok := tr.(map[string]any)
-		if !ok {
-			return shapeErr("ai-sdk", l.tokens("toolResults", j), "a tool result must be an object, not %s", aType(tr))
+	for _, pm := range m.Get("toolResults").Elems() {
+		if !isObj(pm) {
+			return shapeErr("ai-sdk", pm, "a tool result must be an object, not %s", aType(pm))
 		}
 		res, _ := first(pm, "output", "result")
-		b.result(getStr(pm, "toolCallId"), "", res, "")
+		b.result(pm.Get("toolCallId").Text(), "", res, "")
 	}
-	text, _ := m["text"].(string)
-	b.turn(text, len(calls) > 0)
+	b.turn(m.Get("text").Text(), calls.Len() > 0)
 	return nil
 }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // googleADKAdapter reads Google Agent Development Kit session events
@@ -23,85 +24,84 @@ type googleADKAdapter struct{}
 
 func (googleADKAdapter) Name() string { return "google-adk" }
 
-func isADKEvent(m map[string]any) bool {
-	if _, ok := m["author"].(string); !ok {
+func isADKEvent(m jsondoc.Value) bool {
+	if m.Get("author").Kind() != jsondoc.String {
 		return false
 	}
 	if _, ok := first(m, "invocationId", "invocation_id"); ok {
 		return true
 	}
-	_, ok := m["actions"].(map[string]any)
-	return ok
+	return isObj(m.Get("actions"))
 }
 
-// adkEvents returns the events of a document and where they are.
-func adkEvents(in *Input) ([]any, loc, bool) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON && !isADKEvent(m) {
-		evs, ok := m["events"].([]any)
-		if !ok {
-			return nil, root(), false
+// adkEvents returns the events of a document, whether it is a session, and
+// false when it is an object that is neither an event nor a session.
+func adkEvents(in *Input) ([]jsondoc.Value, bool, bool) {
+	if m, ok := in.Object(); ok && !isADKEvent(m) {
+		evs := m.Get("events")
+		if _, ok := first(m, "appName", "app_name", "userId", "user_id", "id"); !ok || !isArr(evs) {
+			return nil, false, false
 		}
-		if _, ok := first(m, "appName", "app_name", "userId", "user_id", "id"); !ok {
-			return nil, root(), false
-		}
-		return evs, root("events"), true
+		return elems(evs), true, true
 	}
-	return in.Records(), root(), true
+	return in.Records(), false, true
 }
 
 func (googleADKAdapter) Detect(in *Input) (string, bool) {
-	evs, _, ok := adkEvents(in)
+	evs, session, ok := adkEvents(in)
 	if !ok || len(evs) == 0 {
 		return "", false
 	}
 	for _, e := range evs {
-		m, ok := e.(map[string]any)
-		if !ok || !isADKEvent(m) {
+		if !isADKEvent(e) {
 			return "", false
 		}
 	}
-	if _, isSession := in.Value.(map[string]any); isSession && in.Form == FormJSON && len(evs) > 0 {
-		if _, one := evs[0].(map[string]any); one && in.Value.(map[string]any)["events"] != nil {
-			return "a Google ADK session with " + plural(len(evs), "event"), true
-		}
+	if session {
+		return "a Google ADK session with " + plural(len(evs), "event"), true
 	}
 	return streamReason(in, len(evs), "Google ADK session event"), true
 }
 
 func (googleADKAdapter) Parse(in *Input) (engine.Trace, error) {
-	evs, l, ok := adkEvents(in)
+	evs, _, ok := adkEvents(in)
 	if !ok {
-		return engine.Trace{}, notFit("google-adk", nil, in.Value, `expected a list of ADK events or a session with "events"`)
+		return engine.Trace{}, notFit("google-adk", in.Value(), `expected a list of ADK events or a session with "events"`)
 	}
 	b := newBuilder()
-	for i, e := range evs {
-		at := l.elem(i)
-		m, ok := e.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("google-adk", at.tokens(), "an event must be an object, not %s", aType(e))
+	for _, m := range evs {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("google-adk", m, "an event must be an object, not %s", aType(m))
 		}
 		if !isADKEvent(m) {
-			return engine.Trace{}, notFit("google-adk", at.tokens(), m, `not a Google ADK event: it needs "author" and "invocationId" (or "actions")`)
+			return engine.Trace{}, notFit("google-adk", m, `not a Google ADK event: it needs "author" and "invocationId" (or "actions")`)
 		}
-		if partial, _ := m["partial"].(bool); partial {
+		if partial, _ := m.Get("partial").Bool(); partial {
 			continue
 		}
-		c, ok := m["content"]
-		if !ok || c == nil {
+		cm := m.Get("content")
+		if !set(cm) {
 			continue
 		}
-		cm, ok := c.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("google-adk", at.tokens("content"), "content must be an object, not %s", aType(c))
+		if !isObj(cm) {
+			return engine.Trace{}, shapeErr("google-adk", cm, "content must be an object, not %s", aType(cm))
 		}
-		if cm["role"] == nil && getStr(m, "author") != "user" {
-			cm = map[string]any{"role": "model", "parts": cm["parts"]}
+		parts := cm.Get("parts")
+		if set(parts) && !isArr(parts) {
+			return engine.Trace{}, shapeErr("google-adk", parts, "parts must be an array, not %s", aType(parts))
 		}
-		if err := geminiContent(b, cm, root(append(at.tokens(), "content")...), false); err != nil {
-			if se, ok := err.(*ShapeError); ok {
-				se.Format = "google-adk"
+		for _, p := range parts.Elems() {
+			if !isObj(p) {
+				return engine.Trace{}, shapeErr("google-adk", p, "a part must be an object, not %s", aType(p))
 			}
-			return engine.Trace{}, err
+		}
+		role := cm.Get("role").Text()
+		if role == "" && m.Get("author").Text() != "user" {
+			role = "model"
+		}
+		text, made := geminiParts(b, elems(parts), role)
+		if role == "model" {
+			b.turn(text, made)
 		}
 	}
 	return b.trace(), nil

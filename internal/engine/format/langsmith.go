@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // langSmithAdapter reads LangSmith runs: a run tree as the API and
@@ -26,45 +27,56 @@ type langSmithAdapter struct{}
 
 func (langSmithAdapter) Name() string { return "langsmith" }
 
-func isLangSmithRun(m map[string]any) bool {
-	if _, ok := m["run_type"].(string); !ok {
+func isLangSmithRun(m jsondoc.Value) bool {
+	if m.Get("run_type").Kind() != jsondoc.String {
 		return false
 	}
-	_, in := m["inputs"]
-	_, kids := m["child_runs"]
-	_, tr := m["trace_id"]
-	return in || kids || tr
+	return m.Get("inputs").Exists() || m.Get("child_runs").Exists() || m.Get("trace_id").Exists()
 }
 
-func isLangSmithBatch(m map[string]any) bool {
-	post, p := m["post"].([]any)
-	patch, q := m["patch"].([]any)
-	if !p && !q {
+func isLangSmithBatch(m jsondoc.Value) bool {
+	post, patch := m.Get("post"), m.Get("patch")
+	if !isArr(post) && !isArr(patch) {
 		return false
 	}
-	for _, r := range append(slices.Clip(post), patch...) {
-		rm, ok := r.(map[string]any)
-		if !ok || rm["id"] == nil {
-			return false
+	for _, l := range [...]jsondoc.Value{post, patch} {
+		for _, r := range l.Elems() {
+			if !isObj(r) || !set(r.Get("id")) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
 // langSmithDoc classifies a record: "run", "batch", "runs" ({"runs": [...]}) or "".
-func langSmithDoc(m map[string]any) string {
+func langSmithDoc(m jsondoc.Value) string {
 	switch {
 	case isLangSmithRun(m):
 		return "run"
 	case isLangSmithBatch(m):
 		return "batch"
 	}
-	if runs, ok := m["runs"].([]any); ok && len(runs) > 0 {
-		if rm, ok := runs[0].(map[string]any); ok && isLangSmithRun(rm) {
-			return "runs"
-		}
+	if runs := m.Get("runs"); isArr(runs) && runs.Len() > 0 && isLangSmithRun(runs.Index(0)) {
+		return "runs"
 	}
 	return ""
+}
+
+// lsRun is one run: as posted (or listed), with the patches posted for it
+// later, the latest of which wins for each field.
+type lsRun struct {
+	v       jsondoc.Value
+	patches []jsondoc.Value
+}
+
+func (r *lsRun) get(k string) jsondoc.Value {
+	for i := len(r.patches) - 1; i >= 0; i-- {
+		if v := r.patches[i].Get(k); v.Exists() {
+			return v
+		}
+	}
+	return r.v.Get(k)
 }
 
 func (langSmithAdapter) Detect(in *Input) (string, bool) {
@@ -74,15 +86,9 @@ func (langSmithAdapter) Detect(in *Input) (string, bool) {
 	}
 	kind := ""
 	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+		if kind = langSmithDoc(r); kind == "" {
 			return "", false
 		}
-		k := langSmithDoc(m)
-		if k == "" {
-			return "", false
-		}
-		kind = k
 	}
 	runs, err := langSmithRuns(in)
 	if err != nil {
@@ -90,11 +96,11 @@ func (langSmithAdapter) Detect(in *Input) (string, bool) {
 	}
 	tools, llmCalls := 0, 0
 	for _, r := range runs {
-		switch getStr(r, "run_type") {
+		switch r.get("run_type").Text() {
 		case "tool":
 			tools++
 		case "llm":
-			llmCalls += len(langSmithLLMToolCalls(r))
+			llmCalls += langSmithLLMToolCalls(r)
 		}
 	}
 	what := "a LangSmith run tree"
@@ -112,88 +118,69 @@ func (langSmithAdapter) Detect(in *Input) (string, bool) {
 }
 
 // langSmithRuns flattens the document's runs: trees (child_runs), lists,
-// {"runs": [...]} and batches (patches merged by id), in document order.
-func langSmithRuns(in *Input) ([]map[string]any, error) {
-	var out []map[string]any
-	byID := map[string]int{}
-	var walk func(v any, at []any) error
-	put := func(m map[string]any, at []any, merge bool) error {
-		id := idString(m["id"])
-		if i, ok := byID[id]; ok && id != "" {
-			if merge {
-				merged := make(map[string]any, len(out[i])+len(m))
-				for k, v := range out[i] {
-					merged[k] = v
-				}
-				for k, v := range m {
-					merged[k] = v
-				}
-				out[i] = merged
+// {"runs": [...]} and batches (patches joined to their runs by id), in
+// document order.
+func langSmithRuns(in *Input) ([]*lsRun, error) {
+	var out []*lsRun
+	byID := map[string]*lsRun{}
+	var walk func(m jsondoc.Value) error
+	walk = func(m jsondoc.Value) error {
+		if !isObj(m) {
+			return shapeErr("langsmith", m, "a run must be an object, not %s", aType(m))
+		}
+		if !isLangSmithRun(m) {
+			return notFit("langsmith", m, `not a LangSmith run: it needs "run_type" and "inputs", "child_runs" or "trace_id"`)
+		}
+		id := idString(m.Get("id"))
+		if _, dup := byID[id]; !dup || id == "" {
+			r := &lsRun{v: m}
+			out = append(out, r)
+			if id != "" {
+				byID[id] = r
 			}
+		}
+		kids := m.Get("child_runs")
+		if !set(kids) {
 			return nil
 		}
-		if !merge && !isLangSmithRun(m) {
-			return notFit("langsmith", at, m, `not a LangSmith run: it needs "run_type" and "inputs", "child_runs" or "trace_id"`)
+		if !isArr(kids) {
+			return shapeErr("langsmith", kids, "child_runs must be an array, not %s", aType(kids))
 		}
-		if id != "" {
-			byID[id] = len(out)
-		}
-		out = append(out, m)
-		return nil
-	}
-	walk = func(v any, at []any) error {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return shapeErr("langsmith", at, "a run must be an object, not %s", aType(v))
-		}
-		if err := put(m, at, false); err != nil {
-			return err
-		}
-		kids, ok := m["child_runs"]
-		if !ok || kids == nil {
-			return nil
-		}
-		list, ok := kids.([]any)
-		if !ok {
-			return shapeErr("langsmith", append(slices.Clip(at), "child_runs"), "child_runs must be an array, not %s", aType(kids))
-		}
-		for j, k := range list {
-			if err := walk(k, append(slices.Clip(at), "child_runs", j)); err != nil {
+		for _, k := range kids.Elems() {
+			if err := walk(k); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return nil, shapeErr("langsmith", []any{i}, "a record must be an object, not %s", aType(r))
-		}
+	for _, m := range in.Records() {
 		switch langSmithDoc(m) {
 		case "run":
-			if err := walk(m, []any{i}); err != nil {
+			if err := walk(m); err != nil {
 				return nil, err
 			}
 		case "runs":
-			for j, rr := range getArr(m, "runs") {
-				if err := walk(rr, []any{i, "runs", j}); err != nil {
+			for _, r := range m.Get("runs").Elems() {
+				if err := walk(r); err != nil {
 					return nil, err
 				}
 			}
 		case "batch":
-			for j, rr := range getArr(m, "post") {
-				if err := walk(rr, []any{i, "post", j}); err != nil {
+			for _, r := range m.Get("post").Elems() {
+				if err := walk(r); err != nil {
 					return nil, err
 				}
 			}
-			for j, rr := range getArr(m, "patch") {
-				pm, _ := rr.(map[string]any)
-				if err := put(pm, []any{i, "patch", j}, true); err != nil {
-					return nil, err
+			for _, p := range m.Get("patch").Elems() {
+				if r := byID[idString(p.Get("id"))]; r != nil {
+					r.patches = append(r.patches, p)
 				}
 			}
 		default:
-			return nil, notFit("langsmith", []any{i}, m, `not a LangSmith run, run list or /runs/batch request body`)
+			if !isObj(m) {
+				return nil, shapeErr("langsmith", m, "a record must be an object, not %s", aType(m))
+			}
+			return nil, notFit("langsmith", m, `not a LangSmith run, run list or /runs/batch request body`)
 		}
 	}
 	return out, nil
@@ -207,37 +194,36 @@ func (langSmithAdapter) Parse(in *Input) (engine.Trace, error) {
 	ordered := slices.Clone(runs)
 	allDotted := true
 	for _, r := range runs {
-		if getStr(r, "dotted_order") == "" {
+		if r.get("dotted_order").Text() == "" {
 			allDotted = false
 		}
 	}
-	slices.SortStableFunc(ordered, func(a, c map[string]any) int {
-		if allDotted {
-			return strings.Compare(getStr(a, "dotted_order"), getStr(c, "dotted_order"))
-		}
-		return strings.Compare(getStr(a, "start_time"), getStr(c, "start_time"))
+	key := "start_time"
+	if allDotted {
+		key = "dotted_order"
+	}
+	slices.SortStableFunc(ordered, func(a, c *lsRun) int {
+		return strings.Compare(a.get(key).Text(), c.get(key).Text())
 	})
 	b := newBuilder()
-	var lastLLM map[string]any
+	var lastLLM *lsRun
 	for _, r := range ordered {
-		switch getStr(r, "run_type") {
+		switch r.get("run_type").Text() {
 		case "tool":
-			c := engine.ToolCall{Tool: getStr(r, "name")}
-			inputs := r["inputs"]
-			if im, ok := inputs.(map[string]any); ok && len(im) == 1 {
-				if s, ok := im["input"].(string); ok {
-					inputs = s
-				}
+			c := engine.ToolCall{Tool: r.get("name").Text()}
+			inputs := r.get("inputs")
+			if s := inputs.Get("input"); s.Kind() == jsondoc.String && inputs.Len() == 1 {
+				inputs = s // LangChain: the tool input as JSON text
 			}
 			b.setArgs(&c, inputs)
-			if out, ok := r["outputs"].(map[string]any); ok {
-				if len(out) == 1 && out["output"] != nil {
-					c.Result = out["output"]
+			if out := r.get("outputs"); isObj(out) {
+				if o := out.Get("output"); out.Len() == 1 && set(o) {
+					setResult(&c, o)
 				} else {
-					c.Result = out
+					setResult(&c, out)
 				}
 			}
-			if e := r["error"]; e != nil {
+			if e := r.get("error"); set(e) {
 				if c.Error = engine.CallError(errorText(e)); c.Error == "" {
 					c.Error = "true"
 				}
@@ -255,17 +241,17 @@ func (langSmithAdapter) Parse(in *Input) (engine.Trace, error) {
 
 // langSmithFinal is the final answer: the root run's output, else the
 // last llm run's completion.
-func langSmithFinal(runs []map[string]any, lastLLM map[string]any) *string {
+func langSmithFinal(runs []*lsRun, lastLLM *lsRun) *string {
 	for _, r := range runs {
-		if r["parent_run_id"] != nil {
+		if set(r.get("parent_run_id")) {
 			continue
 		}
-		out := getObj(r, "outputs")
-		if msgs, ok := out["messages"].([]any); ok && len(msgs) > 0 {
-			return langSmithMessageText(msgs[len(msgs)-1])
+		out := r.get("outputs")
+		if msgs := out.Get("messages"); isArr(msgs) && msgs.Len() > 0 {
+			return langSmithMessageText(msgs.Index(msgs.Len() - 1))
 		}
 		for _, k := range [...]string{"output", "answer"} {
-			if s, ok := out[k].(string); ok {
+			if s, ok := out.Get(k).Str(); ok {
 				return visible(s)
 			}
 		}
@@ -274,23 +260,19 @@ func langSmithFinal(runs []map[string]any, lastLLM map[string]any) *string {
 	if lastLLM == nil {
 		return nil
 	}
-	out := getObj(lastLLM, "outputs")
-	if ch, ok := out["choices"].([]any); ok && len(ch) > 0 {
-		if cm, ok := ch[0].(map[string]any); ok {
-			return langSmithMessageText(cm["message"])
-		}
+	out := lastLLM.get("outputs")
+	if ch := out.Get("choices"); isArr(ch) && ch.Len() > 0 {
+		return langSmithMessageText(ch.Index(0).Get("message"))
 	}
-	if gens, ok := out["generations"].([]any); ok && len(gens) > 0 {
-		g := gens[len(gens)-1]
-		if inner, ok := g.([]any); ok && len(inner) > 0 {
-			g = inner[0]
+	if gens := out.Get("generations"); isArr(gens) && gens.Len() > 0 {
+		g := gens.Index(gens.Len() - 1)
+		if isArr(g) && g.Len() > 0 {
+			g = g.Index(0)
 		}
-		if gm, ok := g.(map[string]any); ok {
-			if msg, ok := gm["message"]; ok {
-				return langSmithMessageText(msg)
-			}
-			return visible(getStr(gm, "text"))
+		if msg := g.Get("message"); msg.Exists() {
+			return langSmithMessageText(msg)
 		}
+		return visible(g.Get("text").Text())
 	}
 	return nil
 }
@@ -299,35 +281,33 @@ func langSmithFinal(runs []map[string]any, lastLLM map[string]any) *string {
 // requests no tool call: OpenAI style ({role, content, tool_calls}),
 // LangChain ({type: "ai", content, tool_calls}) or LangChain serialised
 // ({lc: 1, kwargs: {...}}).
-func langSmithMessageText(v any) *string {
-	m, ok := v.(map[string]any)
-	if !ok {
+func langSmithMessageText(m jsondoc.Value) *string {
+	if !isObj(m) {
 		return nil
 	}
-	if kw, ok := m["kwargs"].(map[string]any); ok && m["lc"] != nil {
+	if kw := m.Get("kwargs"); isObj(kw) && m.Get("lc").Exists() {
 		m = kw
 	}
-	if d, ok := m["data"].(map[string]any); ok && m["type"] != nil && m["content"] == nil {
+	if d := m.Get("data"); isObj(d) && m.Get("type").Exists() && !m.Get("content").Exists() {
 		m = d
 	}
-	role := cmp.Or(getStr(m, "role"), getStr(m, "type"))
-	if role != "assistant" && role != "ai" && role != "AIMessage" && role != "AIMessageChunk" {
+	switch cmp.Or(m.Get("role").Text(), m.Get("type").Text()) {
+	case "assistant", "ai", "AIMessage", "AIMessageChunk":
+	default:
 		return nil
 	}
-	if tc, ok := m["tool_calls"].([]any); ok && len(tc) > 0 {
+	if tc := m.Get("tool_calls"); isArr(tc) && tc.Len() > 0 {
 		return nil
 	}
-	return visible(partsText(m["content"], "text", "output_text"))
+	return visible(partsText(m.Get("content"), "text", "output_text"))
 }
 
-// langSmithLLMToolCalls lists the tool calls an llm run's completion
-// requests (OpenAI choices or LangChain generations).
-func langSmithLLMToolCalls(r map[string]any) []any {
-	out := getObj(r, "outputs")
-	if ch, ok := out["choices"].([]any); ok && len(ch) > 0 {
-		if cm, ok := ch[0].(map[string]any); ok {
-			return getArr(getObj(cm, "message"), "tool_calls")
-		}
+// langSmithLLMToolCalls counts the tool calls an llm run's completion
+// requests (OpenAI choices).
+func langSmithLLMToolCalls(r *lsRun) int {
+	ch := r.get("outputs").Get("choices")
+	if !isArr(ch) || ch.Len() == 0 {
+		return 0
 	}
-	return nil
+	return ch.Index(0).Get("message").Get("tool_calls").Len()
 }

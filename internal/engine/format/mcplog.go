@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // mcpLogAdapter reads MCP logs that wrap each JSON-RPC message in a record
@@ -32,9 +33,9 @@ func (mcpLogAdapter) Name() string { return "mcp-log" }
 
 // mcpSender says who sent an envelope's message: "client", "server", or
 // "" when the record does not say.
-func mcpSender(m map[string]any) string {
+func mcpSender(m jsondoc.Value) string {
 	for _, k := range [...]string{"direction", "dir"} {
-		s, _ := m[k].(string)
+		s := m.Get(k).Text()
 		switch strings.ToLower(strings.NewReplacer("-", "_", ">", "", " ", "").Replace(s)) {
 		case "client_to_server", "client_server", "clienttoserver", "c2s", "to_server", "toserver":
 			return "client"
@@ -43,23 +44,20 @@ func mcpSender(m map[string]any) string {
 		}
 	}
 	for _, k := range [...]string{"origin", "from", "sender", "source"} {
-		if s := getStr(m, k); s == "client" || s == "server" {
+		if s := m.Get(k).Text(); s == "client" || s == "server" {
 			return s
 		}
 	}
 	return ""
 }
 
-func isMCPMessage(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && getStr(m, "jsonrpc") == "2.0"
-}
+func isMCPMessage(v jsondoc.Value) bool { return v.Get("jsonrpc").Text() == "2.0" }
 
 // isInspectorEntry reports whether m is an MCP Inspector MessageEntry.
-func isInspectorEntry(m map[string]any) bool {
-	switch getStr(m, "direction") {
+func isInspectorEntry(m jsondoc.Value) bool {
+	switch m.Get("direction").Text() {
 	case "request", "response", "notification":
-		return isMCPMessage(m["message"])
+		return isMCPMessage(m.Get("message"))
 	}
 	return false
 }
@@ -70,9 +68,8 @@ func (mcpLogAdapter) Detect(in *Input) (string, bool) {
 		return "", false
 	}
 	inspector := 0
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok || !isMCPMessage(m["message"]) {
+	for _, m := range recs {
+		if !isMCPMessage(m.Get("message")) {
 			return "", false
 		}
 		if isInspectorEntry(m) {
@@ -90,72 +87,55 @@ func (mcpLogAdapter) Detect(in *Input) (string, bool) {
 func (mcpLogAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
 	pending := map[string][]int{}
-	answer := func(msg map[string]any) {
-		key, ok := mcpID(msg["id"])
-		if !ok || msg["method"] != nil {
-			return
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("mcp-log", m, "a log record must be an object, not %s", aType(m))
 		}
-		q := pending[key]
-		if len(q) == 0 {
-			return
-		}
-		k := q[0]
-		pending[key] = q[1:]
-		mcpAnswer(b, k, msg)
-	}
-	cancel := func(msg map[string]any) {
-		key, ok := mcpID(getObj(msg, "params")["requestId"])
-		if !ok {
-			return
-		}
-		if q := pending[key]; len(q) > 0 {
-			b.done[q[0]] = true // kept without a result
-			pending[key] = q[1:]
-		}
-	}
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("mcp-log", []any{i}, "a log record must be an object, not %s", aType(r))
-		}
-		msg, ok := m["message"].(map[string]any)
-		if !ok || getStr(msg, "jsonrpc") != "2.0" {
-			return engine.Trace{}, notFit("mcp-log", []any{i}, m, `not an MCP log record: it needs a JSON-RPC 2.0 "message"`)
+		msg := m.Get("message")
+		if !isObj(msg) || !isMCPMessage(msg) {
+			return engine.Trace{}, notFit("mcp-log", m, `not an MCP log record: it needs a JSON-RPC 2.0 "message"`)
 		}
 		sender := mcpSender(m)
 		inspector := isInspectorEntry(m)
 		if sender == "" {
 			if !inspector {
-				return engine.Trace{}, notFit("mcp-log", []any{i}, m, `an MCP log record must say who sent the message ("direction": "client_to_server" or "server_to_client", or "origin": "client" or "server")`)
+				return engine.Trace{}, notFit("mcp-log", m, `an MCP log record must say who sent the message ("direction": "client_to_server" or "server_to_client", or "origin": "client" or "server")`)
 			}
 			// Inspector entries before "origin" existed: requests and
 			// notifications were the client's, responses the server's.
 			sender = "client"
-			if getStr(m, "direction") == "response" {
+			if m.Get("direction").Text() == "response" {
 				sender = "server"
 			}
 		}
-		method := getStr(msg, "method")
+		method := msg.Get("method")
 		switch {
-		case sender == "client" && method == "tools/call":
-			params, _ := msg["params"].(map[string]any)
-			c := engine.ToolCall{Tool: getStr(params, "name"), ID: idString(msg["id"])}
-			b.setArgs(&c, params["arguments"])
+		case sender == "client" && method.Text() == "tools/call":
+			params := msg.Get("params")
+			c := engine.ToolCall{Tool: params.Get("name").Text(), ID: idString(msg.Get("id"))}
+			b.setArgs(&c, params.Get("arguments"))
 			k := b.add(c)
-			key, hasID := mcpID(msg["id"])
-			if !hasID {
-				b.done[k] = true
-				continue
-			}
-			if resp, ok := m["response"].(map[string]any); ok && inspector {
+			key, hasID := mcpID(msg.Get("id"))
+			switch resp := m.Get("response"); {
+			case !hasID:
+				b.done[k] = true // a notification gets no answer
+			case inspector && isObj(resp):
 				mcpAnswer(b, k, resp)
-				continue
+			default:
+				pending[key] = append(pending[key], k)
 			}
-			pending[key] = append(pending[key], k)
-		case sender == "client" && method == "notifications/cancelled":
-			cancel(msg)
-		case sender == "server" && method == "":
-			answer(msg)
+		case sender == "client" && method.Text() == "notifications/cancelled":
+			key, ok := mcpID(msg.Get("params").Get("requestId"))
+			if q := pending[key]; ok && len(q) > 0 {
+				b.done[q[0]] = true // kept without a result
+				pending[key] = q[1:]
+			}
+		case sender == "server" && !method.Exists():
+			key, ok := mcpID(msg.Get("id"))
+			if q := pending[key]; ok && len(q) > 0 {
+				pending[key] = q[1:]
+				mcpAnswer(b, q[0], msg)
+			}
 		}
 	}
 	return b.trace(), nil
@@ -163,22 +143,20 @@ func (mcpLogAdapter) Parse(in *Input) (engine.Trace, error) {
 
 // mcpAnswer gives call k the result or error of a JSON-RPC response, as
 // the mcp format reads it.
-func mcpAnswer(b *builder, k int, msg map[string]any) {
+func mcpAnswer(b *builder, k int, msg jsondoc.Value) {
 	b.done[k] = true
 	c := &b.calls[k]
-	if res, ok := msg["result"]; ok {
-		c.Result = res
-		if rm, ok := res.(map[string]any); ok {
-			if isErr, _ := rm["isError"].(bool); isErr {
-				c.Error = "true"
-				if s := strings.TrimSpace(partsText(rm["content"], "text")); s != "" {
-					c.Error = engine.CallError(s)
-				}
+	if res := msg.Get("result"); res.Exists() {
+		setResult(c, res)
+		if isErr, _ := res.Get("isError").Bool(); isErr {
+			c.Error = "true"
+			if s := strings.TrimSpace(partsText(res.Get("content"), "text")); s != "" {
+				c.Error = engine.CallError(s)
 			}
 		}
 		return
 	}
-	if e, ok := msg["error"]; ok {
+	if e := msg.Get("error"); e.Exists() {
 		if c.Error = engine.CallError(errorText(e)); c.Error == "" {
 			c.Error = "true"
 		}

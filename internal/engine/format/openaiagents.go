@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // openAIAgentsAdapter reads the OpenAI Agents SDK (JavaScript
@@ -68,41 +69,39 @@ var agentsContentTypes = map[string]bool{
 var agentsStreamEvents = map[string]bool{"raw_model_stream_event": true, "run_item_stream_event": true, "agent_updated_stream_event": true}
 
 // agentsKind says which of the SDK's shapes a document is: "export",
-// "stream", "items" (JS protocol items or RunItems) or "python" (Responses
-// items carrying the default tool error text), or "".
+// "stream", "items" (JS protocol items or RunItems, possibly mixed with
+// another SDK's, which Parse then locates) or "python" (Responses items
+// carrying the default tool error text), or "".
 func agentsKind(in *Input) string {
 	recs := in.Records()
 	if len(recs) == 0 {
 		return ""
 	}
 	export, stream, items, agents, errOut := true, true, true, false, false
-	for _, r := range recs {
-		m, ok := r.(map[string]any)
-		if !ok {
+	for _, m := range recs {
+		if !isObj(m) {
 			return ""
 		}
 		if !isAgentsExport(m) {
 			export = false
 		}
-		if !agentsStreamEvents[getStr(m, "type")] {
+		t := m.Get("type").Text()
+		if !agentsStreamEvents[t] {
 			stream = false
 		}
-		t := getStr(m, "type")
 		switch {
-		case agentsRunItemTypes[t]:
-			agents = true
-		case t == "function_call_result":
+		case agentsRunItemTypes[t], t == "function_call_result":
 			agents = true
 		case t == "function_call":
-			if _, ok := m["callId"]; ok {
+			if m.Get("callId").Exists() {
 				agents = true
 			}
 		case t == "function_call_output":
-			if s, ok := m["output"].(string); ok && isAgentsErrorText(s) {
+			if isAgentsErrorText(m.Get("output").Text()) {
 				errOut = true
 			}
 		case agentsItemTypes[t]:
-		case t == "" && m["role"] != nil:
+		case t == "" && m.Get("role").Exists():
 		default:
 			items = false
 		}
@@ -113,7 +112,6 @@ func agentsKind(in *Input) string {
 	case stream:
 		return "stream"
 	case agents:
-		// Items of another SDK among the Agents SDK's: Parse locates them.
 		return "items"
 	case items && errOut:
 		return "python"
@@ -123,21 +121,17 @@ func agentsKind(in *Input) string {
 
 // isAgentsExport reports whether m is a trace export body, a trace or a
 // span of one.
-func isAgentsExport(m map[string]any) bool {
-	if data, ok := m["data"].([]any); ok && len(data) > 0 {
-		for _, d := range data {
-			dm, ok := d.(map[string]any)
-			if !ok {
-				return false
-			}
-			if o := getStr(dm, "object"); o != "trace" && o != "trace.span" {
+func isAgentsExport(m jsondoc.Value) bool {
+	if data := m.Get("data"); isArr(data) && data.Len() > 0 {
+		for _, d := range data.Elems() {
+			if o := d.Get("object").Text(); o != "trace" && o != "trace.span" {
 				return false
 			}
 		}
 		return true
 	}
-	o := getStr(m, "object")
-	return o == "trace.span" || (o == "trace" && m["workflow_name"] != nil)
+	o := m.Get("object").Text()
+	return o == "trace.span" || (o == "trace" && m.Get("workflow_name").Exists())
 }
 
 func isAgentsErrorText(s string) bool {
@@ -167,7 +161,7 @@ func (openAIAgentsAdapter) Detect(in *Input) (string, bool) {
 func agentsFunctionSpans(in *Input) int {
 	n := 0
 	for _, s := range agentsSpans(in) {
-		if getStr(getObj(s.m, "span_data"), "type") == "function" {
+		if s.v.Get("span_data").Get("type").Text() == "function" {
 			n++
 		}
 	}
@@ -177,18 +171,16 @@ func agentsFunctionSpans(in *Input) int {
 func (openAIAgentsAdapter) Parse(in *Input) (engine.Trace, error) {
 	recs := in.Records()
 	if len(recs) > 0 {
-		if m, ok := recs[0].(map[string]any); ok {
-			if isAgentsExport(m) {
-				return agentsExport(in)
-			}
-			if agentsStreamEvents[getStr(m, "type")] {
-				return agentsStream(in)
-			}
+		if isAgentsExport(recs[0]) {
+			return agentsExport(in)
+		}
+		if agentsStreamEvents[recs[0].Get("type").Text()] {
+			return agentsStream(in)
 		}
 	}
 	b := newBuilder()
-	for i, r := range recs {
-		if err := agentsItem(b, r, root().elem(i)); err != nil {
+	for _, r := range recs {
+		if err := agentsItem(b, r); err != nil {
 			return engine.Trace{}, err
 		}
 	}
@@ -196,72 +188,67 @@ func (openAIAgentsAdapter) Parse(in *Input) (engine.Trace, error) {
 }
 
 // agentsItem reads one protocol item or RunItem.
-func agentsItem(b *builder, v any, l loc) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return shapeErr("openai-agents", l.tokens(), "an item must be an object, not %s", aType(v))
+func agentsItem(b *builder, m jsondoc.Value) error {
+	if !isObj(m) {
+		return shapeErr("openai-agents", m, "an item must be an object, not %s", aType(m))
 	}
-	t := getStr(m, "type")
+	tv := m.Get("type")
+	t := tv.Text()
 	if agentsRunItemTypes[t] {
-		raw, ok := m["rawItem"]
+		raw, ok := first(m, "rawItem", "raw_item")
 		if !ok {
-			raw, ok = m["raw_item"]
+			return notFit("openai-agents", m, `a RunItem needs "rawItem"`)
 		}
-		if !ok {
-			return notFit("openai-agents", l.tokens(), m, `a RunItem needs "rawItem"`)
-		}
-		return agentsItem(b, raw, root(append(l.tokens(), "rawItem")...))
+		return agentsItem(b, raw)
 	}
 	if t == "" {
-		if _, ok := m["role"]; !ok {
-			return notFit("openai-agents", l.tokens(), m, `not an OpenAI Agents SDK item: it has no "type" or "role"`)
+		if !m.Get("role").Exists() {
+			return notFit("openai-agents", m, `not an OpenAI Agents SDK item: it has no "type" or "role"`)
 		}
 		t = "message"
-	}
-	if !agentsItemTypes[t] {
-		return notFit("openai-agents", l.tokens("type"), m["type"], "not an OpenAI Agents SDK item type")
+	} else if !agentsItemTypes[t] {
+		return notFit("openai-agents", tv, "not an OpenAI Agents SDK item type")
 	}
 	switch t {
 	case "message":
 		for _, k := range [...]string{"tool_calls", "function_call", "tool_call_id"} {
-			if _, ok := m[k]; ok {
-				return shapeErr("openai-agents", l.tokens(k), "an OpenAI Agents SDK message item has no %q (it is a Chat Completions message)", k)
+			if v := m.Get(k); v.Exists() {
+				return shapeErr("openai-agents", v, "an OpenAI Agents SDK message item has no %q (it is a Chat Completions message)", k)
 			}
 		}
-		if parts, ok := m["content"].([]any); ok {
-			for j, p := range parts {
-				pm, _ := p.(map[string]any)
-				if !agentsContentTypes[getStr(pm, "type")] {
-					return notFit("openai-agents", l.tokens("content", j), p, "not an OpenAI Agents SDK content part (input_text, output_text, refusal, input_image, input_file, audio, ...)")
-				}
+		for _, p := range m.Get("content").Elems() {
+			if !agentsContentTypes[p.Get("type").Text()] {
+				return notFit("openai-agents", p, "not an OpenAI Agents SDK content part (input_text, output_text, refusal, input_image, input_file, audio, ...)")
 			}
 		}
-		if getStr(m, "role") == "assistant" {
-			b.turn(partsText(m["content"], "output_text", "text", "input_text"), false)
+		if m.Get("role").Text() == "assistant" {
+			b.turn(partsText(m.Get("content"), "output_text", "text", "input_text"), false)
 		}
 	case "function_call", "custom_tool_call":
 		id, _ := first(m, "callId", "call_id")
-		c := engine.ToolCall{Tool: getStr(m, "name"), ID: idString(id)}
+		c := engine.ToolCall{Tool: m.Get("name").Text(), ID: idString(id)}
 		if t == "custom_tool_call" {
-			setRaw(&c, getStr(m, "input"))
+			setRaw(&c, m.Get("input").Text())
 		} else {
-			b.setArgs(&c, m["arguments"])
+			b.setArgs(&c, m.Get("arguments"))
 		}
 		b.add(c)
 		b.turn("", true)
 	case "hosted_tool_call":
-		c := engine.ToolCall{Tool: getStr(m, "name"), ID: getStr(m, "id")}
-		b.setArgs(&c, m["arguments"])
-		k := b.add(c)
-		if out, ok := m["output"]; ok {
+		c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("id").Text()}
+		b.setArgs(&c, m.Get("arguments"))
+		if out := m.Get("output"); out.Exists() {
+			setResult(&c, out)
+			k := b.add(c)
 			b.done[k] = true
-			b.calls[k].Result = out
+			break
 		}
+		b.add(c)
 	case "function_call_result", "function_call_output", "custom_tool_call_output":
 		id, _ := first(m, "callId", "call_id")
-		res := agentsOutput(m["output"])
+		res := agentsOutput(m.Get("output"))
 		errText := ""
-		if s, ok := res.(string); ok && isAgentsErrorText(s) {
+		if s, ok := res.Str(); ok && isAgentsErrorText(s) {
 			errText = s
 		}
 		b.result(idString(id), "", res, errText)
@@ -271,12 +258,10 @@ func agentsItem(b *builder, v any, l loc) error {
 
 // agentsOutput unwraps a tool output: {type: "text", text} (and the
 // protocol's input_text) is its text; a string or anything else is kept.
-func agentsOutput(v any) any {
-	if m, ok := v.(map[string]any); ok {
-		if t := getStr(m, "type"); t == "text" || t == "input_text" {
-			if s, ok := m["text"].(string); ok {
-				return s
-			}
+func agentsOutput(v jsondoc.Value) jsondoc.Value {
+	if t := v.Get("type").Text(); t == "text" || t == "input_text" {
+		if s := v.Get("text"); s.Kind() == jsondoc.String {
+			return s
 		}
 	}
 	return v
@@ -285,57 +270,51 @@ func agentsOutput(v any) any {
 // agentsStream reads the events of a streamed run.
 func agentsStream(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	var raw []any
+	var raw []jsondoc.Value
 	items := 0
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("openai-agents", []any{i}, "an event must be an object, not %s", aType(r))
+	for _, m := range in.Records() {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("openai-agents", m, "an event must be an object, not %s", aType(m))
 		}
-		switch t := getStr(m, "type"); t {
+		switch tv := m.Get("type"); tv.Text() {
 		case "run_item_stream_event":
 			items++
-			if err := agentsItem(b, m["item"], root(i, "item")); err != nil {
+			if err := agentsItem(b, m.Get("item")); err != nil {
 				return engine.Trace{}, err
 			}
 		case "raw_model_stream_event":
-			if ev, ok := getObj(m, "data")["event"].(map[string]any); ok && strings.HasPrefix(getStr(ev, "type"), "response.") {
+			if ev := m.Get("data").Get("event"); strings.HasPrefix(ev.Get("type").Text(), "response.") {
 				raw = append(raw, ev)
 			}
 		case "agent_updated_stream_event":
 		default:
-			return engine.Trace{}, notFit("openai-agents", []any{i, "type"}, m["type"], "not an OpenAI Agents SDK stream event type (raw_model_stream_event, run_item_stream_event, agent_updated_stream_event)")
+			return engine.Trace{}, notFit("openai-agents", tv, "not an OpenAI Agents SDK stream event type (raw_model_stream_event, run_item_stream_event, agent_updated_stream_event)")
 		}
 	}
 	if items == 0 && len(raw) > 0 {
 		// Only the model's own events were kept: read them as a Responses
 		// stream.
-		return responsesStreamAdapter{}.Parse(&Input{Value: raw, Form: FormJSONLines})
+		return responsesStreamAdapter{}.Parse(&Input{Form: FormJSONLines, recs: raw, src: in.src})
 	}
 	return b.trace(), nil
 }
 
-// agentsSpan is a span of a trace export and its place in the document.
-type agentsSpan struct {
-	m   map[string]any
-	at  []any
-	pos int
-}
+// agentsSpan is a span of a trace export.
+type agentsSpan struct{ v jsondoc.Value }
 
 // agentsSpans lists the spans of a trace export document: the "data" of
 // each body, or the records themselves.
 func agentsSpans(in *Input) []agentsSpan {
 	var out []agentsSpan
-	for i, r := range in.Records() {
-		m, _ := r.(map[string]any)
-		if data, ok := m["data"].([]any); ok {
-			for j, d := range data {
-				if dm, ok := d.(map[string]any); ok && getStr(dm, "object") == "trace.span" {
-					out = append(out, agentsSpan{dm, []any{i, "data", j}, len(out)})
+	for _, m := range in.Records() {
+		if data := m.Get("data"); isArr(data) {
+			for _, d := range data.Elems() {
+				if d.Get("object").Text() == "trace.span" {
+					out = append(out, agentsSpan{d})
 				}
 			}
-		} else if getStr(m, "object") == "trace.span" {
-			out = append(out, agentsSpan{m, []any{i}, len(out)})
+		} else if m.Get("object").Text() == "trace.span" {
+			out = append(out, agentsSpan{m})
 		}
 	}
 	return out
@@ -343,40 +322,42 @@ func agentsSpans(in *Input) []agentsSpan {
 
 // agentsExport reads a trace export payload.
 func agentsExport(in *Input) (engine.Trace, error) {
-	for i, r := range in.Records() {
-		m, ok := r.(map[string]any)
-		if !ok || !isAgentsExport(m) {
-			return engine.Trace{}, notFit("openai-agents", []any{i}, r, `not an OpenAI Agents SDK trace export: expected {"data": [...]} of traces and spans, or a span`)
+	for _, r := range in.Records() {
+		if !isObj(r) || !isAgentsExport(r) {
+			return engine.Trace{}, notFit("openai-agents", r, `not an OpenAI Agents SDK trace export: expected {"data": [...]} of traces and spans, or a span`)
 		}
 	}
 	spans := agentsSpans(in)
 	slices.SortStableFunc(spans, func(a, c agentsSpan) int {
-		return strings.Compare(getStr(a.m, "started_at"), getStr(c.m, "started_at"))
+		return strings.Compare(a.v.Get("started_at").Text(), c.v.Get("started_at").Text())
 	})
 	b := newBuilder()
 	var final *string
 	for _, s := range spans {
-		data, ok := s.m["span_data"].(map[string]any)
-		if !ok {
-			return engine.Trace{}, notFit("openai-agents", append(s.at, "span_data"), s.m["span_data"], "a span needs a span_data object")
+		data := s.v.Get("span_data")
+		if !isObj(data) {
+			if !data.Exists() {
+				return engine.Trace{}, notFit("openai-agents", s.v, "a span needs a span_data object")
+			}
+			return engine.Trace{}, notFit("openai-agents", data, "a span needs a span_data object")
 		}
-		switch getStr(data, "type") {
+		switch data.Get("type").Text() {
 		case "function":
-			c := engine.ToolCall{Tool: getStr(data, "name")}
-			b.setArgs(&c, data["input"])
-			c.Result = data["output"]
-			if e, ok := s.m["error"].(map[string]any); ok {
+			c := engine.ToolCall{Tool: data.Get("name").Text()}
+			b.setArgs(&c, data.Get("input"))
+			setResult(&c, data.Get("output"))
+			if e := s.v.Get("error"); isObj(e) {
 				c.Error = engine.CallError(agentsSpanError(e))
 			}
 			k := b.add(c)
 			b.done[k] = true
 			final = nil
 		case "generation":
-			if out, ok := data["output"].([]any); ok && len(out) > 0 {
-				if last, ok := out[len(out)-1].(map[string]any); ok && getStr(last, "role") == "assistant" {
+			if out := data.Get("output"); isArr(out) && out.Len() > 0 {
+				if last := out.Index(out.Len() - 1); last.Get("role").Text() == "assistant" {
 					final = nil
-					if _, calls := last["tool_calls"]; !calls {
-						final = visible(partsText(last["content"], "text", "output_text"))
+					if !last.Get("tool_calls").Exists() {
+						final = visible(partsText(last.Get("content"), "text", "output_text"))
 					}
 				}
 			}
@@ -389,11 +370,11 @@ func agentsExport(in *Input) (engine.Trace, error) {
 
 // agentsSpanError is a span error's text: its data's error when the SDK
 // kept it, else its message.
-func agentsSpanError(e map[string]any) string {
-	if s := getStr(getObj(e, "data"), "error"); s != "" && !strings.Contains(s, "redacted") {
+func agentsSpanError(e jsondoc.Value) string {
+	if s := e.Get("data").Get("error").Text(); s != "" && !strings.Contains(s, "redacted") {
 		return s
 	}
-	if s := getStr(e, "message"); s != "" {
+	if s := e.Get("message").Text(); s != "" {
 		return s
 	}
 	return "true"

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // pydanticAIAdapter reads Pydantic AI message histories, as
@@ -24,44 +25,39 @@ type pydanticAIAdapter struct{}
 func (pydanticAIAdapter) Name() string { return "pydantic-ai" }
 
 // isPydanticAIMessage reports whether m is a ModelRequest or ModelResponse.
-func isPydanticAIMessage(m map[string]any) bool {
-	k := getStr(m, "kind")
+func isPydanticAIMessage(m jsondoc.Value) bool {
+	k := m.Get("kind").Text()
 	if k != "request" && k != "response" {
 		return false
 	}
-	parts, ok := m["parts"].([]any)
-	if !ok {
+	parts := m.Get("parts")
+	if !isArr(parts) {
 		return false
 	}
-	for _, p := range parts {
-		pm, ok := p.(map[string]any)
-		if !ok {
-			return false
-		}
-		if _, ok := pm["part_kind"].(string); !ok {
+	for _, p := range parts.Elems() {
+		if p.Get("part_kind").Kind() != jsondoc.String {
 			return false
 		}
 	}
 	return true
 }
 
-func pydanticAIList(in *Input) ([]any, loc) {
-	if m, ok := in.Value.(map[string]any); ok && in.Form == FormJSON {
-		if list, ok := m["messages"].([]any); ok && !isPydanticAIMessage(m) {
-			return list, root("messages")
+// pydanticAIList returns the messages of a document: its records, or the
+// "messages" of a lone object.
+func pydanticAIList(in *Input) []jsondoc.Value {
+	if m, ok := in.Object(); ok && !isPydanticAIMessage(m) {
+		if list := m.Get("messages"); isArr(list) {
+			return elems(list)
 		}
 	}
-	return in.Records(), root()
+	return in.Records()
 }
 
 func (pydanticAIAdapter) Detect(in *Input) (string, bool) {
-	list, _ := pydanticAIList(in)
-	if len(list) == 0 {
-		return "", false
-	}
+	list := pydanticAIList(in)
 	n := 0
 	for _, r := range list {
-		if m, ok := r.(map[string]any); ok && isPydanticAIMessage(m) {
+		if isPydanticAIMessage(r) {
 			n++
 		}
 	}
@@ -89,62 +85,63 @@ var pydanticAIParts = map[string]map[string]bool{
 
 func (pydanticAIAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
-	list, l := pydanticAIList(in)
-	for i, r := range list {
-		at := l.elem(i)
-		m, ok := r.(map[string]any)
-		if !ok {
-			return engine.Trace{}, shapeErr("pydantic-ai", at.tokens(), "a message must be an object, not %s", aType(r))
+	for _, m := range pydanticAIList(in) {
+		if !isObj(m) {
+			return engine.Trace{}, shapeErr("pydantic-ai", m, "a message must be an object, not %s", aType(m))
 		}
-		kind := getStr(m, "kind")
+		kv := m.Get("kind")
+		kind := kv.Text()
 		if pydanticAIParts[kind] == nil {
-			if _, ok := m["kind"]; !ok {
-				return engine.Trace{}, notFit("pydantic-ai", at.tokens(), m, `not a Pydantic AI message: it has no "kind"`)
+			if !kv.Exists() {
+				return engine.Trace{}, notFit("pydantic-ai", m, `not a Pydantic AI message: it has no "kind"`)
 			}
-			return engine.Trace{}, notFit("pydantic-ai", at.tokens("kind"), m["kind"], `not a Pydantic AI message kind ("request" or "response")`)
+			return engine.Trace{}, notFit("pydantic-ai", kv, `not a Pydantic AI message kind ("request" or "response")`)
 		}
-		parts, ok := m["parts"].([]any)
-		if !ok {
-			return engine.Trace{}, notFit("pydantic-ai", at.tokens(), m, `a Pydantic AI message needs a "parts" array`)
+		parts := m.Get("parts")
+		if !isArr(parts) {
+			return engine.Trace{}, notFit("pydantic-ai", m, `a Pydantic AI message needs a "parts" array`)
 		}
 		var text strings.Builder
 		made := false
-		for j, p := range parts {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				return engine.Trace{}, shapeErr("pydantic-ai", at.tokens("parts", j), "a part must be an object, not %s", aType(p))
+		for _, pm := range parts.Elems() {
+			if !isObj(pm) {
+				return engine.Trace{}, shapeErr("pydantic-ai", pm, "a part must be an object, not %s", aType(pm))
 			}
-			pk, _ := pm["part_kind"].(string)
-			if !pydanticAIParts[kind][pk] {
-				return engine.Trace{}, notFit("pydantic-ai", at.tokens("parts", j, "part_kind"), pm["part_kind"], "not a Pydantic AI %s part kind", kind)
+			pk := pm.Get("part_kind")
+			if !pydanticAIParts[kind][pk.Text()] {
+				if !pk.Exists() {
+					return engine.Trace{}, notFit("pydantic-ai", pm, `a Pydantic AI part needs a "part_kind"`)
+				}
+				return engine.Trace{}, notFit("pydantic-ai", pk, "not a Pydantic AI %s part kind", kind)
 			}
-			switch pk {
+			id, tool := pm.Get("tool_call_id").Text(), pm.Get("tool_name").Text()
+			switch pk.Text() {
 			case "text":
-				text.WriteString(getStr(pm, "content"))
+				text.WriteString(pm.Get("content").Text())
 			case "tool-call", "builtin-tool-call":
-				c := engine.ToolCall{Tool: getStr(pm, "tool_name"), ID: getStr(pm, "tool_call_id")}
-				b.setArgs(&c, pm["args"])
+				c := engine.ToolCall{Tool: tool, ID: id}
+				b.setArgs(&c, pm.Get("args"))
 				b.add(c)
-				if pk == "tool-call" {
+				if pk.Text() == "tool-call" {
 					made = true
 				}
 			case "tool-return", "builtin-tool-return":
 				errText := ""
-				if getStr(pm, "outcome") == "failed" {
-					if errText = errorText(pm["content"]); errText == "" {
+				if pm.Get("outcome").Text() == "failed" {
+					if errText = errorText(pm.Get("content")); errText == "" {
 						errText = "true"
 					}
 				}
-				b.result(getStr(pm, "tool_call_id"), getStr(pm, "tool_name"), pm["content"], errText)
+				b.result(id, tool, pm.Get("content"), errText)
 			case "retry-prompt":
-				if getStr(pm, "tool_name") == "" {
+				if tool == "" {
 					continue // output validation: no call is answered
 				}
-				errText := errorText(pm["content"])
+				errText := errorText(pm.Get("content"))
 				if errText == "" {
 					errText = "true"
 				}
-				b.result(getStr(pm, "tool_call_id"), getStr(pm, "tool_name"), pm["content"], errText)
+				b.result(id, tool, pm.Get("content"), errText)
 			}
 		}
 		if kind == "response" {

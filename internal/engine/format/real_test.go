@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/toolscore/toolscore/internal/engine/internal/jsonvalue"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // realSources maps each folder of testdata/real (traces saved from the
@@ -83,13 +83,11 @@ func readOracle(t *testing.T, file string) oracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d jsonvalue.Decoder
-	d.Reset(string(data), 0)
-	v, err := d.Document()
+	v, err := jsondoc.Parse(data)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	m := v.(map[string]any)
+	m := v.Any().(map[string]any)
 	var o oracle
 	if s, ok := m["final_answer"].(string); ok {
 		o.FinalAnswer = &s
