@@ -8,7 +8,9 @@
 # TOOLSCORE_GC_PERCENT, TOOLSCORE_REGRADE_RESCUE_AFTER,
 # TOOLSCORE_REGRADE_WORKERS, and for authentication TOOLSCORE_AUTH (on),
 # TOOLSCORE_BOOTSTRAP_KEY (the first admin key of an empty database),
-# TOOLSCORE_METRICS_TOKEN and TOOLSCORE_METRICS_OPEN. Pass the secrets
+# TOOLSCORE_METRICS_TOKEN and TOOLSCORE_METRICS_OPEN, and
+# TOOLSCORE_RUN_ALLOWED_HOSTS (the agent hosts server-side runs may reach;
+# none refuses runs). Pass the secrets
 # (DATABASE_URL's password, the bootstrap key, the metrics token) at run
 # time, never as build arguments.
 

@@ -8,11 +8,13 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/toolscore/toolscore/internal/auth"
+	"github.com/toolscore/toolscore/internal/runs"
 )
 
 // Config is the server's whole configuration, loaded once by LoadConfig:
@@ -95,6 +97,12 @@ type Config struct {
 	// MetricsOpen serves /metrics without a token: TOOLSCORE_METRICS_OPEN,
 	// -metrics-open; default false (without a token /metrics is then 401).
 	MetricsOpen bool
+	// RunAllowedHosts are the agent hosts server-side harness runs may
+	// reach (runs.ParseAllowList: host names, *.suffixes, IPs, CIDRs;
+	// loopback, private, link-local and metadata addresses only when
+	// listed as addresses): TOOLSCORE_RUN_ALLOWED_HOSTS, -run-allowed-hosts,
+	// comma-separated; default none, which refuses every run.
+	RunAllowedHosts []string
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -169,6 +177,8 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	str("TOOLSCORE_BOOTSTRAP_KEY", &cfg.BootstrapKey)
 	str("TOOLSCORE_METRICS_TOKEN", &cfg.MetricsToken)
 	boolean("TOOLSCORE_METRICS_OPEN", &cfg.MetricsOpen)
+	var allowed string
+	str("TOOLSCORE_RUN_ALLOWED_HOSTS", &allowed)
 	if len(errs) > 0 {
 		return cfg, errs[0]
 	}
@@ -192,11 +202,17 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.IntVar(&cfg.RegradeWorkers, "regrade-workers", cfg.RegradeWorkers, "regrade chunks worked at once (TOOLSCORE_REGRADE_WORKERS)")
 	fs.StringVar(&cfg.Auth, "auth", cfg.Auth, "on, or off for local development only: no API keys (TOOLSCORE_AUTH)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", cfg.MetricsOpen, "serve /metrics without a token (TOOLSCORE_METRICS_OPEN)")
+	fs.StringVar(&allowed, "run-allowed-hosts", allowed, "agent hosts server-side runs may reach, comma-separated: names, *.suffixes, IPs, CIDRs; none refuses runs (TOOLSCORE_RUN_ALLOWED_HOSTS)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	for _, h := range strings.Split(allowed, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.RunAllowedHosts = append(cfg.RunAllowedHosts, h)
+		}
 	}
 	if cfg.Queue == 0 {
 		cfg.Queue = 64 * max(cfg.Workers, 1)
@@ -245,6 +261,9 @@ func (c Config) validate() error {
 			return fmt.Errorf("TOOLSCORE_BOOTSTRAP_KEY: %v", err) // the error never quotes the key
 		}
 	}
+	if _, err := runs.ParseAllowList(c.RunAllowedHosts); err != nil {
+		return fmt.Errorf("TOOLSCORE_RUN_ALLOWED_HOSTS: %v", err)
+	}
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		return fmt.Errorf("TOOLSCORE_METRICS_TOKEN must be at least 16 characters, got %d", len(c.MetricsToken))
 	}
@@ -282,5 +301,6 @@ func (c Config) LogFields() []zap.Field {
 		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
 		zap.String("auth", c.Auth), zap.Bool("bootstrap_key_set", c.BootstrapKey != ""),
 		zap.Bool("metrics_token_set", c.MetricsToken != ""), zap.Bool("metrics_open", c.MetricsOpen),
+		zap.Strings("run_allowed_hosts", c.RunAllowedHosts),
 	}
 }

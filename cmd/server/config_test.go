@@ -52,6 +52,10 @@ func TestLoadConfig(t *testing.T) {
 			want: func(c *Config) {
 				c.Auth, c.BootstrapKey, c.MetricsToken, c.MetricsOpen = "off", "tsk_0123456789abcdefghijklmnopqrstuvwxyz", "0123456789abcdef", true
 			}},
+		{name: "allowed hosts", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_RUN_ALLOWED_HOSTS": " agent.example.com, *.internal.example,10.0.0.0/8 ,"},
+			want: func(c *Config) { c.RunAllowedHosts = []string{"agent.example.com", "*.internal.example", "10.0.0.0/8"} }},
+		{name: "bad allowed host", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-run-allowed-hosts", "http://agent"},
+			wantErr: `TOOLSCORE_RUN_ALLOWED_HOSTS: allowed agent host "http://agent" is not a host name, *.name, IP address or CIDR`},
 		{name: "bad auth", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_AUTH": "maybe"}, wantErr: `TOOLSCORE_AUTH must be on or off, got "maybe"`},
 		{name: "short bootstrap key", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_BOOTSTRAP_KEY": "s3cret"},
 			wantErr: "TOOLSCORE_BOOTSTRAP_KEY: a key is 32 to 512 characters, got 6"},

@@ -375,7 +375,7 @@ func snapshot(t *testing.T, dbURL string, project int64) map[string]string {
 
 func TestTwoProjectIsolation(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
-	base, stop := runServer(t, dbURL)
+	base, stop := runServer(t, dbURL, "TOOLSCORE_RUN_ALLOWED_HOSTS", "127.0.0.1")
 	defer func() {
 		if err := stop(); err != nil {
 			t.Error(err)

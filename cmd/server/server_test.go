@@ -218,3 +218,32 @@ func TestRunRefusesNewerSchema(t *testing.T) {
 		t.Errorf("Run() = %v, want ErrSchemaTooNew", err)
 	}
 }
+
+// TestRunsNeedAllowedHosts: without TOOLSCORE_RUN_ALLOWED_HOSTS the server
+// calls no agent; with it, a listed name that is not a listed address
+// cannot reach the metadata endpoint.
+func TestRunsNeedAllowedHosts(t *testing.T) {
+	suite := `{"name": "s", "tasks": [{"id": "a", "input": "x", "gold": [{"tool": "t"}]}]}`
+	for _, tc := range []struct {
+		env       []string
+		agentURL  string
+		wantError string
+	}{
+		{nil, "http://agent.example.com/", "this server allows no agent hosts (set TOOLSCORE_RUN_ALLOWED_HOSTS to enable server-side runs)"},
+		{[]string{"TOOLSCORE_RUN_ALLOWED_HOSTS", "agent.example.com"}, "http://169.254.169.254/latest/meta-data/",
+			"host 169.254.169.254 is not in this server's allowed agent hosts (TOOLSCORE_RUN_ALLOWED_HOSTS)"},
+		{[]string{"TOOLSCORE_RUN_ALLOWED_HOSTS", "agent.example.com"}, "http://u:pw@agent.example.com/",
+			"the URL holds a password, which the stored run would keep; reach the agent without one"},
+	} {
+		base, stop := runServer(t, storetest.NewDatabase(t), tc.env...)
+		key := newKey(t, base, testBootstrapKey, "runs")
+		r := callAs(t, key, "POST", base+"/v1/runs", `{"suite": `+suite+`, "agent_url": "`+tc.agentURL+`"}`)
+		errs, _ := r.body["errors"].([]any)
+		if r.status != 422 || len(errs) != 1 || errs[0].(map[string]any)["pointer"] != "/agent_url" || errs[0].(map[string]any)["message"] != tc.wantError {
+			t.Errorf("POST /v1/runs %s with %v = %d %v, want 422 at /agent_url: %s", tc.agentURL, tc.env, r.status, r.body, tc.wantError)
+		}
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	}
+}

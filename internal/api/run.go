@@ -34,6 +34,10 @@ type Runs interface {
 	// MaxTaskTime is the longest budget a task may have (see
 	// runs.Budget).
 	MaxTaskTime() time.Duration
+	// CheckAgentURL says why the server will not call an agent URL (not
+	// on its allow-list, a password in it, runs disabled); nil when it
+	// will.
+	CheckAgentURL(rawURL string) error
 }
 
 // Defaults and limits of a run request.
@@ -82,7 +86,7 @@ type runRequest struct {
 //
 // Errors: 422 invalid-request naming every bad field, suite problems
 // under /suite.
-func (req *runRequest) run(maxTask time.Duration) (record.Run, error) {
+func (req *runRequest) run(maxTask time.Duration, checkURL func(string) error) (record.Run, error) {
 	var probs []FieldProblem
 	bad := func(ptr, format string, args ...any) {
 		probs = append(probs, FieldProblem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
@@ -114,6 +118,8 @@ func (req *runRequest) run(maxTask time.Duration) (record.Run, error) {
 		bad("/agent_url", "is required: the agent's http:// or https:// endpoint")
 	} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || textProblem(req.AgentURL) != "" {
 		bad("/agent_url", "must be an absolute http:// or https:// URL")
+	} else if err := checkURL(req.AgentURL); err != nil {
+		bad("/agent_url", "%v", err)
 	}
 	if len(req.Agent) > maxIDLength {
 		bad("/agent", "must be at most %d bytes", maxIDLength)
@@ -296,7 +302,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req, ""); err != nil {
 		return err
 	}
-	run, err := req.run(svc.MaxTaskTime())
+	run, err := req.run(svc.MaxTaskTime(), svc.CheckAgentURL)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +81,13 @@ func (f *fakeRuns) Cancel(_ context.Context, _ int64, id uuid.UUID) (record.Run,
 
 func (f *fakeRuns) MaxTaskTime() time.Duration { return 2 * time.Minute }
 
+func (f *fakeRuns) CheckAgentURL(raw string) error {
+	if strings.Contains(raw, "169.254.169.254") {
+		return errors.New("169.254.169.254 is a link-local address, not in the allowed agent hosts (TOOLSCORE_RUN_ALLOWED_HOSTS)")
+	}
+	return nil
+}
+
 func setupRuns(t *testing.T) (*testBundle, *fakeRuns) {
 	t.Helper()
 	fr := &fakeRuns{tasks: map[uuid.UUID][]record.RunTask{}}
@@ -141,6 +150,7 @@ func TestCreateRunErrors(t *testing.T) {
 		{"empty", `{}`, 422, "invalid-request", []string{"/suite", "/agent_url"}},
 		{"bad options", `{"suite": ` + runSuite + `, "agent_url": "ftp://x", "concurrency": 0, "retries": 11, "timeout": "soon"}`,
 			422, "invalid-request", []string{"/agent_url", "/concurrency", "/retries", "/timeout"}},
+		{"refused agent host", `{"suite": ` + runSuite + `, "agent_url": "http://169.254.169.254/latest/meta-data/"}`, 422, "invalid-request", []string{"/agent_url"}},
 		{"timeout too long", `{"suite": ` + runSuite + `, "agent_url": "http://x", "timeout": "11m"}`, 422, "invalid-request", []string{"/timeout"}},
 		{"budget over the limit", `{"suite": ` + runSuite + `, "agent_url": "http://x", "timeout": "60s", "retries": 2}`, 422, "invalid-request", []string{"/timeout"}},
 		{"bad suite", `{"agent_url": "http://x", "suite": {"name": "s", "tasks": [

@@ -31,6 +31,11 @@ type HTTPRunner struct {
 	Client *http.Client
 	// MaxAnswerBytes caps the response body; 0 means DefaultMaxAnswerBytes.
 	MaxAnswerBytes int64
+	// ErrorExcerpt, when set, turns what an error answer says (the detail
+	// of a problem document, else the body's first line) into the text its
+	// error quotes; nil quotes up to 200 bytes of it as is. Server-side
+	// runs shorten and redact it (an agent may echo credentials).
+	ErrorExcerpt func(text string) string
 }
 
 // NewHTTPRunner returns an HTTPRunner for rawURL with a client that keeps
@@ -79,7 +84,7 @@ func (r *HTTPRunner) Run(ctx context.Context, req *Request) ([]byte, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	return postJSON(ctx, client, r.URL, body, nil, limitOr(r.MaxAnswerBytes), "agent")
+	return postJSON(ctx, client, r.URL, body, nil, limitOr(r.MaxAnswerBytes), "agent", r.ErrorExcerpt)
 }
 
 func limitOr(n int64) int64 {
@@ -90,9 +95,11 @@ func limitOr(n int64) int64 {
 }
 
 // postJSON POSTs body to u and returns the 2xx response body, at most
-// limit bytes. who ("agent", "service") starts error messages. Transport
+// limit bytes. who ("agent", "service") starts error messages; excerpt
+// (nil: at most 200 bytes) shortens what an error answer says. Transport
 // failures, 429 and 5xx are Transient.
-func postJSON(ctx context.Context, client *http.Client, u string, body []byte, header http.Header, limit int64, who string) ([]byte, error) {
+func postJSON(ctx context.Context, client *http.Client, u string, body []byte, header http.Header, limit int64, who string,
+	excerpt func(string) string) ([]byte, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -113,9 +120,9 @@ func postJSON(ctx context.Context, client *http.Client, u string, body []byte, h
 	}
 	switch {
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
-		return nil, Transient(fmt.Errorf("%s answered %s%s", who, resp.Status, quoteBody(data)))
+		return nil, Transient(fmt.Errorf("%s answered %s%s", who, resp.Status, quoteBody(data, excerpt)))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return nil, fmt.Errorf("%s answered %s%s", who, resp.Status, quoteBody(data))
+		return nil, fmt.Errorf("%s answered %s%s", who, resp.Status, quoteBody(data, excerpt))
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s answer larger than %d bytes", who, limit)
@@ -133,9 +140,10 @@ func unwrapURLError(err error) error {
 }
 
 // quoteBody returns ": " and what body says: the detail (else the title)
-// of an RFC 9457 problem document, else the first line of body, at most
-// 200 bytes; "" for an empty body.
-func quoteBody(body []byte) string {
+// of an RFC 9457 problem document, else the first line of body, passed
+// through excerpt, or when excerpt is nil cut to 200 bytes; "" for an
+// empty body.
+func quoteBody(body []byte, excerpt func(string) string) string {
 	var problem struct {
 		Title  string `json:"title"`
 		Detail string `json:"detail"`
@@ -151,7 +159,9 @@ func quoteBody(body []byte) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
+	if excerpt != nil && s != "" {
+		s = excerpt(s)
+	} else if len(s) > 200 {
 		s = s[:200]
 		for !utf8.ValidString(s) {
 			s = s[:len(s)-1]

@@ -136,7 +136,7 @@ func (c *ServiceClient) Evaluate(ctx context.Context, req *EvaluationRequest) (*
 	if client == nil {
 		client = http.DefaultClient
 	}
-	data, err := postJSON(ctx, client, c.BaseURL+"/v1/evaluations", body, h, DefaultMaxAnswerBytes, "toolscore service")
+	data, err := postJSON(ctx, client, c.BaseURL+"/v1/evaluations", body, h, DefaultMaxAnswerBytes, "toolscore service", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (c *ServiceClient) Evaluate(ctx context.Context, req *EvaluationRequest) (*
 		res = &out.EvaluationResult
 	}
 	if res.Grade == "" {
-		return nil, fmt.Errorf("toolscore service answer is not an evaluation result%s", quoteBody(data))
+		return nil, fmt.Errorf("toolscore service answer is not an evaluation result%s", quoteBody(data, nil))
 	}
 	return &StoredResult{ID: out.ID, Result: res}, nil
 }

@@ -100,7 +100,7 @@ func (s *Service) workTask(ctx context.Context, job *river.Job[taskArgs]) error 
 	}
 	opts := options(&run)
 	tctx, cancel := context.WithTimeout(ctx, Budget(run.Timeout, run.Retries))
-	tr := harness.RunTask(tctx, task, &harness.HTTPRunner{URL: run.AgentURL, Client: s.http}, opts)
+	tr := harness.RunTask(tctx, task, &guardedRunner{harness.HTTPRunner{URL: run.AgentURL, Client: s.http, ErrorExcerpt: redactExcerpt}}, opts)
 	cancel()
 	if err := ctx.Err(); err != nil {
 		return err // cancelled or shut down: nothing is stored
@@ -137,6 +137,21 @@ func (s *Service) workTask(ctx context.Context, job *river.Job[taskArgs]) error 
 		s.log.Info("run completed", zap.String("run_id", run.ID.String()))
 	}
 	return nil
+}
+
+// guardedRunner is the HTTP runner of server-side runs: a refused
+// address (the allow-list, at connect time) is a final error, not a
+// transport failure to retry.
+type guardedRunner struct{ harness.HTTPRunner }
+
+// Run implements harness.Runner.
+func (g *guardedRunner) Run(ctx context.Context, req *harness.Request) ([]byte, error) {
+	b, err := g.HTTPRunner.Run(ctx, req)
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return nil, fmt.Errorf("agent unreachable: %w", re)
+	}
+	return b, err
 }
 
 // resultRecord is the stored result of a graded task, as POST

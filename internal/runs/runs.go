@@ -90,8 +90,15 @@ type Config struct {
 	// still running could be rescued and its agent asked twice (its
 	// result is still stored once).
 	MaxTaskTime time.Duration
-	// HTTPClient reaches the agents; nil means a client keeping up to
-	// Workers idle connections per host.
+	// AllowedHosts are the agent hosts runs may reach (ParseAllowList:
+	// names, *.suffixes, IPs, CIDRs); empty refuses every run. Loopback,
+	// private, link-local and metadata addresses must be listed as
+	// addresses. See outbound.go.
+	AllowedHosts []string
+	// HTTPClient reaches the agents; nil means NewHTTPClient on
+	// AllowedHosts, keeping up to Workers idle connections per host. A
+	// client given here is used as is (tests), its dialing unchecked; the
+	// URL check of Create still applies.
 	HTTPClient *http.Client
 }
 
@@ -104,6 +111,7 @@ const graceTime = 15 * time.Second
 // create runs with Create. It is safe for concurrent use.
 type Service struct {
 	cfg     Config
+	allow   AllowList
 	store   Store
 	log     *zap.Logger
 	http    *http.Client
@@ -131,12 +139,14 @@ func New(cfg Config) (*Service, error) {
 	if cfg.MaxTaskTime <= 0 {
 		cfg.MaxTaskTime = 2 * time.Minute
 	}
-	if cfg.HTTPClient == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = cfg.Workers
-		cfg.HTTPClient = &http.Client{Transport: t}
+	allow, err := ParseAllowList(cfg.AllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
 	}
-	s := &Service{cfg: cfg, store: cfg.Store, log: cfg.Logger, http: cfg.HTTPClient, suites: map[uuid.UUID]*harness.Suite{}}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = NewHTTPClient(allow, cfg.Workers)
+	}
+	s := &Service{cfg: cfg, allow: allow, store: cfg.Store, log: cfg.Logger, http: cfg.HTTPClient, suites: map[uuid.UUID]*harness.Suite{}}
 	s.tasks = *prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "toolscore_run_tasks_total",
 		Help: "Harness run tasks finished server-side, by outcome (pass, fail, error).",
@@ -166,6 +176,12 @@ func (s *Service) Register(workers *river.Workers) map[string]river.QueueConfig 
 	return map[string]river.QueueConfig{Queue: {MaxWorkers: s.cfg.Workers}}
 }
 
+// CheckAgentURL says why an agent URL cannot be run against (see
+// AllowList.CheckURL), nil when it can.
+//
+// Errors: a *RefusedError.
+func (s *Service) CheckAgentURL(raw string) error { return s.allow.CheckURL(raw) }
+
 // MaxTaskTime is Config.MaxTaskTime: the longest task budget a run may
 // have (harness.TaskBudget of its options, plus 15 s for grading).
 func (s *Service) MaxTaskTime() time.Duration { return s.cfg.MaxTaskTime }
@@ -190,7 +206,7 @@ func Budget(timeout time.Duration, retries int) time.Duration {
 // Concurrency tasks are inserted in one transaction; it returns the run.
 //
 // Errors: an invalid suite (wrapping harness.ErrInvalidSuite) or options;
-// engine.ErrUnavailable.
+// a refused agent URL (*RefusedError); engine.ErrUnavailable.
 func (s *Service) Create(ctx context.Context, projectID int64, r record.Run) (record.Run, error) {
 	suite, err := harness.ParseSuite(r.Suite, ".json")
 	if err != nil {
@@ -200,6 +216,9 @@ func (s *Service) Create(ctx context.Context, projectID int64, r record.Run) (re
 		if t.ContractRef != "" {
 			return record.Run{}, fmt.Errorf("%w: %s/contract_ref: registry contracts are not supported in server-side runs", harness.ErrInvalidSuite, t.Pointer())
 		}
+	}
+	if err := s.allow.CheckURL(r.AgentURL); err != nil {
+		return record.Run{}, err
 	}
 	if r.Concurrency < 1 || r.Timeout <= 0 || r.Retries < 0 {
 		return record.Run{}, fmt.Errorf("runs: invalid options: concurrency %d, timeout %s, retries %d", r.Concurrency, r.Timeout, r.Retries)

@@ -107,7 +107,7 @@ func setup(t *testing.T) *testBundle {
 // process), stopped when the test ends.
 func (b *testBundle) start(t *testing.T) {
 	t.Helper()
-	svc, err := New(Config{Store: b.db, Logger: zaptest.NewLogger(t), Workers: 4})
+	svc, err := New(Config{Store: b.db, Logger: zaptest.NewLogger(t), Workers: 4, AllowedHosts: []string{"127.0.0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
