@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // cop is the operation of a compiled expected value.
@@ -54,6 +57,125 @@ func compileArgs(args map[string]any) *cval {
 	root := &b.alloc(1)[0]
 	b.build(root, args)
 	return root
+}
+
+// compileDoc compiles an expected call's arguments as compileArgs does,
+// from the document value v they were read from and the expected value x
+// the contract parser made of it (its matchers): the tape gives the sizes
+// and the keys, so the map is read only for a matcher's value.
+func compileDoc(v jsondoc.Value, x map[string]any) *cval {
+	var b cbuilder
+	nodes, keys := countDoc(v)
+	b.nodes = make([]cval, nodes)
+	b.keys = make([]string, keys)
+	root := &b.alloc(1)[0]
+	b.buildDoc(root, v, x)
+	return root
+}
+
+// countDoc bounds the nodes and keys buildDoc uses for v: its values and
+// its members (a matcher object, one node, is counted as its parts; the
+// values inside a matcher are counted by countNodes when it is built).
+func countDoc(v jsondoc.Value) (nodes, keys int) {
+	nodes = 1
+	switch v.Kind() {
+	case jsondoc.Object:
+		if isMatcherObject(v) {
+			return nodes, 0
+		}
+		for _, e := range v.Members() {
+			n, k := countDoc(e)
+			nodes += n
+			keys += k + 1
+		}
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			n, k := countDoc(e)
+			nodes += n
+			keys += k
+		}
+	}
+	return nodes, keys
+}
+
+// isMatcherObject reports whether an object of a contract is a matcher
+// (some key starts with "$"), as contractParser.expected decides.
+func isMatcherObject(v jsondoc.Value) bool {
+	for k := range v.Members() {
+		if strings.HasPrefix(k, "$") {
+			return true
+		}
+	}
+	return false
+}
+
+// buildDoc compiles v, whose expected value is x, into dst.
+func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
+	switch v.Kind() {
+	case jsondoc.Object:
+		m, ok := x.(map[string]any)
+		if !ok {
+			// A matcher object: its Matcher, with what it holds.
+			b.reserve(x)
+			b.build(dst, x)
+			return
+		}
+		n := v.Len()
+		dst.op = copObject
+		dst.keys = b.keys[:n:n]
+		b.keys = b.keys[n:]
+		dst.kids = b.alloc(n)
+		i := 0
+		for k, e := range v.Members() {
+			dst.keys[i] = k
+			var ex any
+			if e.Kind() == jsondoc.Object || e.Kind() == jsondoc.Array {
+				ex = m[k]
+			}
+			b.buildDoc(&dst.kids[i], e, ex)
+			i++
+		}
+	case jsondoc.Array:
+		a, _ := x.([]any)
+		dst.op = copArray
+		dst.kids = b.alloc(v.Len())
+		for i, e := range v.Elems() {
+			var ex any
+			if i < len(a) {
+				ex = a[i]
+			}
+			b.buildDoc(&dst.kids[i], e, ex)
+		}
+	case jsondoc.String:
+		s := v.Text()
+		dst.op, dst.s, dst.t = copString, s, trimSpace(s)
+	case jsondoc.Bool:
+		f, _ := v.Bool()
+		dst.op, dst.flag = copBool, f
+	case jsondoc.Number:
+		lit, _ := v.Num()
+		n, ok := toNumber(json.Number(lit))
+		if !ok {
+			dst.op = copNever
+			return
+		}
+		dst.op, dst.num = copNumber, n
+	default:
+		dst.op = copNull
+	}
+}
+
+// reserve makes room in b for the nodes and keys a matcher's values need
+// beyond what countDoc counted.
+func (b *cbuilder) reserve(x any) {
+	// countDoc counted the matcher as one node with no keys.
+	n, k := countNodes(x)
+	if n > 1 {
+		b.nodes = append(b.nodes, make([]cval, n-1)...)
+	}
+	if k > 0 {
+		b.keys = append(b.keys, make([]string, k)...)
+	}
 }
 
 // cbuilder hands out nodes and keys from arrays sized by countNodes.

@@ -272,3 +272,39 @@ func TestMatcherJSONMapForm(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledFromDocument checks that compiling a contract's arguments
+// from its document (compileDoc, what ParseContract does) gives values
+// that match exactly what compiling the parsed maps (compileArgs) gives,
+// for every expected text of TestCompiledMatchesCompare nested at several
+// depths and every actual value.
+func TestCompiledFromDocument(t *testing.T) {
+	texts := append(append([]string{}, randPlain...), randMatchers...)
+	texts = append(texts, `{"k":{"q":[1,{"n":null}]}}`, `[{"$regex":"^a"},2]`, `{"$contains":{"$one_of":[1,2]}}`,
+		`{"$one_of":[{"$contains":"a"},{"$approx":{"value":1,"abs":0.5}}]}`, `{"a":{"$contains":[1,{"b":2}]},"b":[{"$any":true}]}`)
+	var actual []any
+	for _, s := range texts {
+		actual = append(actual, mustValue(t, s))
+	}
+	for _, s := range texts {
+		for _, wrap := range []string{`{"v":%s}`, `{"x":1,"v":[%s,{"w":%s}]}`} {
+			args := strings.ReplaceAll(wrap, "%s", s)
+			c := mustContract(t, `[{"tool":"t","args":`+args+`}]`)
+			call := c.Required[0].Call
+			fromDoc, ok := c.compiled[mapKey(call.Args)]
+			if !ok {
+				t.Fatalf("%s: not compiled from the document", args)
+			}
+			fromMap := compileArgs(call.Args)
+			for _, a := range actual {
+				for _, strict := range []bool{false, true} {
+					for _, obj := range []map[string]any{{"v": a}, {"x": json.Number("1"), "v": []any{a, map[string]any{"w": a}}}} {
+						if got, want := fromDoc.countEqual(obj, strict), fromMap.countEqual(obj, strict); got != want {
+							t.Fatalf("args %s against %v (strict %v): from the document %d, from the map %d", args, obj, strict, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

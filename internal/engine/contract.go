@@ -3,8 +3,10 @@ package engine
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -45,6 +47,11 @@ type Contract struct {
 	combos int
 	// plan is what scoring precomputes, built on first use (plan.go).
 	plan planCache
+	// compiled are the expected calls' arguments compiled when the
+	// contract was read from a document, by the identity of their Args
+	// map (mapKey), which every copy of an ExpectedCall shares; nil for a
+	// contract built in Go, whose plan compiles them from the maps.
+	compiled map[unsafe.Pointer]*cval
 }
 
 // Step is one element of a contract's required list: exactly one of Call
@@ -125,6 +132,9 @@ func ContractFromValue(doc any) (*Contract, error) {
 	return ParseContract(data)
 }
 
+// mapKey identifies a map by its storage.
+func mapKey(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
 func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract", Errors: errs} }
 
 // contractParser reads one contract document: its problems, and the
@@ -133,6 +143,9 @@ func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract
 type contractParser struct {
 	errs    []FieldError
 	regexes map[string]*Regex
+	// compiled are the expected calls' arguments compiled from the
+	// document, by the identity of their Args map (see Contract.compiled).
+	compiled map[unsafe.Pointer]*cval
 }
 
 // fail records a problem at the value v, the tokens below it appended to
@@ -184,6 +197,7 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	if len(p.errs) > 0 {
 		return nil, invalid(p.errs...)
 	}
+	c.compiled = p.compiled
 	return c, nil
 }
 
@@ -212,6 +226,10 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 		switch m := p.expected(a).(type) {
 		case map[string]any:
 			ec.Args = m
+			if p.compiled == nil {
+				p.compiled = make(map[unsafe.Pointer]*cval)
+			}
+			p.compiled[mapKey(m)] = compileDoc(a, m)
 		case nil:
 		default:
 			p.fail(a, "args must be an object of arguments, not a matcher")
@@ -325,6 +343,7 @@ func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
 	if len(p.errs) > 0 {
 		return nil, invalid(p.errs...)
 	}
+	c.compiled = p.compiled
 	return c, nil
 }
 

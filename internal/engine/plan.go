@@ -79,8 +79,17 @@ func (c *Contract) scoringPlan() *contractPlan {
 
 func newPlan(c *Contract) *contractPlan {
 	p := &contractPlan{ids: make(map[string]int, 8), steps: make([]planStep, len(c.Required))}
+	compile := func(args map[string]any) *cval {
+		if args == nil {
+			return nil
+		}
+		if cv, ok := c.compiled[mapKey(args)]; ok {
+			return cv
+		}
+		return compileArgs(args)
+	}
 	exp := func(call *ExpectedCall) int {
-		p.exps = append(p.exps, planExp{call: call, args: compileArgs(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
+		p.exps = append(p.exps, planExp{call: call, args: compile(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
 		p.nExp++
 		return p.nExp - 1
 	}
@@ -110,11 +119,11 @@ func newPlan(c *Contract) *contractPlan {
 	}
 	p.optional = make([]planRule, len(c.Optional))
 	for i := range c.Optional {
-		p.optional[i] = planRule{tool: p.intern(c.Optional[i].Tool), args: compileArgs(c.Optional[i].Args)}
+		p.optional[i] = planRule{tool: p.intern(c.Optional[i].Tool), args: compile(c.Optional[i].Args)}
 	}
 	p.forbidden = make([]planRule, len(c.Forbidden))
 	for i := range c.Forbidden {
-		p.forbidden[i] = planRule{tool: p.intern(c.Forbidden[i].Tool), args: compileArgs(c.Forbidden[i].Args)}
+		p.forbidden[i] = planRule{tool: p.intern(c.Forbidden[i].Tool), args: compile(c.Forbidden[i].Args)}
 	}
 	p.byName = make([]int, len(p.names))
 	for i := range p.byName {
