@@ -200,24 +200,21 @@ func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
 }
 
 // parseForbidden reads the request's forbidden rules with the engine's
-// contract parser, so matchers in their args work as in contracts.
+// contract parser (engine.ParseForbidden), so matchers in their args work
+// as in contracts; problems point into the request's "forbidden".
 func parseForbidden(raw json.RawMessage) ([]engine.ForbiddenCall, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	doc := make([]byte, 0, len(raw)+48)
-	doc = append(doc, `{"contract_version":2,"required":[],"forbidden":`...)
-	doc = append(doc, raw...)
-	doc = append(doc, '}')
-	c, err := engine.ParseContract(doc)
+	rules, err := engine.ParseForbidden(raw)
 	if err != nil {
 		var ve *engine.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &apiError{kind: probInvalidRequest, detail: "forbidden rules are invalid", errors: fieldErrors("", ve.Errors), cause: err}
+			return nil, &apiError{kind: probInvalidRequest, detail: "forbidden rules are invalid", errors: fieldErrors("/forbidden", ve.Errors), cause: err}
 		}
 		return nil, err
 	}
-	return c.Forbidden, nil
+	return rules, nil
 }
 
 // evaluate grades one request (CPU only; runs on a pool worker) and

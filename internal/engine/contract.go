@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
@@ -130,6 +131,50 @@ func ContractFromValue(doc any) (*Contract, error) {
 		return nil, invalid(FieldError{"", "not a JSON value: " + err.Error()})
 	}
 	return ParseContract(data)
+}
+
+// ParseForbidden reads forbidden rules given apart from a contract (the
+// API's and the CLI's forbidden rules, a stored result's options): a JSON
+// array of {tool, args?, reason?} read as a contract's forbidden list is,
+// matchers included. Empty data and null are no rules. The rules go in
+// Options.Forbidden.
+//
+// Errors: a *SyntaxError for bad JSON; a *ValidationError (errors.Is
+// ErrInvalidContract) whose JSON pointers are into the array ("/0/tool").
+func ParseForbidden(data []byte) ([]ForbiddenCall, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	doc, err := jsondoc.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	switch doc.Kind() {
+	case jsondoc.Null:
+		return nil, nil
+	case jsondoc.Array:
+	default:
+		return nil, invalid(FieldError{"", fmt.Sprintf("forbidden rules must be an array, got %s", valueTypeName(doc))})
+	}
+	var p contractParser
+	rules := make([]ForbiddenCall, 0, doc.Len())
+	for _, el := range doc.Elems() {
+		if el.Kind() != jsondoc.Object {
+			p.fail(el, fmt.Sprintf("a forbidden rule must be an object, got %s", valueTypeName(el)))
+			continue
+		}
+		reason := el.Get("reason")
+		if reason.Exists() && reason.Kind() != jsondoc.String {
+			p.fail(reason, fmt.Sprintf("reason must be a string, got %s", valueTypeName(reason)))
+		}
+		if ec := p.call(el, []string{"reason"}); ec != nil {
+			rules = append(rules, ForbiddenCall{Tool: ec.Tool, Args: ec.Args, Reason: reason.Text()})
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, invalid(p.errs...)
+	}
+	return rules, nil
 }
 
 // mapKey identifies a map by its storage.

@@ -121,3 +121,42 @@ func TestDeepContractPointers(t *testing.T) {
 		t.Errorf("ParseContract allocated %d bytes for a %d-byte document", n, len(doc))
 	}
 }
+
+// TestParseForbidden reads forbidden rules given apart from a contract:
+// what a contract's forbidden list accepts, with pointers into the array.
+func TestParseForbidden(t *testing.T) {
+	rules, err := ParseForbidden([]byte(`[{"tool": "delete_db", "reason": "never"}, {"tool": "pay", "args": {"amount": {"$approx": 10}}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 2 || rules[0].Tool != "delete_db" || rules[0].Reason != "never" || rules[0].Args != nil {
+		t.Errorf("rules = %+v", rules)
+	}
+	if a, ok := rules[1].Args["amount"].(*Approx); !ok || a.Value != 10 {
+		t.Errorf("rule 1 args = %#v", rules[1].Args)
+	}
+	for _, data := range []string{``, ` `, `null`} {
+		if rules, err := ParseForbidden([]byte(data)); err != nil || rules != nil {
+			t.Errorf("ParseForbidden(%q) = %v, %v", data, rules, err)
+		}
+	}
+	for _, tc := range []struct {
+		data string
+		want []FieldError
+	}{
+		{`{"tool": "x"}`, []FieldError{{"", "forbidden rules must be an array, got an object"}}},
+		{`[{"args": {}}]`, []FieldError{{"/0/tool", "tool must be a non-empty string"}}},
+		{`[{"tool": "x", "why": 1}, "y"]`, []FieldError{{"/0/why", `unknown key "why"`}, {"/1", "a forbidden rule must be an object, got a string"}}},
+		{`[{"tool": "x", "reason": 1, "args": {"k": {"$nope": 1}}}]`, []FieldError{{"/0/reason", "reason must be a string, got a number"}, {"/0/args/k/$nope", `unknown matcher "$nope" (valid: $any, $approx, $contains, $one_of, $regex, $type)`}}},
+	} {
+		_, err := ParseForbidden([]byte(tc.data))
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidContract) {
+			t.Errorf("ParseForbidden(%s) error = %v", tc.data, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, ve.Errors); diff != "" {
+			t.Errorf("ParseForbidden(%s) errors (-want +got):\n%s", tc.data, diff)
+		}
+	}
+}

@@ -45,18 +45,13 @@ func Options(raw json.RawMessage) (engine.Options, error) {
 		MinScore:     so.MinScore,
 		NoSafetyGate: so.SafetyGate != nil && !*so.SafetyGate,
 	}
-	if f := bytes.TrimSpace(so.Forbidden); len(f) > 0 && !bytes.Equal(f, []byte("null")) {
-		// The API validates forbidden rules as a contract's; so does this.
-		doc := make([]byte, 0, len(f)+48)
-		doc = append(doc, `{"contract_version":2,"required":[],"forbidden":`...)
-		doc = append(doc, f...)
-		doc = append(doc, '}')
-		c, err := engine.ParseContract(doc)
-		if err != nil {
-			return opts, fmt.Errorf("options: forbidden: %w", err)
-		}
-		opts.Forbidden = c.Forbidden
+	// The API reads forbidden rules with engine.ParseForbidden; so does
+	// this.
+	f, err := engine.ParseForbidden(so.Forbidden)
+	if err != nil {
+		return opts, fmt.Errorf("options: forbidden: %w", err)
 	}
+	opts.Forbidden = f
 	return opts, nil
 }
 

@@ -29,7 +29,7 @@ func TestOptions(t *testing.T) {
 		{"null forbidden", `{"forbidden": null}`, engine.Options{}, ""},
 		{"missing", ``, engine.Options{}, "options: missing"},
 		{"not an object", `[1]`, engine.Options{}, "options: json: cannot unmarshal array into Go value of type reeval.storedOptions"},
-		{"bad forbidden", `{"forbidden": [{"reason": "x"}]}`, engine.Options{}, "options: forbidden: invalid contract: /forbidden/0"},
+		{"bad forbidden", `{"forbidden": [{"reason": "x"}]}`, engine.Options{}, "options: forbidden: invalid contract: /0/tool"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ package regradetest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
@@ -67,11 +66,11 @@ func Result(tb testing.TB, ref record.ContractRef, c *engine.Contract, trace eng
 	tb.Helper()
 	var forbidden []engine.ForbiddenCall
 	if len(opts.Forbidden) > 0 {
-		fc, err := engine.ParseContract(fmt.Appendf(nil, `{"contract_version":2,"required":[],"forbidden":%s}`, opts.Forbidden))
+		fc, err := engine.ParseForbidden(opts.Forbidden)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		forbidden = fc.Forbidden
+		forbidden = fc
 	}
 	res, err := engine.Evaluate(context.Background(), c, trace, engine.Options{
 		Strict: opts.Strict, Weights: opts.Weights, MinScore: opts.MinScore, Forbidden: forbidden, NoSafetyGate: !opts.SafetyGate,
