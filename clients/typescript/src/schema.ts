@@ -668,7 +668,7 @@ export interface components {
          * @description A trace format the engine reads (docs/formats.md).
          * @enum {string}
          */
-        TraceFormat: "plain" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
+        TraceFormat: "plain" | "pydantic-ai" | "ai-sdk" | "openai-agents" | "langsmith" | "mcp-log" | "google-adk" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
         /**
          * @description The letter of a composite score: A >= 0.9, B >= 0.8, C >= 0.7, D >= 0.6, else F.
          * @enum {string}
@@ -705,7 +705,7 @@ export interface components {
              * @description auto (the default: detected) or a format name to force it.
              * @enum {string}
              */
-            format?: "auto" | "plain" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
+            format?: "auto" | "plain" | "pydantic-ai" | "ai-sdk" | "openai-agents" | "langsmith" | "mcp-log" | "google-adk" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
             /** @description Overrides the trace's final answer. */
             final_answer?: string | null;
             /** @description The task the trace answers (stored, filterable). */
@@ -780,7 +780,7 @@ export interface components {
              * @description The request's format, when it gave one.
              * @enum {string}
              */
-            format?: "auto" | "plain" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
+            format?: "auto" | "plain" | "pydantic-ai" | "ai-sdk" | "openai-agents" | "langsmith" | "mcp-log" | "google-adk" | "mcp" | "otel" | "openai-stream" | "openai-responses-stream" | "anthropic-stream" | "gemini-stream" | "langchain" | "gemini" | "openai-responses" | "anthropic" | "openai";
             /** @description The request's forbidden rules, as sent. */
             forbidden?: components["schemas"]["ForbiddenRule"][];
             weights?: components["schemas"]["WeightsInput"];
