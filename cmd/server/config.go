@@ -68,11 +68,20 @@ type Config struct {
 	// in-flight limit) for less GC work per request; 0 leaves the
 	// runtime's GOGC.
 	GCPercent int
-	// RegradeRescueAfter is how long a regrade job may run before another
-	// process takes it over, its own presumed dead (regrade.Config
-	// RescueAfter): TOOLSCORE_REGRADE_RESCUE_AFTER, -regrade-rescue-after;
-	// default 2m.
+	// RegradeRescueAfter is how long the first attempt of a regrade job
+	// (a plan or a chunk of 1,000 results, about a second) may run, and
+	// how long it may stay running before another process takes it over,
+	// its own presumed dead (regrade.Config RescueAfter; retries get twice
+	// as long each, up to 4 min): TOOLSCORE_REGRADE_RESCUE_AFTER,
+	// -regrade-rescue-after; default 10s, so a killed regrade resumes
+	// within about 30 s.
 	RegradeRescueAfter time.Duration
+	// RunRescueAfter is the longest a server-side harness task may take
+	// (a run's timeout × (retries + 1), backoff and grading must fit in
+	// it) and how long a task job may stay running before another process
+	// takes it over (runs.Config MaxTaskTime): TOOLSCORE_RUN_RESCUE_AFTER,
+	// -run-rescue-after; default 2m.
+	RunRescueAfter time.Duration
 	// RegradeWorkers is the number of regrade chunk jobs (of 1,000
 	// results each) this process works at once (regrade.Config Workers):
 	// TOOLSCORE_REGRADE_WORKERS, -regrade-workers; default 4. Each chunk
@@ -114,7 +123,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
-		RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
+		RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -172,6 +181,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	num("TOOLSCORE_GC_PERCENT", &cfg.GCPercent)
 	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
 	dur("TOOLSCORE_REGRADE_RESCUE_AFTER", &cfg.RegradeRescueAfter)
+	dur("TOOLSCORE_RUN_RESCUE_AFTER", &cfg.RunRescueAfter)
 	num("TOOLSCORE_REGRADE_WORKERS", &cfg.RegradeWorkers)
 	str("TOOLSCORE_AUTH", &cfg.Auth)
 	str("TOOLSCORE_BOOTSTRAP_KEY", &cfg.BootstrapKey)
@@ -198,7 +208,8 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "open client connections (TOOLSCORE_MAX_CONNS)")
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
-	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "time before a running regrade job is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
+	fs.DurationVar(&cfg.RegradeRescueAfter, "regrade-rescue-after", cfg.RegradeRescueAfter, "first attempt time of a regrade job, after which a killed one is taken over (TOOLSCORE_REGRADE_RESCUE_AFTER)")
+	fs.DurationVar(&cfg.RunRescueAfter, "run-rescue-after", cfg.RunRescueAfter, "longest harness task budget, after which a killed task is taken over (TOOLSCORE_RUN_RESCUE_AFTER)")
 	fs.IntVar(&cfg.RegradeWorkers, "regrade-workers", cfg.RegradeWorkers, "regrade chunks worked at once (TOOLSCORE_REGRADE_WORKERS)")
 	fs.StringVar(&cfg.Auth, "auth", cfg.Auth, "on, or off for local development only: no API keys (TOOLSCORE_AUTH)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", cfg.MetricsOpen, "serve /metrics without a token (TOOLSCORE_METRICS_OPEN)")
@@ -239,6 +250,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_EVAL_TIMEOUT must be positive, got %s", c.EvalTimeout)
 	case c.RegradeRescueAfter <= 0:
 		return fmt.Errorf("TOOLSCORE_REGRADE_RESCUE_AFTER must be positive, got %s", c.RegradeRescueAfter)
+	case c.RunRescueAfter < 20*time.Second:
+		// runs.Budget adds 15 s for grading to every task.
+		return fmt.Errorf("TOOLSCORE_RUN_RESCUE_AFTER must be at least 20s, got %s", c.RunRescueAfter)
 	case c.RegradeWorkers < 1 || c.RegradeWorkers > 10000:
 		// river's limit of workers per queue is 10,000.
 		return fmt.Errorf("TOOLSCORE_REGRADE_WORKERS must be from 1 to 10000, got %d", c.RegradeWorkers)
@@ -298,7 +312,7 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
 		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
-		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
+		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Stringer("run_rescue_after", c.RunRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
 		zap.String("auth", c.Auth), zap.Bool("bootstrap_key_set", c.BootstrapKey != ""),
 		zap.Bool("metrics_token_set", c.MetricsToken != ""), zap.Bool("metrics_open", c.MetricsOpen),
 		zap.Strings("run_allowed_hosts", c.RunAllowedHosts),

@@ -12,7 +12,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on"}
+		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on"}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -24,11 +24,11 @@ func TestLoadConfig(t *testing.T) {
 		{name: "env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_ADDR": ":9000", "TOOLSCORE_WORKERS": "3",
 			"TOOLSCORE_QUEUE": "10", "TOOLSCORE_EVAL_TIMEOUT": "2s", "TOOLSCORE_SHUTDOWN_GRACE": "1m", "TOOLSCORE_MAX_BODY_BYTES": "2048",
 			"TOOLSCORE_MAX_BATCH_BYTES": "4096", "TOOLSCORE_DB_MAX_CONNS": "4", "TOOLSCORE_LOG_LEVEL": "debug",
-			"TOOLSCORE_REGRADE_RESCUE_AFTER": "5s", "TOOLSCORE_REGRADE_WORKERS": "1"},
+			"TOOLSCORE_REGRADE_RESCUE_AFTER": "5s", "TOOLSCORE_REGRADE_WORKERS": "1", "TOOLSCORE_RUN_RESCUE_AFTER": "5m"},
 			want: func(c *Config) {
 				c.Addr, c.Workers, c.Queue, c.EvalTimeout, c.ShutdownGrace = ":9000", 3, 10, 2*time.Second, time.Minute
 				c.MaxBodyBytes, c.MaxBatchBytes, c.DBMaxConns, c.DBWriters, c.LogLevel = 2048, 4096, 4, 3, "debug"
-				c.RegradeRescueAfter, c.RegradeWorkers = 5*time.Second, 1
+				c.RegradeRescueAfter, c.RegradeWorkers, c.RunRescueAfter = 5*time.Second, 1, 5*time.Minute
 			}},
 		{name: "flags override env", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_WORKERS": "3"},
 			args: []string{"-workers", "5", "-addr", "127.0.0.1:1", "-database-url", "postgres://other/y"},

@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		log.Warn("record API key use", zap.Error(err))
 	}})
 
-	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RegradeRescueAfter,
+	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RunRescueAfter,
 		AllowedHosts: cfg.RunAllowedHosts})
 	if err != nil {
 		return err

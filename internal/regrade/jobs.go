@@ -59,6 +59,11 @@ type planWorker struct {
 	s *Service
 }
 
+// Timeout implements river.Worker (see attemptTimeout).
+func (w *planWorker) Timeout(job *river.Job[planArgs]) time.Duration {
+	return w.s.attemptTimeout(job.Attempt)
+}
+
 // Work implements river.Worker.
 func (w *planWorker) Work(ctx context.Context, job *river.Job[planArgs]) error {
 	s := w.s
@@ -81,6 +86,25 @@ func (w *planWorker) Work(ctx context.Context, job *river.Job[planArgs]) error {
 type chunkWorker struct {
 	river.WorkerDefaults[chunkArgs]
 	s *Service
+}
+
+// Timeout implements river.Worker (see attemptTimeout).
+func (w *chunkWorker) Timeout(job *river.Job[chunkArgs]) time.Duration {
+	return w.s.attemptTimeout(job.Attempt)
+}
+
+// attemptTimeout is how long attempt n (from 1) of a regrade job may run,
+// and how long it may stay running before river's rescuer takes it
+// over: Config.RescueAfter, doubled for each retry, at most
+// Config.MaxJobTimeout. River calls Timeout with the job row both when it
+// runs the job and when it decides on rescuing it, so a killed first
+// attempt is rescued after RescueAfter.
+func (s *Service) attemptTimeout(n int) time.Duration {
+	d := s.cfg.RescueAfter
+	for i := 1; i < n && d < s.cfg.MaxJobTimeout; i++ {
+		d *= 2
+	}
+	return min(d, s.cfg.MaxJobTimeout)
 }
 
 // Work implements river.Worker.

@@ -287,8 +287,11 @@ func waitFinal(t *testing.T, s *server, id string, timeout time.Duration) regrad
 }
 
 // TestRegradeSurvivesSIGKILL starts a regrade of 20,000 results, kills the
-// server with SIGKILL mid-way, starts it again, and checks that the
-// regrade completes with exactly 20,000 new results.
+// server with SIGKILL mid-way, starts it again at once with the default
+// settings, and checks that the regrade completes with exactly 20,000 new
+// results, and that the chunks the killed server was working were taken
+// over and finished within 30 s of the kill (issue 14: they waited two
+// minutes).
 func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the server process tests")
@@ -299,8 +302,7 @@ func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
 	seedMedium(t, dbURL, n)
 	t.Logf("seeded %d in %s", n, time.Since(start))
-	env := "TOOLSCORE_REGRADE_RESCUE_AFTER=3s"
-	s := startServer(t, dbURL, env)
+	s := startServer(t, dbURL)
 	t.Logf("server up at %s", time.Since(start))
 
 	var created regradeState
@@ -322,16 +324,18 @@ func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	}
 	tick.Stop()
 	s.kill(t)
+	killed := time.Now()
 	partial := count(t, dbURL, `SELECT count(*) FROM results WHERE regrade_id = $1`, created.ID)
 	if partial == 0 || partial >= n {
 		t.Fatalf("results at the kill = %d, want some but not all", partial)
 	}
-	t.Logf("killed with %d of %d results written at %s", partial, n, time.Since(start))
+	running := count(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'regrade_chunk' AND state = 'running' AND args->>'regrade_id' = $1`, created.ID)
+	t.Logf("killed with %d of %d results written and %d chunks running at %s", partial, n, running, time.Since(start))
 
-	s2 := startServer(t, dbURL, env)
-	t.Logf("restarted at %s", time.Since(start))
-	final := waitFinal(t, s2, created.ID, 90*time.Second)
-	t.Logf("completed at %s", time.Since(start))
+	s2 := startServer(t, dbURL)
+	t.Logf("restarted %s after the kill", time.Since(killed))
+	final := waitFinal(t, s2, created.ID, 120*time.Second)
+	t.Logf("completed %s after the kill (%s in all)", time.Since(killed), time.Since(start))
 	if final.State != "completed" || final.Total != n || final.Done != n || final.Failed != 0 {
 		t.Errorf("after the restart: %+v, want completed with total = done = %d", final, n)
 	}
@@ -343,6 +347,20 @@ func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	}
 	if got := count(t, dbURL, `SELECT count(*) FROM results WHERE regrade_id IS NULL`); got != n {
 		t.Errorf("originals = %d, want %d", got, n)
+	}
+	// The chunks the killed server held were rescued by river (an error
+	// "Stuck job rescued by JobRescuer") and finished within 30 s.
+	rescued := count(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'regrade_chunk' AND args->>'regrade_id' = $1
+		AND array_to_string(errors, ' ') LIKE '%Stuck job rescued%'`, created.ID)
+	lastMS := count(t, dbURL, `SELECT coalesce(max(extract(epoch FROM finalized_at) * 1000), 0)::bigint FROM river_job
+		WHERE kind = 'regrade_chunk' AND args->>'regrade_id' = $1 AND array_to_string(errors, ' ') LIKE '%Stuck job rescued%'`, created.ID)
+	resumed := time.UnixMilli(lastMS).Sub(killed)
+	t.Logf("%d chunks rescued, the last finished %s after the kill", rescued, resumed.Round(100*time.Millisecond))
+	if rescued == 0 || rescued != running {
+		t.Errorf("rescued chunks = %d, want the %d running at the kill", rescued, running)
+	}
+	if resumed > 30*time.Second {
+		t.Errorf("the rescued chunks finished %s after the kill, want within 30s", resumed)
 	}
 	s2.stop(t)
 }

@@ -23,7 +23,8 @@
 // therefore never writes a second result for an original, and progress
 // counts only what was written. A process killed mid-chunk leaves its
 // transaction uncommitted; river rescues the job after
-// Config.RescueAfter and another process runs it again.
+// its Timeout (Config.RescueAfter for a first attempt) and another process
+// runs it again: within about 30 s of the kill (see Config.RescueAfter).
 //
 // # Faults
 //
@@ -100,14 +101,17 @@ type Config struct {
 	Parallelism int
 	// ChunkSize is the number of originals per chunk job; default 1000.
 	ChunkSize int
-	// JobTimeout bounds one job; default 1 min, or RescueAfter when that
-	// is shorter.
-	JobTimeout time.Duration
-	// RescueAfter is how long a job may stay running before river
-	// considers its process dead and runs it again elsewhere (river's
-	// rescuer looks every 30 s); default 2 min, and never less than
-	// JobTimeout.
+	// RescueAfter is how long the first attempt of a regrade job (a plan
+	// or a chunk) may run: past it the job's context ends, and a job
+	// still marked running that long (its process killed) is taken over
+	// by river's rescuer, which every process's leader runs every 30 s,
+	// so a killed regrade resumes within about 30 s. Each retry gets twice
+	// the time of the one before, up to MaxJobTimeout, so a chunk that is
+	// slow on a busy machine still finishes. Default 10 s (a chunk of
+	// 1,000 results takes about a second).
 	RescueAfter time.Duration
+	// MaxJobTimeout caps the time of a retried attempt; default 4 min.
+	MaxJobTimeout time.Duration
 	// MaxAttempts is the number of times a failing job runs before its
 	// regrade fails; default 100 (about 45 min of retries at the 30 s
 	// backoff cap).
@@ -116,9 +120,9 @@ type Config struct {
 	// harness tasks) on this river client and returns their queues: one
 	// client per process must work every kind, since river's leader
 	// rescues stuck jobs only of the kinds its client knows and discards
-	// the others. The client-wide settings above (RescueAfter,
-	// MaxAttempts, the retry policy, and JobTimeout unless a worker sets
-	// its own) apply to them too.
+	// the others. The client-wide settings above (MaxAttempts, the retry
+	// policy, and RescueAfter unless a worker sets its own Timeout) apply
+	// to them too.
 	Jobs func(*river.Workers) map[string]river.QueueConfig
 }
 
@@ -162,12 +166,12 @@ func New(cfg Config) (*Service, error) {
 		cfg.ChunkSize = 1000
 	}
 	if cfg.RescueAfter <= 0 {
-		cfg.RescueAfter = 2 * time.Minute
+		cfg.RescueAfter = 10 * time.Second
 	}
-	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = min(time.Minute, cfg.RescueAfter)
+	if cfg.MaxJobTimeout <= 0 {
+		cfg.MaxJobTimeout = 4 * time.Minute
 	}
-	cfg.RescueAfter = max(cfg.RescueAfter, cfg.JobTimeout)
+	cfg.MaxJobTimeout = max(cfg.MaxJobTimeout, cfg.RescueAfter)
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 100
 	}
@@ -198,7 +202,12 @@ func New(cfg Config) (*Service, error) {
 		Queues:               queues,
 		Workers:              workers,
 		Logger:               newSlog(cfg.Logger),
-		JobTimeout:           cfg.JobTimeout,
+		// A job is rescued once it ran longer than its own Timeout (the
+		// workers' attemptTimeout; harness tasks set theirs): river's
+		// rescuer looks at every job running longer than
+		// RescueStuckJobsAfter and skips those whose Timeout has not
+		// passed.
+		JobTimeout:           cfg.RescueAfter,
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		MaxAttempts:          cfg.MaxAttempts,
 		RetryPolicy:          retryPolicy{},

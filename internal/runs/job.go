@@ -27,9 +27,11 @@ type taskWorker struct {
 	s *Service
 }
 
-// Timeout implements river.Worker: none from river, since a task's budget
-// depends on its run's options; Work sets it.
-func (w *taskWorker) Timeout(*river.Job[taskArgs]) time.Duration { return -1 }
+// Timeout implements river.Worker: Config.MaxTaskTime, the longest any
+// task's budget may be (Work ends a task at its own run's budget). River
+// also rescues a task still marked running that long, its process
+// presumed dead, so a killed run resumes after MaxTaskTime.
+func (w *taskWorker) Timeout(*river.Job[taskArgs]) time.Duration { return w.s.cfg.MaxTaskTime }
 
 // Work implements river.Worker.
 func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {

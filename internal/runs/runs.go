@@ -25,10 +25,10 @@
 // rescued while a lost worker still ran it) finds its task stored and
 // writes nothing: a task's result is stored at most once per run. A
 // process killed mid-run leaves its running jobs uncommitted; river
-// rescues them after the rescue time and another process asks the agent
-// again. So a task's whole budget (every attempt timing out, plus the
-// backoff) must stay below the rescue time: Create refuses runs whose
-// budget exceeds Config.MaxTaskTime.
+// rescues them after Config.MaxTaskTime (the task job's Timeout) and
+// another process asks the agent again. So a task's whole budget (every
+// attempt timing out, plus the backoff) must stay below it: Create refuses
+// runs whose budget exceeds Config.MaxTaskTime.
 //
 // Cancel marks the run cancelled and cancels its jobs in one transaction;
 // tasks already stored stay.
@@ -85,10 +85,9 @@ type Config struct {
 	// across runs; default 16. Tasks mostly wait for agents.
 	Workers int
 	// MaxTaskTime is the longest a task may take by its run's options
-	// (harness.TaskBudget) plus grading; default 2 min. Keep it at or
-	// below river's rescue time (regrade.Config.RescueAfter), or a task
-	// still running could be rescued and its agent asked twice (its
-	// result is still stored once).
+	// (harness.TaskBudget) plus grading; default 2 min. It is also the
+	// task job's river Timeout: a task still marked running after it (its
+	// process killed) is rescued and run again.
 	MaxTaskTime time.Duration
 	// AllowedHosts are the agent hosts runs may reach (ParseAllowList:
 	// names, *.suffixes, IPs, CIDRs); empty refuses every run. Loopback,
