@@ -214,8 +214,9 @@ const maxAnyDepth = 200
 // []any, map[string]any, whose keys are sorted) and Values are written
 // here; anything else (json.Marshaler implementations included) through
 // json.Marshal. The error, for a value json.Marshal refuses (a NaN or
-// infinite float, an invalid json.Number, an unsupported type), wraps
-// ErrUnsupported and json.Marshal's error; b is then returned as it was.
+// infinite float, an invalid json.Number, an unsupported type), has
+// json.Marshal's text and matches both ErrUnsupported and json.Marshal's
+// error with errors.Is and As; b is then returned as it was.
 func AppendAny(b []byte, v any) ([]byte, error) {
 	out, err := appendAny(b, v, 0)
 	if err != nil {
@@ -298,10 +299,17 @@ func appendAny(b []byte, v any, depth int) ([]byte, error) {
 func appendMarshal(b []byte, v any) ([]byte, error) {
 	out, err := json.Marshal(v)
 	if err != nil {
-		return b, errors.Join(ErrUnsupported, err)
+		return b, unsupportedError{err}
 	}
 	return append(b, out...), nil
 }
+
+// unsupportedError is json.Marshal's error for a value AppendAny cannot
+// write: its text is json.Marshal's, and it matches ErrUnsupported.
+type unsupportedError struct{ err error }
+
+func (e unsupportedError) Error() string   { return e.err.Error() }
+func (e unsupportedError) Unwrap() []error { return []error{ErrUnsupported, e.err} }
 
 // IsNumber reports whether s is exactly one JSON number literal (of any
 // length).

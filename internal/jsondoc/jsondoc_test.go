@@ -562,3 +562,18 @@ func TestMarshalUnmarshal(t *testing.T) {
 		t.Errorf("Marshal of zero values = %s", out)
 	}
 }
+
+func TestObjectMembersBytes(t *testing.T) {
+	data := []byte(` {"a": [1, 2], "b\u0063": "x", "a": {}} `)
+	var got []string
+	ok := ObjectMembersBytes(data, func(k string, raw []byte) bool {
+		got = append(got, k+"="+string(raw))
+		return true
+	})
+	if !ok || strings.Join(got, " ") != `a=[1, 2] bc="x" a={}` {
+		t.Errorf("ObjectMembersBytes = %v %q", ok, got)
+	}
+	if ObjectMembersBytes([]byte(`{"a":1,}`), func(string, []byte) bool { return true }) {
+		t.Error("accepted a trailing comma")
+	}
+}

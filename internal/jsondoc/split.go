@@ -1,6 +1,9 @@
 package jsondoc
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // These functions delimit values in JSON text without decoding them:
 // nothing is allocated but what they return. A text they accept is one
@@ -235,6 +238,25 @@ func ObjectMembers(s string, fn func(key, raw string) bool) bool {
 			return false
 		}
 	}
+}
+
+// ObjectMembersBytes is ObjectMembers on bytes, without copying them: raw
+// is a slice of data, and key (decoded) may share data's memory, so it is
+// valid only during the call to fn (copy it to keep it).
+func ObjectMembersBytes(data []byte, fn func(key string, raw []byte) bool) bool {
+	s := bytesString(data)
+	return ObjectMembers(s, func(key, raw string) bool {
+		return fn(key, data[offsetIn(s, raw):][:len(raw)])
+	})
+}
+
+// offsetIn returns the offset in s of sub, a substring of s (sharing its
+// memory).
+func offsetIn(s, sub string) int {
+	if len(sub) == 0 {
+		return 0
+	}
+	return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(s))))
 }
 
 // isPlainText reports whether s is ASCII text that a JSON string holds as
