@@ -34,6 +34,7 @@ import (
 	"github.com/toolscore/toolscore/internal/regrade"
 	"github.com/toolscore/toolscore/internal/runs"
 	"github.com/toolscore/toolscore/internal/store"
+	"github.com/toolscore/toolscore/internal/ui"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -154,6 +155,16 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		Auth: authn, AuthOff: cfg.Auth == "off", Keys: db, MetricsToken: cfg.MetricsToken, MetricsOpen: cfg.MetricsOpen,
 	})
 	defer srv.Close()
+	// The web console (internal/ui) under /ui/, the API everywhere else;
+	// its aggregates are kept current in the background.
+	console := ui.New(ui.Config{Store: db, Regrades: regrades, Runs: harnessRuns, Logger: log})
+	mux := http.NewServeMux()
+	mux.Handle("/ui/", console.Handler())
+	mux.Handle("/ui", console.Handler())
+	mux.Handle("/", srv.Handler())
+	rctx, stopRollup := context.WithCancel(ctx)
+	defer stopRollup()
+	go ui.RunRollup(rctx, db, log)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -164,7 +175,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	ln = netutil.LimitListener(ln, cfg.MaxConns)
 	var open atomic.Int64
 	hs := &http.Server{
-		Handler:           closeWhenFull(srv.Handler(), &open, cfg.MaxConns),
+		Handler:           closeWhenFull(mux, &open, cfg.MaxConns),
 		ConnState:         countConns(&open),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
