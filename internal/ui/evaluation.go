@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -240,17 +241,27 @@ func newEvaluationView(res *record.Result) (*evaluationView, error) {
 	return v, nil
 }
 
-// indent is JSON text indented, or as stored when it is not JSON; "" for
-// none.
+// indent is JSON text indented, with <, > and & as themselves rather
+// than the \u003c escapes the engine writes (the template escapes them
+// for HTML), or the text as stored when it is not JSON; "" for none.
 func indent(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers keep their text
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
 		return string(raw)
 	}
-	return buf.String()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // resultText is a tool result for display: a JSON string's text (often

@@ -115,20 +115,18 @@ func (c *Console) routes() chi.Router {
 	r.Get("/ui", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
 	})
-	r.Route("/ui", func(r chi.Router) {
-		r.Get("/static/*", c.serveStatic)
-		r.Get("/", c.handle(c.overview))
-		r.Get("/evaluations", c.handle(c.evaluations))
-		r.Get("/evaluations/{id}", c.handle(c.evaluation))
-		r.Get("/contracts", c.handle(c.contracts))
-		r.Get("/contracts/{name}", c.handle(c.contract))
-		r.Get("/regrades", c.handle(c.regrades))
-		r.Get("/regrades/{id}", c.handle(c.regrade))
-		r.Get("/regrades/{id}/progress", c.handle(c.regradeProgress))
-		r.Get("/runs", c.handle(c.runs))
-		r.Get("/runs/{id}", c.handle(c.run))
-		r.Get("/runs/{id}/progress", c.handle(c.runProgress))
-	})
+	r.Get("/ui/static/*", c.serveStatic)
+	r.Get("/ui/", c.handle(c.overview))
+	r.Get("/ui/evaluations", c.handle(c.evaluations))
+	r.Get("/ui/evaluations/{id}", c.handle(c.evaluation))
+	r.Get("/ui/contracts", c.handle(c.contracts))
+	r.Get("/ui/contracts/{name}", c.handle(c.contract))
+	r.Get("/ui/regrades", c.handle(c.regrades))
+	r.Get("/ui/regrades/{id}", c.handle(c.regrade))
+	r.Get("/ui/regrades/{id}/progress", c.handle(c.regradeProgress))
+	r.Get("/ui/runs", c.handle(c.runs))
+	r.Get("/ui/runs/{id}", c.handle(c.run))
+	r.Get("/ui/runs/{id}/progress", c.handle(c.runProgress))
 	return r
 }
 
