@@ -7,37 +7,17 @@ import (
 	"image/png"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/toolscore/toolscore/internal/browsertest"
 )
 
 var screenshot = flag.Bool("screenshot", false, "write docs/img/report-eval.png from the browser test")
-
-// chromium returns the path of a Chromium (Debian's chromium package,
-// which .ci/run installs), skipping the test when there is none, unless in
-// CI, where a missing browser is a failure.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH (CI=true): .ci/run installs Debian's chromium package")
-	}
-	t.Skip("no chromium on PATH: apt-get install -y chromium")
-	return ""
-}
 
 // TestHTMLInBrowser opens every kind of HTML report in headless Chromium:
 // each renders its heading and sections, logs no console message, throws
@@ -46,7 +26,6 @@ func chromium(t *testing.T) string {
 // not blank. With -screenshot the one-trace report's screenshot is
 // written to docs/img.
 func TestHTMLInBrowser(t *testing.T) {
-	bin := chromium(t)
 	dir := t.TempDir()
 	pages := []struct {
 		name  string
@@ -70,24 +49,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			return err
 		}, nil, true},
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := browsertest.Start(t, dir, 1280, 900)
 	for _, pg := range pages {
 		t.Run(pg.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -103,24 +65,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			defer cancel()
 			ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
 			defer cancelTimeout()
-			var mu sync.Mutex
-			var problems []string
-			err := chromedp.Listen(ctx, func(ev any) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch e := ev.(type) {
-				case *runtime.EventConsoleAPICalled:
-					problems = append(problems, "console."+string(e.Type))
-				case *runtime.EventExceptionThrown:
-					problems = append(problems, "exception: "+e.ExceptionDetails.Text)
-				case *log.EventEntryAdded:
-					problems = append(problems, "log "+string(e.Entry.Level)+": "+e.Entry.Text)
-				case *network.EventRequestWillBeSent:
-					if e.Request.URL != pageURL {
-						problems = append(problems, "request: "+e.Request.URL)
-					}
-				}
-			})
+			watch, err := browsertest.Watch(ctx, func(u string) bool { return u == pageURL })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,11 +101,9 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			// The page's events may trail the actions a little.
 			time.Sleep(200 * time.Millisecond)
-			mu.Lock()
-			if got := len(problems) > 0; got != pg.problems {
+			if problems := watch.List(); (len(problems) > 0) != pg.problems {
 				t.Errorf("console, exceptions or requests: %v (want some: %v)", problems, pg.problems)
 			}
-			mu.Unlock()
 			img, err := png.Decode(bytes.NewReader(shot))
 			if err != nil {
 				t.Fatalf("screenshot: %v", err)

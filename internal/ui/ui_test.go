@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,21 +127,23 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("good's regrade results: %v %v", rs, err)
 	}
 	f.regood = rs[0].ID.String()
-	f.run = seedRun(t, db)
+	f.run, _ = seedRun(t, db, 2, 2)
 	return f
 }
 
-// seedRun stores a completed harness run of two tasks, one graded (the
-// example trace against flights@1) and one error, as the runs service
-// writes them.
-func seedRun(t *testing.T, db *store.DB) string {
+// seedRun stores a harness run of total tasks and the first write of
+// three tasks (a graded one, the example trace against flights@1; an
+// error; another graded one), as the runs service writes them; the run
+// is completed when write is total, else running. It returns the run's
+// id and a function that writes the remaining tasks.
+func seedRun(t *testing.T, db *store.DB, total, write int) (string, func()) {
 	t.Helper()
 	ctx := context.Background()
 	id := uuid.Must(uuid.NewV7())
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	run := record.Run{ID: id, ProjectID: record.DefaultProject, SuiteName: "flight-suite", Suite: json.RawMessage(`{"name":"flight-suite","tasks":[]}`),
 		AgentURL: "http://user:secret@agent.example/run?token=abc", Agent: "demo", Concurrency: 2, Timeout: 30 * time.Second,
-		Retries: 1, Total: 2, CreatedAt: now}
+		Retries: 1, Total: total, CreatedAt: now}
 	if err := db.CreateRun(ctx, run, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -158,21 +161,28 @@ func seedRun(t *testing.T, db *store.DB) string {
 		{Tool: "get_weather", Args: map[string]any{"city": "Lisbon"}, ID: "call_2"},
 		{Tool: "reserve_seat", Args: map[string]any{"flight_id": "FL-204", "seat": "12A"}, ID: "call_3"},
 	}}
-	res := regradetest.Result(t, record.ContractRef{Name: "flights", Version: 1, SHA256: cv.SHA256, Kind: cv.Kind}, c, tr,
-		regradetest.Options{SafetyGate: true}, now)
-	res.RunID, res.TaskID = id.String(), "book-lisbon"
+	graded := func(task string, index int, d time.Duration) record.RunTaskWrite {
+		res := regradetest.Result(t, record.ContractRef{Name: "flights", Version: 1, SHA256: cv.SHA256, Kind: cv.Kind}, c, tr,
+			regradetest.Options{SafetyGate: true}, now)
+		res.RunID, res.TaskID = id.String(), task
+		return record.RunTaskWrite{ProjectID: record.DefaultProject, RunID: id, Result: &res, Task: record.RunTask{TaskID: task, Index: index,
+			Outcome: "pass", ResultID: res.ID, Score: res.Score, Grade: res.Grade, Attempts: 1, Duration: d, Format: "openai"}}
+	}
 	tasks := []record.RunTaskWrite{
-		{ProjectID: record.DefaultProject, RunID: id, Result: &res, Task: record.RunTask{TaskID: "book-lisbon", Index: 0, Outcome: "pass",
-			ResultID: res.ID, Score: res.Score, Grade: res.Grade, Attempts: 1, Duration: 1500 * time.Millisecond, Format: "openai"}},
+		graded("book-lisbon", 0, 1500*time.Millisecond),
 		{ProjectID: record.DefaultProject, RunID: id, Task: record.RunTask{TaskID: "agent-down", Index: 1, Outcome: "error",
 			Reason: "the agent answered 502", Attempts: 2, Duration: 4 * time.Second}},
+		graded("seat-porto", 2, 700*time.Millisecond),
 	}
-	for _, w := range tasks {
-		if _, _, err := db.WriteRunTask(ctx, w, nil); err != nil {
-			t.Fatal(err)
+	writeTasks := func(ws []record.RunTaskWrite) {
+		for _, w := range ws {
+			if _, _, err := db.WriteRunTask(ctx, w, nil); err != nil {
+				t.Error(err)
+			}
 		}
 	}
-	return id.String()
+	writeTasks(tasks[:write])
+	return id.String(), func() { writeTasks(tasks[write:total]) }
 }
 
 func readFile(t *testing.T, path string) []byte {
@@ -448,5 +458,19 @@ func TestStaticAndRedirect(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/ui/" {
 		t.Errorf("/ui: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// generate fills db with rows generated results over the days before now
+// (testdata/generate.sql, the benchmark's generator).
+func generate(t testing.TB, db *store.DB, rows, days int) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/generate.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql := strings.NewReplacer(":rows", strconv.Itoa(rows), ":days", strconv.Itoa(days)).Replace(string(b))
+	if _, err := db.Pool().Exec(context.Background(), sql); err != nil {
+		t.Fatalf("generate: %v", err)
 	}
 }
