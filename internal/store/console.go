@@ -16,7 +16,7 @@ import (
 )
 
 // The console's reads (internal/ui): the overview's aggregates, kept in
-// the rollup tables of migration 00008 so that the overview costs the same
+// the rollup tables of migration 00009 so that the overview costs the same
 // however many results are stored, and the listings the API has no route
 // for (regrades, the regrade results of one original).
 
