@@ -1,4 +1,7 @@
--- The console's overview (internal/ui, issue 16) reads daily aggregates of
+-- The web console (internal/ui, issue 16): its aggregates and its
+-- sign-in sessions.
+--
+-- The console's overview reads daily aggregates of
 -- results instead of the results themselves, so that it answers in a
 -- bounded time however many results are stored: result_rollup counts
 -- results and result_rollup_issues their first issues, per time bucket,
@@ -60,7 +63,21 @@ CREATE TABLE rollup_state (
 );
 INSERT INTO rollup_state (upto) VALUES (NULL);
 
+-- console_sessions are the console's sign-ins (internal/ui): the cookie
+-- holds a random session token, of which only the SHA-256 is stored;
+-- key_hash is the API key the person signed in with (api_keys.hash), so
+-- that each request checks the key again through the authenticator and a
+-- revoked key ends its sessions. Expired rows are deleted at sign-in.
+CREATE TABLE console_sessions (
+    token_hash bytea PRIMARY KEY CHECK (length(token_hash) = 32),
+    key_hash   bytea NOT NULL REFERENCES api_keys (hash),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL
+);
+CREATE INDEX console_sessions_expires ON console_sessions (expires_at);
+
 -- +goose Down
+DROP TABLE console_sessions;
 DROP TABLE rollup_state;
 DROP TABLE result_rollup_issues;
 DROP TABLE result_rollup;

@@ -157,7 +157,8 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	defer srv.Close()
 	// The web console (internal/ui) under /ui/, the API everywhere else;
 	// its aggregates are kept current in the background.
-	console := ui.New(ui.Config{Store: db, Regrades: regrades, Runs: harnessRuns, Logger: log})
+	console := ui.New(ui.Config{Store: db, Regrades: regrades, Runs: harnessRuns, Logger: log,
+		Auth: authn, AuthOff: cfg.Auth == "off"})
 	mux := http.NewServeMux()
 	mux.Handle("/ui/", console.Handler())
 	mux.Handle("/ui", console.Handler())

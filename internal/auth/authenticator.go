@@ -90,7 +90,13 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (Princip
 	if CheckToken(token) != nil {
 		return Principal{}, ErrInvalidKey
 	}
-	h := Hash(token)
+	return a.AuthenticateHash(ctx, Hash(token))
+}
+
+// AuthenticateHash is Authenticate for a key known by its hash (Hash),
+// as the web console's sessions keep it: the same store reads, cache and
+// errors.
+func (a *Authenticator) AuthenticateHash(ctx context.Context, h [32]byte) (Principal, error) {
 	now := a.cfg.Now()
 	if c, ok := a.cache.Get(h); ok && now.Sub(c.fetched) < a.cfg.TTL {
 		if !c.ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolscore/toolscore/internal/record"
 )
@@ -463,4 +464,52 @@ func (db *DB) ListRegradeResults(ctx context.Context, projectID int64, originalI
 		return nil, fmt.Errorf("list regrade results: %w", translate(err))
 	}
 	return out, nil
+}
+
+// CreateConsoleSession stores a console sign-in: the SHA-256 of its
+// session token, the hash of the API key it signed in with, and when it
+// expires. Sessions already expired are deleted first.
+//
+// Errors: engine.ErrNotFound when no key has keyHash; engine.ErrUnavailable.
+func (db *DB) CreateConsoleSession(ctx context.Context, tokenHash, keyHash [32]byte, expires time.Time) error {
+	if _, err := db.pool.Exec(ctx, `DELETE FROM console_sessions WHERE expires_at <= now()`); err != nil {
+		return fmt.Errorf("create console session: %w", translate(err))
+	}
+	_, err := db.pool.Exec(ctx, `INSERT INTO console_sessions (token_hash, key_hash, expires_at) VALUES ($1, $2, $3)`,
+		tokenHash[:], keyHash[:], expires)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation
+		return fmt.Errorf("create console session: the key: %w", translate(pgx.ErrNoRows))
+	}
+	if err != nil {
+		return fmt.Errorf("create console session: %w", translate(err))
+	}
+	return nil
+}
+
+// ConsoleSessionKey returns the API key hash of a console session that
+// has not expired.
+//
+// Errors: engine.ErrNotFound for an unknown or expired session;
+// engine.ErrUnavailable.
+func (db *DB) ConsoleSessionKey(ctx context.Context, tokenHash [32]byte) ([32]byte, error) {
+	var key [32]byte
+	var b []byte
+	err := db.pool.QueryRow(ctx, `SELECT key_hash FROM console_sessions WHERE token_hash = $1 AND expires_at > now()`, tokenHash[:]).Scan(&b)
+	if err != nil {
+		return key, fmt.Errorf("console session: %w", translate(err))
+	}
+	copy(key[:], b)
+	return key, nil
+}
+
+// DeleteConsoleSession ends a console session (signing out); an unknown
+// one is no error.
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) DeleteConsoleSession(ctx context.Context, tokenHash [32]byte) error {
+	if _, err := db.pool.Exec(ctx, `DELETE FROM console_sessions WHERE token_hash = $1`, tokenHash[:]); err != nil {
+		return fmt.Errorf("delete console session: %w", translate(err))
+	}
+	return nil
 }

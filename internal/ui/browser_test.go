@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/toolscore/toolscore/internal/auth"
 	"github.com/toolscore/toolscore/internal/browsertest"
 	"github.com/toolscore/toolscore/internal/store"
 	"github.com/toolscore/toolscore/internal/store/storetest"
@@ -109,6 +110,43 @@ func TestConsoleInBrowser(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("sign-in", func(t *testing.T) {
+		af := newAuthFixture(t)
+		ctx, cancel := chromedp.NewContext(bctx)
+		defer cancel()
+		ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+		defer cancelTimeout()
+		watch, err := browsertest.Watch(ctx, sameOrigin(af.url))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A pasted link sends to the sign-in form, which returns to it.
+		text, _ := load(t, ctx, af.url+"/ui/evaluations/"+af.resultA)
+		if !strings.Contains(text, "Sign in with an API key that has the read scope") {
+			t.Fatalf("no sign-in form: %s", text)
+		}
+		if err := chromedp.Do(ctx, chromedp.SendKeys("#key", af.readA), chromedp.Submit("#key"),
+			chromedp.WaitVisible("#project")); err != nil {
+			t.Fatalf("sign in: %v", err)
+		}
+		text, err = chromedp.Run(ctx, chromedp.Text("body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = strings.Join(strings.Fields(text), " ")
+		for _, want := range []string{"project default · key " + auth.DisplayPrefix(af.readA), "task task-of-default"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("after signing in the page lacks %q: %s", want, text)
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.Click("header form button"), chromedp.WaitVisible("#key")); err != nil {
+			t.Fatalf("sign out: %v", err)
+		}
+		if got := watch.List(); len(got) > 0 {
+			t.Errorf("console, exceptions, dialogs or requests: %q", got)
+		}
+	})
 
 	t.Run("live", func(t *testing.T) {
 		ctx, cancel := chromedp.NewContext(bctx)
@@ -226,7 +264,7 @@ func generatedConsole(t *testing.T) string {
 			break
 		}
 	}
-	hs := httptest.NewServer(http.StripPrefix("", ui.New(ui.Config{Store: db}).Handler()))
+	hs := httptest.NewServer(http.StripPrefix("", ui.New(ui.Config{Store: db, AuthOff: true}).Handler()))
 	t.Cleanup(hs.Close)
 	return hs.URL
 }

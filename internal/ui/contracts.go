@@ -44,7 +44,7 @@ func (c *Console) contracts(w http.ResponseWriter, r *http.Request) error {
 		v.Rows = rows[:contractsPage]
 		v.Next = withQuery("/ui/contracts", url.Values{"after": {rows[contractsPage-1].Name}})
 	}
-	return c.render(w, "contracts.tmpl", "contracts", "contracts", v)
+	return c.render(w, r, "contracts.tmpl", "contracts", "contracts", v)
 }
 
 // contractView is what contract.tmpl shows.
@@ -156,7 +156,7 @@ func (c *Console) contract(w http.ResponseWriter, r *http.Request) error {
 		}
 		v.Identical = len(v.Diff) == 0
 	}
-	return c.render(w, "contract.tmpl", "contracts", name, v)
+	return c.render(w, r, "contract.tmpl", "contracts", name, v)
 }
 
 // diffHunks is the line diff of two contract bodies.

@@ -132,7 +132,7 @@ func (c *Console) evaluation(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	title := fmt.Sprintf("%s %s %s", verdict(res.Passed), res.Grade, res.ID)
-	return c.render(w, "evaluation.tmpl", "evaluations", title, v)
+	return c.render(w, r, "evaluation.tmpl", "evaluations", title, v)
 }
 
 // decodedMetrics is the result's metrics, zero when they do not decode.

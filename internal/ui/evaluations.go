@@ -153,7 +153,7 @@ func (c *Console) evaluations(w http.ResponseWriter, r *http.Request) error {
 	if form.Latest {
 		if c.cfg.Regrades == nil {
 			v.NoRegrades = true
-			return c.render(w, "evaluations.tmpl", "evaluations", "evaluations", v)
+			return c.render(w, r, "evaluations.tmpl", "evaluations", "evaluations", v)
 		}
 		rs, err := c.cfg.Regrades.LatestResults(ctx, p, f, after, form.Limit+1)
 		if err != nil {
@@ -201,5 +201,5 @@ func (c *Console) evaluations(w http.ResponseWriter, r *http.Request) error {
 		nq.Set("cursor", encodeCursor(*last))
 		v.Next = withQuery("/ui/evaluations", nq)
 	}
-	return c.render(w, "evaluations.tmpl", "evaluations", "evaluations", v)
+	return c.render(w, r, "evaluations.tmpl", "evaluations", "evaluations", v)
 }

@@ -252,7 +252,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request) error {
 		}
 		v.Issues = append(v.Issues, row)
 	}
-	return c.render(w, "overview.tmpl", "overview", "overview", v)
+	return c.render(w, r, "overview.tmpl", "overview", "overview", v)
 }
 
 // cvName is "name@version", or "inline" for inline contracts and gold

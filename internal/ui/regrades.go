@@ -91,7 +91,7 @@ func (c *Console) regrades(w http.ResponseWriter, r *http.Request) error {
 	if after != nil {
 		v.First = "/ui/regrades"
 	}
-	return c.render(w, "regrades.tmpl", "regrades", "regrades", v)
+	return c.render(w, r, "regrades.tmpl", "regrades", "regrades", v)
 }
 
 // regradeView is what regrade.tmpl shows.
@@ -190,7 +190,7 @@ func (c *Console) regrade(w http.ResponseWriter, r *http.Request) error {
 	if len(fails) > failuresShown {
 		v.Failures, v.MoreFailures = fails[:failuresShown], true
 	}
-	return c.render(w, "regrade.tmpl", "regrades", "regrade "+id.String(), v)
+	return c.render(w, r, "regrade.tmpl", "regrades", "regrade "+id.String(), v)
 }
 
 // progressView is the JSON the page's script polls while a regrade or a

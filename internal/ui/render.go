@@ -29,6 +29,9 @@ type page struct {
 	Nav string
 	// Static is the version of the static files' URLs.
 	Static string
+	// Session is the signed-in session (nil with authentication off or
+	// before signing in).
+	Session *sessionView
 	// Data is the page's own view.
 	Data any
 }
@@ -71,17 +74,17 @@ func parseTemplates() map[string]*template.Template {
 }
 
 // render writes a page with status 200.
-func (c *Console) render(w http.ResponseWriter, name, nav, title string, data any) error {
-	return c.renderStatus(w, http.StatusOK, name, nav, title, data)
+func (c *Console) render(w http.ResponseWriter, r *http.Request, name, nav, title string, data any) error {
+	return c.renderStatus(w, r, http.StatusOK, name, nav, title, data)
 }
 
-func (c *Console) renderStatus(w http.ResponseWriter, status int, name, nav, title string, data any) error {
+func (c *Console) renderStatus(w http.ResponseWriter, r *http.Request, status int, name, nav, title string, data any) error {
 	t, ok := templates[name]
 	if !ok {
 		return fmt.Errorf("no template %s", name)
 	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout", page{Title: title, Nav: nav, Static: c.staticVersion, Data: data}); err != nil {
+	if err := t.ExecuteTemplate(&buf, "layout", page{Title: title, Nav: nav, Static: c.staticVersion, Data: data, Session: sessionOf(r)}); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -167,7 +170,7 @@ func (c *Console) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		}
 	}
 	v := errorView{Status: pe.status, Title: pe.title, Detail: pe.detail, Param: pe.param, Back: back}
-	if rerr := c.renderStatus(w, pe.status, "error.tmpl", "", pe.title, v); rerr != nil {
+	if rerr := c.renderStatus(w, r, pe.status, "error.tmpl", "", pe.title, v); rerr != nil {
 		c.log.Error("console error page failed", zap.Error(rerr))
 		http.Error(w, pe.title, pe.status)
 	}
@@ -276,3 +279,9 @@ func notFoundAs(noun string, id fmt.Stringer, err error) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// sessionOf returns the request's signed-in session, nil when none.
+func sessionOf(r *http.Request) *sessionView {
+	sv, _ := r.Context().Value(sessionKey{}).(*sessionView)
+	return sv
+}

@@ -97,7 +97,7 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) error {
 	if after != nil {
 		v.First = "/ui/runs"
 	}
-	return c.render(w, "runs.tmpl", "runs", "harness runs", v)
+	return c.render(w, r, "runs.tmpl", "runs", "harness runs", v)
 }
 
 // runView is what run.tmpl shows.
@@ -147,7 +147,7 @@ func (c *Console) run(w http.ResponseWriter, r *http.Request) error {
 	}
 	v.Grades = newGradeBars(grades)
 	v.Slowest = slowest(v.Tasks, slowestShown)
-	return c.render(w, "run.tmpl", "runs", "run "+run.SuiteName, v)
+	return c.render(w, r, "run.tmpl", "runs", "run "+run.SuiteName, v)
 }
 
 // slowest returns the n slowest tasks, slowest first (ties in suite

@@ -9,12 +9,14 @@
 // The console reads only through the store interfaces the API uses (Store
 // embeds api.ContractStore and api.ResultStore; Regrades and Runs are the
 // API's) plus the aggregates of Store's own methods, each a bounded number
-// of indexed queries, and every read is scoped by the request's project.
+// of indexed queries, and every read is scoped by the project of the key
+// the person signed in with (session.go), or project default with
+// authentication off.
 //
 // One file per page: overview.go, evaluations.go (the list and one
 // result), contracts.go, regrades.go, runs.go; plus filter.go (query
 // parameters), chart.go (SVG), render.go (templates, error pages) and
-// security.go (headers).
+// security.go (headers), session.go (signing in).
 package ui
 
 import (
@@ -46,6 +48,11 @@ type Store interface {
 	// ListRegradeResults lists the regrade results of one original,
 	// newest first.
 	ListRegradeResults(ctx context.Context, projectID int64, originalID uuid.UUID, limit int) ([]record.ResultSummary, error)
+	// CreateConsoleSession, ConsoleSessionKey and DeleteConsoleSession
+	// keep the sign-ins (session.go).
+	CreateConsoleSession(ctx context.Context, tokenHash, keyHash [32]byte, expires time.Time) error
+	ConsoleSessionKey(ctx context.Context, tokenHash [32]byte) ([32]byte, error)
+	DeleteConsoleSession(ctx context.Context, tokenHash [32]byte) error
 }
 
 // Config configures New. Zero values take the documented defaults.
@@ -60,6 +67,12 @@ type Config struct {
 	// Logger receives one line per request and every failure; nil means
 	// none.
 	Logger *zap.Logger
+	// Auth checks the keys people sign in with (the API's
+	// authenticator); nil lets nobody sign in, unless AuthOff.
+	Auth Authenticator
+	// AuthOff opens every page without signing in, as project default
+	// (TOOLSCORE_AUTH=off, for local development).
+	AuthOff bool
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 }
@@ -116,24 +129,26 @@ func (c *Console) routes() chi.Router {
 		http.Redirect(w, r, "/ui/", http.StatusMovedPermanently)
 	})
 	r.Get("/ui/static/*", c.serveStatic)
-	r.Get("/ui/", c.handle(c.overview))
-	r.Get("/ui/evaluations", c.handle(c.evaluations))
-	r.Get("/ui/evaluations/{id}", c.handle(c.evaluation))
-	r.Get("/ui/contracts", c.handle(c.contracts))
-	r.Get("/ui/contracts/{name}", c.handle(c.contract))
-	r.Get("/ui/regrades", c.handle(c.regrades))
-	r.Get("/ui/regrades/{id}", c.handle(c.regrade))
-	r.Get("/ui/regrades/{id}/progress", c.handle(c.regradeProgress))
-	r.Get("/ui/runs", c.handle(c.runs))
-	r.Get("/ui/runs/{id}", c.handle(c.run))
-	r.Get("/ui/runs/{id}/progress", c.handle(c.runProgress))
+	r.Get("/ui/login", c.handle(c.loginPage))
+	r.Post("/ui/login", c.handle(c.login))
+	r.Post("/ui/logout", c.handle(c.logout))
+	for path, h := range map[string]handlerFunc{
+		"/ui/":                       c.overview,
+		"/ui/evaluations":            c.evaluations,
+		"/ui/evaluations/{id}":       c.evaluation,
+		"/ui/contracts":              c.contracts,
+		"/ui/contracts/{name}":       c.contract,
+		"/ui/regrades":               c.regrades,
+		"/ui/regrades/{id}":          c.regrade,
+		"/ui/regrades/{id}/progress": c.regradeProgress,
+		"/ui/runs":                   c.runs,
+		"/ui/runs/{id}":              c.run,
+		"/ui/runs/{id}/progress":     c.runProgress,
+	} {
+		r.Get(path, c.protect(c.handle(h)))
+	}
 	return r
 }
-
-// project returns the project every read of the request is scoped by: the
-// API's (api.ProjectFrom), the one function to change when the console
-// signs people in.
-func project(r *http.Request) int64 { return api.ProjectFrom(r.Context()) }
 
 // now returns the current time in UTC.
 func (c *Console) now() time.Time { return c.cfg.Now().UTC() }
