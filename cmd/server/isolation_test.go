@@ -334,6 +334,12 @@ var projectTables = map[string]string{
 	"regrade_failures": `SELECT c.* FROM regrade_failures c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
 	"runs":             `SELECT * FROM runs WHERE project_id = $1`,
 	"run_tasks":        `SELECT t.* FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE r.project_id = $1`,
+	// The web console's aggregates and sign-ins (internal/ui); rollup_state
+	// is one global row (how far the aggregates reach), no project's.
+	"result_rollup":        `SELECT * FROM result_rollup WHERE project_id = $1`,
+	"result_rollup_issues": `SELECT * FROM result_rollup_issues WHERE project_id = $1`,
+	"rollup_state":         `SELECT * FROM rollup_state WHERE $1::bigint IS NULL`,
+	"console_sessions":     `SELECT s.* FROM console_sessions s JOIN api_keys k ON k.hash = s.key_hash WHERE k.project_id = $1`,
 }
 
 // snapshot returns, per table, the md5 of project A's rows (in text form,
