@@ -75,8 +75,9 @@ type scorer struct {
 	// nil when the contract has none.
 	optional []bool
 	// memo caches, per (expected call, trace call) pair, 1 + how many
-	// expected keys compare equal; 0 when not yet computed. Combinations
-	// share expected calls, so each pair is compared at most once.
+	// expected keys compare equal; 0 when not yet computed, -1 when only
+	// known not to satisfy (see satisfies). Combinations share expected
+	// calls, so each pair is compared at most once or twice.
 	memo []int32
 
 	// Scratch, sized by tool count or call counts.
@@ -491,7 +492,7 @@ func (sc *scorer) satisfy(by []int) int {
 // trace call i (memoised); g's arguments are checked.
 func (sc *scorer) correct(g *planExp, i int) int {
 	m := &sc.memo[g.idx*len(sc.t.Calls)+i]
-	if *m == 0 {
+	if *m <= 0 {
 		n := 0
 		if args, ok := argsOf(&sc.t.Calls[i]); ok {
 			n = g.args.countEqual(args, sc.strict)
@@ -501,12 +502,30 @@ func (sc *scorer) correct(g *planExp, i int) int {
 	return int(*m) - 1
 }
 
-// satisfies reports whether trace call i fully satisfies g.
+// satisfies reports whether trace call i fully satisfies g. It stops at
+// the first argument that differs, and remembers the answer in the memo
+// (-1: not satisfied, the count not known; a full count when satisfied).
 func (sc *scorer) satisfies(g *planExp, i int) bool {
 	if g.args == nil {
 		return true
 	}
-	return sc.t.Calls[i].ArgsError == "" && sc.correct(g, i) == len(g.args.keys)
+	if sc.t.Calls[i].ArgsError != "" {
+		return false
+	}
+	m := &sc.memo[g.idx*len(sc.t.Calls)+i]
+	switch {
+	case *m > 0:
+		return int(*m)-1 == len(g.args.keys)
+	case *m < 0:
+		return false
+	}
+	args, _ := argsOf(&sc.t.Calls[i])
+	if g.args.satisfiedBy(args, sc.strict) {
+		*m = int32(len(g.args.keys)) + 1
+		return true
+	}
+	*m = -1
+	return false
 }
 
 // levenshtein is the edit distance between the tool sequences of G and S.
