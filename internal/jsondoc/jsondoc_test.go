@@ -561,6 +561,17 @@ func TestMarshalUnmarshal(t *testing.T) {
 	if string(out) != `{"args":null}` {
 		t.Errorf("Marshal of zero values = %s", out)
 	}
+	c = call{}
+	if err := json.Unmarshal([]byte(`{"args": null, "result": null}`), &c); err != nil || c.Args.Exists() || c.Result.Exists() {
+		t.Errorf("null reads as %+v, %v; want zero Values", c, err)
+	}
+	v := MustFromAny(map[string]any{"b": []any{1, "x"}, "a": nil})
+	if got := string(v.AppendJSON(nil)); got != `{"a":null,"b":[1,"x"]}` {
+		t.Errorf("FromAny = %s", got)
+	}
+	if _, err := FromAny(math.NaN()); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("FromAny(NaN) error = %v", err)
+	}
 }
 
 func TestObjectMembersBytes(t *testing.T) {

@@ -311,13 +311,37 @@ func (v Value) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements json.Unmarshaler: v becomes the value of a
-// document of its own, read from a copy of data; JSON null becomes a null
-// Value (not the zero Value).
+// document of its own, read from a copy of data; JSON null becomes the
+// zero Value (as a nil map or interface would be).
 func (v *Value) UnmarshalJSON(data []byte) error {
 	nv, err := Parse(data)
 	if err != nil {
 		return err
 	}
+	if nv.IsNull() {
+		nv = Value{}
+	}
 	*v = nv
 	return nil
+}
+
+// FromAny returns v (a Go value json.Marshal can encode: the generic
+// values of encoding/json, maps, slices, structs, Values) as a Value of a
+// document of its own; nil gives a null Value. The error is AppendAny's.
+func FromAny(v any) (Value, error) {
+	data, err := AppendAny(nil, v)
+	if err != nil {
+		return Value{}, err
+	}
+	return ParseString(string(data))
+}
+
+// MustFromAny is FromAny for values known to encode (literals in code and
+// tests); it panics on an error.
+func MustFromAny(v any) Value {
+	out, err := FromAny(v)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
