@@ -1253,7 +1253,7 @@ export interface components {
             suite: components["schemas"]["Suite"];
             /**
              * Format: uri
-             * @description The agent's http:// or https:// endpoint; shown with its password and query values redacted.
+             * @description The agent's http:// or https:// endpoint, on the server's allowed agent hosts (TOOLSCORE_RUN_ALLOWED_HOSTS; none by default, which refuses runs) and without a password; shown with its query values redacted.
              */
             agent_url: string;
             /** @description Names the agent in the stored results. */
@@ -1359,7 +1359,7 @@ export interface components {
             state: "running" | "completed" | "cancelled" | "failed";
             /** @description The suite's name. */
             suite: string;
-            /** @description The agent's endpoint, its password and query values redacted. */
+            /** @description The agent's endpoint, its query values redacted. */
             agent_url: string;
             /** @description The agent's name in the stored results, when given. */
             agent?: string;
