@@ -33,6 +33,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/regrade"
 	"github.com/toolscore/toolscore/internal/runs"
+	"github.com/toolscore/toolscore/internal/secrets"
 	"github.com/toolscore/toolscore/internal/store"
 	"github.com/toolscore/toolscore/internal/ui"
 )
@@ -119,10 +120,12 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		}
 	}
 
-	// Build the credentials check's whole rule set now, so that no
-	// request pays for it (engine.WarmUp); an error leaves that check
-	// reporting unknown, which is not a reason to refuse to serve.
-	if err := engine.WarmUp(); err != nil {
+	// One secret scanner serves every evaluation, regrade and run. Build
+	// its whole rule set now, so that no request pays for it; an error
+	// leaves the credentials check reporting unknown, which is not a
+	// reason to refuse to serve.
+	scanner := secrets.New()
+	if err := scanner.WarmUp(); err != nil {
 		log.Error("secret-detection rules", zap.Error(err))
 	}
 	if err := bootstrap(ctx, db, cfg, log); err != nil {
@@ -133,12 +136,12 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	}})
 
 	harnessRuns, err := runs.New(runs.Config{Store: db, Logger: log, Registerer: reg, MaxTaskTime: cfg.RunRescueAfter,
-		AllowedHosts: cfg.RunAllowedHosts})
+		AllowedHosts: cfg.RunAllowedHosts, SecretScanner: scanner})
 	if err != nil {
 		return err
 	}
 	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
-		RescueAfter: cfg.RegradeRescueAfter, Workers: cfg.RegradeWorkers, Jobs: harnessRuns.Register}) // one river client works regrades and runs
+		RescueAfter: cfg.RegradeRescueAfter, Workers: cfg.RegradeWorkers, Jobs: harnessRuns.Register, SecretScanner: scanner}) // one river client works regrades and runs
 	if err != nil {
 		return err
 	}
@@ -153,6 +156,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
 		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns,
 		Auth: authn, AuthOff: cfg.Auth == "off", Keys: db, MetricsToken: cfg.MetricsToken, MetricsOpen: cfg.MetricsOpen,
+		SecretScanner: scanner,
 	})
 	defer srv.Close()
 	// The web console (internal/ui) under /ui/, the API everywhere else;

@@ -106,7 +106,7 @@ func BenchmarkBatchLoop(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{}); err != nil {
+			if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{SecretScanner: secretScanner()}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -7,10 +7,14 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Exit statuses.
@@ -67,6 +71,11 @@ func newStdio(in *os.File, out, errw *os.File, noColor string) stdio {
 func colorEnabled(terminal bool, noColor string) bool {
 	return terminal && noColor == ""
 }
+
+// secretScanner returns the process's secret scanner (the default one,
+// gitleaks' rules), made on first use: every evaluation a command runs
+// shares it, and the rules it builds.
+var secretScanner = sync.OnceValue(func() engine.SecretScanner { return secrets.New() })
 
 // errFailed is returned by a command whose verdict is FAIL: exit status 1,
 // nothing printed on stderr.

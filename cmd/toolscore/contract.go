@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,7 +60,7 @@ contract: exit status 2.`,
   toolscore contract init --loose run.json -o contract.json && toolscore doctor --contract contract.json`,
 		Args: exactArgs("TRACE"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runContractInit(s, args[0], f)
+			return runContractInit(cmd.Context(), s, args[0], f)
 		}),
 	}
 	fl := initCmd.Flags()
@@ -92,7 +93,7 @@ type seedOptional struct {
 }
 
 // runContractInit writes the contract seeded by the trace at path.
-func runContractInit(s stdio, path string, f contractInitFlags) error {
+func runContractInit(ctx context.Context, s stdio, path string, f contractInitFlags) error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
@@ -110,7 +111,10 @@ func runContractInit(s stdio, path string, f contractInitFlags) error {
 	if len(calls) == 0 {
 		return failf("%s: the trace has no tool calls (%s): there is nothing to seed a contract with", name, parsed.Format)
 	}
-	redacted, findings := engine.RedactTrace(parsed.Trace)
+	redacted, findings, err := engine.RedactTrace(ctx, parsed.Trace, secretScanner())
+	if err != nil {
+		return failf("%s: secret scan: %v", name, err)
+	}
 	secretAt := map[int][]string{}
 	for _, fd := range findings {
 		if fd.Call >= 0 {

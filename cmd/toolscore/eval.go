@@ -311,9 +311,10 @@ func evalError(err error, expPath string, weightsFlag bool) error {
 // name the flag.
 func (f *evalFlags) options() (engine.Options, error) {
 	opts := engine.Options{
-		Strict:       f.strict,
-		NoSafetyGate: f.noSafetyGate,
-		KeepSecrets:  f.keepSecrets,
+		Strict:        f.strict,
+		NoSafetyGate:  f.noSafetyGate,
+		KeepSecrets:   f.keepSecrets,
+		SecretScanner: secretScanner(),
 	}
 	if f.minScore != "" {
 		v, err := parseDecimal(f.minScore)

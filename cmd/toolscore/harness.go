@@ -191,11 +191,12 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 		return err
 	}
 	opts := harness.Options{
-		Concurrency: f.concurrency,
-		Timeout:     f.timeout,
-		Attempts:    f.retries + 1,
-		RunID:       f.runID,
-		Agent:       f.agentName,
+		Concurrency:   f.concurrency,
+		Timeout:       f.timeout,
+		Attempts:      f.retries + 1,
+		RunID:         f.runID,
+		Agent:         f.agentName,
+		SecretScanner: secretScanner(),
 	}
 	if f.server != "" {
 		svc, err := harness.NewServiceClient(f.server, f.concurrency)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,8 +52,8 @@ arguments could not be read (args is then null), secrets (the credentials
 check's findings, values masked) when something was redacted.`,
 		Example: "  toolscore inspect examples/contracts/trace.json\n  toolscore inspect --json --format anthropic run.json",
 		Args:    exactArgs("TRACE"),
-		RunE: runE(func(_ *cobra.Command, args []string) error {
-			return runInspect(s, args[0], f)
+		RunE: runE(func(c *cobra.Command, args []string) error {
+			return runInspect(c.Context(), s, args[0], f)
 		}),
 	}
 	cmd.Flags().StringVar(&f.format, "format", "auto", "trace format: "+strings.ReplaceAll(formatList(), ", ", "|"))
@@ -85,7 +86,7 @@ type inspectOutput struct {
 }
 
 // runInspect reads the trace at path and prints how it was read.
-func runInspect(s stdio, path string, f inspectFlags) error {
+func runInspect(ctx context.Context, s stdio, path string, f inspectFlags) error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
@@ -95,7 +96,10 @@ func runInspect(s stdio, path string, f inspectFlags) error {
 	}
 	var secrets []engine.Finding
 	if !f.keepSecrets {
-		p.Trace, secrets = engine.RedactTrace(p.Trace)
+		p.Trace, secrets, err = engine.RedactTrace(ctx, p.Trace, secretScanner())
+		if err != nil {
+			return failf("secret scan: %v", err)
+		}
 	}
 	if f.json {
 		return writeJSON(s, newInspectOutput(p, secrets))

@@ -251,6 +251,7 @@ func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, 
 	if err != nil {
 		return regradeFileView{}, failf("%s: %v", name, err)
 	}
+	opts.SecretScanner = secretScanner()
 	res, err := reeval.Evaluate(ctx, c, calls, sr.FinalAnswer, opts, failed)
 	if err != nil {
 		return regradeFileView{}, evalError(err, f.contract, false)

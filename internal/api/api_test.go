@@ -24,6 +24,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // testBundle is a Server on a fake store, with the spec its responses are
@@ -108,6 +109,7 @@ func engineResult(t *testing.T, contract, trace string, opts engine.Options) *en
 	for i := range calls {
 		calls[i].Args = mustNumbers(t, calls[i].Args)
 	}
+	opts.SecretScanner = secrets.New()
 	res, err := engine.Evaluate(context.Background(), c, engine.Trace{Calls: calls}, opts)
 	if err != nil {
 		t.Fatal(err)

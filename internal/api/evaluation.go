@@ -265,6 +265,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	safetyGate := req.SafetyGate == nil || *req.SafetyGate
 	res, err := engine.Evaluate(ctx, pc.c, trace, engine.Options{
 		Strict: req.Strict, Weights: req.Weights, MinScore: req.MinScore, Forbidden: forbidden, NoSafetyGate: !safetyGate,
+		SecretScanner: s.cfg.SecretScanner,
 	})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolscore/toolscore/internal/auth"
+	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Config configures New. Zero values take the documented defaults.
@@ -80,6 +82,10 @@ type Config struct {
 	// MetricsOpen serves /metrics without any token. With neither
 	// MetricsOpen nor MetricsToken, /metrics answers 401.
 	MetricsOpen bool
+	// SecretScanner finds the credentials check's secrets in every
+	// evaluation; nil means a default one (package secrets) of the
+	// Server's own.
+	SecretScanner engine.SecretScanner
 }
 
 // Server is the HTTP API. Create it with New, serve Handler, and call
@@ -139,6 +145,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SecretScanner == nil {
+		cfg.SecretScanner = secrets.New()
 	}
 	s := &Server{
 		cfg:       cfg,

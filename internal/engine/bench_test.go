@@ -18,7 +18,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Evaluate(ctx, c, tr, Options{}); err != nil {
+				if _, err := Evaluate(ctx, c, tr, Options{SecretScanner: testSecrets}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -273,7 +273,7 @@ func TestFinalAnswerChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := mustTrace(t, tc.trace)
 			tr.FinalAnswer = tc.answer
-			res, err := Evaluate(context.Background(), c, tr, Options{})
+			res, err := Evaluate(context.Background(), c, tr, Options{SecretScanner: testSecrets})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -508,7 +508,7 @@ func TestErrorResults(t *testing.T) {
 	}
 	c := mustContract(t, `[]`)
 	for _, tc := range checks {
-		res := mustEvaluate(t, c, mustTrace(t, tc.trace), Options{})
+		res := mustEvaluate(t, c, mustTrace(t, tc.trace), Options{SecretScanner: testSecrets})
 		if ch := checkNamed(t, res, CheckToolErrors); ch.Status != tc.status || ch.Detail != tc.detail {
 			t.Errorf("%s: tool-errors = %s %q\nwant             %s %q", tc.name, ch.Status, ch.Detail, tc.status, tc.detail)
 		}

@@ -51,7 +51,7 @@ func runChecks(ev *evaluation) *EvaluationResult {
 func BenchmarkChecks(b *testing.B) {
 	for _, s := range []workload.Size{workload.Small, workload.Medium, workload.Large} {
 		b.Run(s.Name, func(b *testing.B) {
-			ev := mustEvaluation(b, mustContract(b, string(workload.Contract(s))), mustTrace(b, string(workload.PlainTrace(s))), Options{})
+			ev := mustEvaluation(b, mustContract(b, string(workload.Contract(s))), mustTrace(b, string(workload.PlainTrace(s))), Options{SecretScanner: testSecrets})
 			b.ReportAllocs()
 			start := cpuClock()
 			for b.Loop() {
@@ -76,7 +76,7 @@ func BenchmarkTextResultChecks(b *testing.B) {
 		}
 		tr.Calls[i].Result = string(text)
 	}
-	ev := mustEvaluation(b, mustContract(b, string(workload.Contract(workload.Medium))), tr, Options{})
+	ev := mustEvaluation(b, mustContract(b, string(workload.Contract(workload.Medium))), tr, Options{SecretScanner: testSecrets})
 	b.ReportAllocs()
 	start := cpuClock()
 	for b.Loop() {
@@ -141,7 +141,7 @@ func BenchmarkScoring(b *testing.B) {
 					b.Fatal(err)
 				}
 				sc.use(choice)
-				sc.evaluation(Options{})
+				sc.evaluation(Options{SecretScanner: testSecrets})
 				sc.release()
 			}
 			reportCPU(b, start)
@@ -162,7 +162,7 @@ func BenchmarkCredentialScan(b *testing.B) {
 			b.ReportAllocs()
 			start := cpuClock()
 			for b.Loop() {
-				scanCredentials(&tr)
+				scanCredentials(context.Background(), &tr, testSecrets)
 			}
 			reportCPU(b, start)
 		})
@@ -182,7 +182,7 @@ func BenchmarkCredentialScanAnswer(b *testing.B) {
 			b.ReportAllocs()
 			start := cpuClock()
 			for b.Loop() {
-				scanCredentials(&tr)
+				scanCredentials(context.Background(), &tr, testSecrets)
 			}
 			reportCPU(b, start)
 		})
@@ -201,7 +201,7 @@ func BenchmarkCredentialScanText(b *testing.B) {
 			b.ReportAllocs()
 			start := cpuClock()
 			for b.Loop() {
-				scanCredentials(&tr)
+				scanCredentials(context.Background(), &tr, testSecrets)
 			}
 			reportCPU(b, start)
 		})
@@ -246,7 +246,7 @@ func BenchmarkFinalAnswer(b *testing.B) {
 				b.ReportAllocs()
 				start := cpuClock()
 				for b.Loop() {
-					if _, err := Evaluate(context.Background(), c, tr, Options{}); err != nil {
+					if _, err := Evaluate(context.Background(), c, tr, Options{SecretScanner: testSecrets}); err != nil {
 						b.Fatal(err)
 					}
 				}

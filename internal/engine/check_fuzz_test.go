@@ -25,7 +25,6 @@ func FuzzFinalAnswer(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	sc := newScanner(mustSecretRules(f))
 	fuzzContract = mustContract(f, `[{"tool": "login", "args": {"password": "hunter2-long"}}]`)
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, c := range extractClaims(s) {
@@ -40,26 +39,29 @@ func FuzzFinalAnswer(f *testing.F) {
 			}
 		}
 		answerText(&s)
-		for _, h := range sc.scan(s) {
-			if !strings.Contains(s, h.secret) {
-				t.Errorf("scan(%q) returned a secret not in the text", s)
-			}
-		}
-		// Repeated past fragmentSize, the text is scanned in fragments.
+		// Repeated past 16 KiB, the scanner's fragment size, the text is
+		// scanned in fragments.
+		texts := []string{s}
 		if len(s) > 0 && len(s) <= 1024 {
-			big := strings.Repeat(s, fragmentSize/len(s)+2)
-			for _, h := range sc.scan(big) {
-				if !strings.Contains(big, h.secret) {
-					t.Errorf("scan(%q repeated) returned a secret not in the text", s)
-				}
+			texts = append(texts, strings.Repeat(s, (16<<10)/len(s)+2))
+		}
+		found, err := testSecrets.ScanSecrets(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range found {
+			if err := validFinding(h, texts); err != nil {
+				t.Errorf("ScanSecrets(%q): %v", s, err)
 			}
 		}
 		// The whole evaluation, with the text as a password and as the
 		// final answer (redaction, the grounding check's hiding rule).
 		tr := Trace{Calls: []ToolCall{{Tool: "login", Args: map[string]any{"password": s, "note": s}, Result: s}}, FinalAnswer: &s}
-		if _, err := Evaluate(context.Background(), fuzzContract, tr, Options{}); err != nil {
+		if _, err := Evaluate(context.Background(), fuzzContract, tr, Options{SecretScanner: testSecrets}); err != nil {
 			t.Fatal(err)
 		}
-		RedactTrace(tr)
+		if _, _, err := RedactTrace(context.Background(), tr, testSecrets); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -140,10 +141,15 @@ func (ev *evaluation) checks() Checks {
 	return out
 }
 
-// credentialScan returns the trace's credential scan, made on first use.
+// credentialScan returns the trace's credential scan, made on first use
+// with Options.SecretScanner.
 func (ev *evaluation) credentialScan() *credentialScan {
 	if ev.memo.creds == nil {
-		ev.memo.creds = scanCredentials(&ev.trace)
+		ctx := ev.ctx
+		if ctx == nil { // an evaluation made outside Evaluate (tests)
+			ctx = context.Background()
+		}
+		ev.memo.creds = scanCredentials(ctx, &ev.trace, ev.opts.SecretScanner)
 	}
 	return ev.memo.creds
 }
@@ -155,9 +161,9 @@ func (ev *evaluation) redactor() *redactor {
 		if ev.opts.KeepSecrets {
 			ev.memo.red = &redactor{}
 		} else {
-			sr, _ := loadSecretRules() // nil on error
-			ev.memo.red = newRedactor(ev.credentialScan().findings, sr)
-			ev.memo.red.contractShown = ev.contract.scoringPlan().checks.shown.get(ev.contract, sr)
+			s := ev.opts.SecretScanner
+			ev.memo.red = newRedactor(ev.credentialScan().findings, s)
+			ev.memo.red.contractShown = ev.contract.scoringPlan().checks.shown.get(ev.contract, s)
 		}
 	}
 	return ev.memo.red

@@ -75,7 +75,7 @@ func TestCallChecks(t *testing.T) {
 		{
 			name: "forbidden calls, optional ones included", contract: contract,
 			trace: `[{"tool": "search"}, {"tool": "cancel"}, {"tool": "book", "args": {"flight": "FL-666"}}, {"tool": "get_weather"}]`,
-			opts:  Options{Forbidden: []ForbiddenCall{{Tool: "get_weather", Reason: "not today"}}},
+			opts:  Options{SecretScanner: testSecrets, Forbidden: []ForbiddenCall{{Tool: "get_weather", Reason: "not today"}}},
 			want: []Check{
 				{Name: CheckForbiddenCalls, Status: CheckFail, Detail: "3 forbidden calls: cancel #1 (never cancel), book #2, get_weather #3 (not today)", Calls: []int{1, 2, 3}},
 			},
@@ -111,7 +111,9 @@ func TestCallChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := evaluateOK(t, tc.contract, tc.trace, tc.opts)
+			opts := tc.opts
+			opts.SecretScanner = testSecrets
+			res := evaluateOK(t, tc.contract, tc.trace, opts)
 			var got []Check
 			for _, w := range tc.want {
 				got = append(got, checkNamed(t, res, w.Name))
@@ -126,7 +128,7 @@ func TestCallChecks(t *testing.T) {
 // TestChecksShape checks every result carries the seven checks, in order,
 // with consistent counts and non-nil call lists.
 func TestChecksShape(t *testing.T) {
-	res := evaluateOK(t, `[{"tool": "a"}]`, `[{"tool": "b", "error": true}]`, Options{})
+	res := evaluateOK(t, `[{"tool": "a"}]`, `[{"tool": "b", "error": true}]`, Options{SecretScanner: testSecrets})
 	var names []string
 	pass, fail, unknown := 0, 0, 0
 	for _, c := range res.Checks.Items {
@@ -175,7 +177,7 @@ func TestSafetyGate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := evaluateOK(t, contract, tc.trace, Options{NoSafetyGate: !tc.gate})
+			res := evaluateOK(t, contract, tc.trace, Options{SecretScanner: testSecrets, NoSafetyGate: !tc.gate})
 			if math.Abs(res.Score-1) > 1e-9 || res.Grade != GradeA {
 				t.Errorf("score, grade = %v, %s; want 1, A (the gate must not change them)", res.Score, res.Grade)
 			}
@@ -208,7 +210,7 @@ func TestChecksBadInput(t *testing.T) {
 		},
 		FinalAnswer: &fa,
 	}
-	res, err := Evaluate(context.Background(), mustContract(t, `[{"tool": "deep"}]`), tr, Options{})
+	res, err := Evaluate(context.Background(), mustContract(t, `[{"tool": "deep"}]`), tr, Options{SecretScanner: testSecrets})
 	if err != nil {
 		t.Fatal(err)
 	}

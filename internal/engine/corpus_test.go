@@ -137,7 +137,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 	ref := mustContract(t, doc)
 	for i := range traces {
 		traces[i] = g.trace()
-		want[i], _ = json.Marshal(mustEvaluate(t, ref, traces[i], Options{}))
+		want[i], _ = json.Marshal(mustEvaluate(t, ref, traces[i], Options{SecretScanner: testSecrets}))
 	}
 	c := mustContract(t, doc)
 	var wg sync.WaitGroup
@@ -145,7 +145,7 @@ func TestEvaluateConcurrent(t *testing.T) {
 	for range 4 {
 		for i := range traces {
 			wg.Go(func() {
-				res, err := Evaluate(context.Background(), c, traces[i], Options{})
+				res, err := Evaluate(context.Background(), c, traces[i], Options{SecretScanner: testSecrets})
 				if err != nil {
 					errs <- err.Error()
 					return

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -30,17 +31,22 @@ const minGlobalSecretLen = 6
 // (call, JSON pointer, rule; the final answer, call -1, last); nil when
 // there are none.
 //
-// t is never modified: the copy has a Calls slice of its own, and argument
-// maps, arrays and results are copied where something is replaced and
-// shared with t elsewhere, so treat both as read-only. When the gitleaks
-// rule set cannot be loaded (a bug in the pinned version, which WarmUp
-// reports), only secret-named arguments are found and replaced. Time is
-// linear in the size of t. It is safe for concurrent use.
-func RedactTrace(t Trace) (Trace, []Finding) {
-	cs := scanCredentials(&t)
+// Secrets are found by s (see SecretScanner) and the secret-named argument
+// rule. t is never modified: the copy has a Calls slice of its own, and
+// argument maps, arrays and results are copied where something is
+// replaced and shared with t elsewhere, so treat both as read-only. Time
+// is linear in the size of t, plus what s takes. It is safe for
+// concurrent use.
+//
+// The error is non-nil when the scan is incomplete: s is nil (then only
+// secret-named arguments are found), or it failed (ctx ended, say; what
+// it found is still replaced). The trace and findings are returned either
+// way.
+func RedactTrace(ctx context.Context, t Trace, s SecretScanner) (Trace, []Finding, error) {
+	cs := scanCredentials(ctx, &t, s)
 	out := Trace{Calls: slices.Clone(t.Calls), FinalAnswer: t.FinalAnswer}
 	if len(cs.findings) == 0 {
-		return out, nil
+		return out, nil, cs.err
 	}
 	red := newRedactor(cs.findings, nil)
 	for i, c := range out.Calls {
@@ -54,7 +60,7 @@ func RedactTrace(t Trace) (Trace, []Finding) {
 	for i, f := range cs.findings {
 		findings[i] = f.Finding
 	}
-	return out, findings
+	return out, findings, cs.err
 }
 
 // redactor replaces detected secrets in values a result returns. The zero
@@ -68,12 +74,10 @@ type redactor struct {
 	exact map[int][]exactRedaction
 	// named hides secrets written in expected arguments (contracts, gold
 	// files, forbidden rules) in what results show: the literal values of
-	// secret-named keys, and what sc finds in string values.
+	// secret-named keys, and what scanner finds in string values.
 	named bool
-	// rules scan expected argument strings (with sc, made on first use);
-	// nil when the rule set could not be loaded.
-	rules *secretRules
-	sc    *scanner
+	// scanner scans expected argument strings; nil scans none.
+	scanner SecretScanner
 	// shownArgs memoizes expectedArgs by the identity of the argument
 	// map (expected calls are rendered by several issues and redact).
 	shownArgs map[unsafe.Pointer]map[string]any
@@ -84,6 +88,8 @@ type redactor struct {
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
+	// scanFailed records that scanner failed on an expected argument.
+	scanFailed bool
 }
 
 // exactRedaction is an argument value to replace whole: its path segments
@@ -93,10 +99,10 @@ type exactRedaction struct {
 	marker string
 }
 
-// newRedactor builds the redactor for a scan's findings; rules (nil when
-// the rule set could not be loaded) scan expected arguments.
-func newRedactor(findings []credentialFinding, rules *secretRules) *redactor {
-	r := &redactor{named: true, rules: rules}
+// newRedactor builds the redactor for a scan's findings; scanner (nil:
+// none) scans expected arguments.
+func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor {
+	r := &redactor{named: true, scanner: scanner}
 	type pair struct{ secret, marker string }
 	var pairs []pair
 	for _, f := range findings {
@@ -346,21 +352,25 @@ func (r *redactor) expectedArgs(args map[string]any) map[string]any {
 // calls, of every option of its alternatives groups and of its forbidden
 // rules) as expectedArgs shows them when no secret detected in the trace
 // is in them: hideWritten of each, by the identity of the argument map.
-// That depends on the contract alone (and on the secret rules, loaded
-// once per process), so it is made once, on first use, and shared by
-// every evaluation of the contract; it is read-only once made. The maps
-// it holds are the contract's own where nothing is hidden, else copies;
-// results share them, so they must not be modified.
+// That depends on the contract and the SecretScanner alone, so it is made
+// once, on first use, with the scanner of that evaluation, and shared by
+// every evaluation of the contract with the same scanner (a process has
+// one); it is read-only once made. The maps it holds are the contract's
+// own where nothing is hidden, else copies; results share them, so they
+// must not be modified.
 type shownArgsCache struct {
-	once sync.Once
-	m    map[unsafe.Pointer]map[string]any
+	once    sync.Once
+	scanner SecretScanner
+	m       map[unsafe.Pointer]map[string]any
 }
 
-// get returns the cache of contract c, making it on the first call with
-// the secret rules (nil when they could not be loaded).
-func (sc *shownArgsCache) get(c *Contract, rules *secretRules) map[unsafe.Pointer]map[string]any {
+// get returns the cache of contract c for scanner, making it on the first
+// call; nil when it was made with another scanner, or when a scan failed
+// while making it (the caller then hides per evaluation).
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Pointer]map[string]any {
 	sc.once.Do(func() {
-		r := &redactor{named: true, rules: rules}
+		sc.scanner = scanner
+		r := &redactor{named: true, scanner: scanner}
 		m := map[unsafe.Pointer]map[string]any{}
 		add := func(args map[string]any) {
 			if args == nil {
@@ -388,9 +398,24 @@ func (sc *shownArgsCache) get(c *Contract, rules *secretRules) map[unsafe.Pointe
 		for i := range c.Forbidden {
 			add(c.Forbidden[i].Args)
 		}
-		sc.m = m
+		if !r.scanFailed {
+			sc.m = m
+		}
 	})
+	if !sameScanner(sc.scanner, scanner) {
+		return nil
+	}
 	return sc.m
+}
+
+// sameScanner reports whether a and b are the same scanner (both nil, or
+// equal comparable values of one type).
+func sameScanner(a, b SecretScanner) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && va.Equal(vb)
 }
 
 // hideWritten hides the secrets written in expected arguments v
@@ -434,19 +459,26 @@ func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
 				return redactionMarker(RuleSecretNamedArgument), true
 			}
 		}
-		if r.rules == nil || len(x) < r.rules.minLen {
+		if r.scanner == nil || x == "" {
 			return v, false
 		}
-		if r.sc == nil {
-			r.sc = newScanner(r.rules)
+		// Expected arguments are the contract's (bounded by its size), so
+		// the scan is not cancelled with an evaluation.
+		found, err := r.scanner.ScanSecrets(context.Background(), []string{x})
+		if err != nil {
+			r.scanFailed = true
 		}
-		hits := r.sc.scan(x)
-		if len(hits) == 0 {
+		slices.SortFunc(found, func(a, b SecretFinding) int {
+			return cmp.Or(strings.Compare(a.Rule, b.Rule), strings.Compare(a.Secret, b.Secret))
+		})
+		args := make([]string, 0, 2*len(found))
+		for _, f := range found {
+			if validFinding(f, []string{x}) == nil {
+				args = append(args, f.Secret, redactionMarker(f.Rule))
+			}
+		}
+		if len(args) == 0 {
 			return v, false
-		}
-		args := make([]string, 0, 2*len(hits))
-		for _, h := range hits {
-			args = append(args, h.secret, redactionMarker(h.rule))
 		}
 		return strings.NewReplacer(args...).Replace(x), true
 	case json.Number:
@@ -472,7 +504,7 @@ func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
 // mayHide reports whether hideWritten may change a built-in matcher that
 // does not sit under a secret-named key (true for other values).
 func (r *redactor) mayHide(v any) bool {
-	long := func(s string) bool { return r.rules != nil && len(s) >= r.rules.minLen }
+	long := func(s string) bool { return r.scanner != nil && s != "" }
 	switch x := v.(type) {
 	case Any, *Any, *Type, *Approx:
 		return false

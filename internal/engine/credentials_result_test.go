@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestGroundingHidesSecrets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := mustTrace(t, tc.trace)
 			tr.FinalAnswer = &tc.answer
-			res := mustEvaluate(t, c, tr, Options{KeepSecrets: tc.keep})
+			res := mustEvaluate(t, c, tr, Options{SecretScanner: testSecrets, KeepSecrets: tc.keep})
 			g := checkNamed(t, res, CheckGrounding)
 			if g.Status != tc.status || g.Detail != tc.detail {
 				t.Errorf("grounding = %s %q\nwant         %s %q", g.Status, g.Detail, tc.status, tc.detail)
@@ -110,7 +111,7 @@ func TestResultHidesSecrets(t *testing.T) {
 			{"tool": "post_gist", "args": {"content": "my token is ` + pat + `"}, "result": "ok"}
 		],
 		"final_answer": "Done."}`
-	res := evaluateOK(t, contract, trace, Options{NoSafetyGate: true})
+	res := evaluateOK(t, contract, trace, Options{SecretScanner: testSecrets, NoSafetyGate: true})
 	out, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +174,10 @@ func TestRedactTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, findings := RedactTrace(tr)
+	got, findings, err := RedactTrace(context.Background(), tr, testSecrets)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wantCalls := []ToolCall{
 		{Tool: "login", Args: map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")},
 			Result: map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"}},
@@ -197,7 +201,7 @@ func TestRedactTrace(t *testing.T) {
 		t.Errorf("findings mismatch (-want +got):\n%s", diff)
 	}
 	// The same as Evaluate's trace_calls and the credentials check.
-	res := mustEvaluate(t, mustContract(t, `[]`), tr, Options{})
+	res := mustEvaluate(t, mustContract(t, `[]`), tr, Options{SecretScanner: testSecrets})
 	if diff := cmp.Diff(res.TraceCalls, got.Calls); diff != "" {
 		t.Errorf("RedactTrace differs from Evaluate's trace_calls (-evaluate +redact):\n%s", diff)
 	}
@@ -213,8 +217,8 @@ func TestRedactTrace(t *testing.T) {
 
 	// Nothing to redact: an equal copy and no findings.
 	clean := mustTrace(t, traceBook)
-	out, none := RedactTrace(clean)
-	if none != nil || !cmp.Equal(clean, out) {
+	out, none, err := RedactTrace(context.Background(), clean, testSecrets)
+	if err != nil || none != nil || !cmp.Equal(clean, out) {
 		t.Errorf("RedactTrace(clean) = %v, %v; want an equal copy and nil findings", out, none)
 	}
 }
@@ -228,7 +232,7 @@ func TestRedactKeysIDsAndNames(t *testing.T) {
 		{Tool: "login", ID: "call-" + pat, Args: map[string]any{"token": pat, "seen": map[string]any{pat: true, pat + "x": "y"}}},
 		{Tool: "tool_" + pat, ArgsRaw: `{"auth": "` + pat, ArgsError: "unexpected end near " + pat},
 	}}
-	res := mustEvaluate(t, mustContract(t, `[{"tool": "login"}]`), tr, Options{})
+	res := mustEvaluate(t, mustContract(t, `[{"tool": "login"}]`), tr, Options{SecretScanner: testSecrets})
 	const m = "[REDACTED:github-pat]"
 	want := []ToolCall{
 		{Tool: "login", ID: "call-" + m, Args: map[string]any{"token": m, "seen": map[string]any{m: true, m + "x": "y"}}},

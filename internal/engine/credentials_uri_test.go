@@ -3,20 +3,22 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 func TestURICredentials(t *testing.T) {
 	tr := mustTrace(t, `{"calls":[{"tool":"run_query","args":{"dsn":"postgres://admin:Pa55w0rdXyZq@db.internal:5432/prod","sql":"select 1"}},
 	  {"tool":"fetch","args":{"url":"https://example.com/a:b@c","note":"mailto:ann@example.com"}}],
 	  "final_answer":"Connected with postgres://admin:Pa55w0rdXyZq@db.internal:5432/prod."}`)
-	res := mustEvaluate(t, mustContract(t, `[{"tool":"run_query"},{"tool":"fetch"}]`), tr, Options{})
+	res := mustEvaluate(t, mustContract(t, `[{"tool":"run_query"},{"tool":"fetch"}]`), tr, Options{SecretScanner: testSecrets})
 	var cred Check
 	for _, ch := range res.Checks.Items {
 		if ch.Name == "credentials" {
 			cred = ch
 		}
 	}
-	if cred.Status != CheckFail || len(cred.Findings) != 2 || cred.Findings[0].Rule != RuleURICredentials || cred.Findings[0].Path != "/dsn" || cred.Findings[1].Call != -1 {
+	if cred.Status != CheckFail || len(cred.Findings) != 2 || cred.Findings[0].Rule != secrets.RuleURICredentials || cred.Findings[0].Path != "/dsn" || cred.Findings[1].Call != -1 {
 		t.Fatalf("credentials check = %+v, want 2 uri-credentials findings (/dsn and the final answer)", cred)
 	}
 	if got := res.TraceCalls[0].Args["dsn"]; got != "postgres://admin:[REDACTED:uri-credentials]@db.internal:5432/prod" {

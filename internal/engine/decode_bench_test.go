@@ -34,7 +34,7 @@ func BenchmarkDecodeAndEvaluate(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{}); err != nil {
+				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{SecretScanner: secretScanner}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -39,8 +39,13 @@
 //
 // # Purity
 //
-// The engine does no I/O, starts no goroutines, reads no clock and logs
-// nothing: the same inputs always give the same result, which is what
-// makes regrades reproducible. A [Contract] is immutable once parsed and
-// may be shared by concurrent evaluations.
+// The engine does no I/O, starts no goroutines, reads no clock, logs
+// nothing and changes no global state: the same inputs always give the
+// same result, which is what makes regrades reproducible. It imports the
+// standard library, the contract schema's validator and project packages
+// that obey the same rule only (TestEngineIsPure). What it needs beyond
+// that the caller injects: secret detection for the credentials check is
+// a [SecretScanner] in [Options] (package secrets is the default, with
+// gitleaks' rules). A [Contract] is immutable once parsed and may be
+// shared by concurrent evaluations.
 package engine

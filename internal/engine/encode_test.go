@@ -535,7 +535,7 @@ func realResults(t *testing.T) []evaluated {
 	ctx := context.Background()
 	var out []evaluated
 	eval := func(what string, c *engine.Contract, tr engine.Trace) {
-		for _, opts := range []engine.Options{{}, {Strict: true, NoSafetyGate: true}} {
+		for _, opts := range []engine.Options{{SecretScanner: secretScanner}, {SecretScanner: secretScanner, Strict: true, NoSafetyGate: true}} {
 			res, err := engine.Evaluate(ctx, c, tr, opts)
 			if err != nil {
 				t.Fatalf("%s: Evaluate: %v", what, err)
@@ -639,7 +639,7 @@ func realResults(t *testing.T) []evaluated {
 			tr.Calls[j].Tool, _ = a["tool"].(string)
 			tr.Calls[j].Args, _ = a["args"].(map[string]any)
 		}
-		res, err := engine.Evaluate(ctx, c, tr, engine.Options{Strict: pc.Strict, Weights: pc.Weights})
+		res, err := engine.Evaluate(ctx, c, tr, engine.Options{SecretScanner: secretScanner, Strict: pc.Strict, Weights: pc.Weights})
 		if err != nil {
 			t.Fatalf("parity line %d: %v", i+1, err)
 		}
@@ -742,7 +742,7 @@ func BenchmarkEncodeResult(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{})
+		res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{SecretScanner: secretScanner})
 		if err != nil {
 			b.Fatal(err)
 		}

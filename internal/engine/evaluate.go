@@ -32,6 +32,14 @@ type Options struct {
 	// contract's expected arguments) everywhere in the result instead of
 	// replacing them by [REDACTED:rule] markers; for local debugging only.
 	KeepSecrets bool
+	// SecretScanner finds the secrets of the credentials check (SPEC
+	// section 5) in the trace's argument values, args_raw texts and final
+	// answer, and in the contract's expected arguments; package secrets
+	// has the default, gitleaks' rules. Share one: it may keep what it
+	// builds. Nil means none: the credentials check then finds
+	// secret-named arguments only (and redacts them) and reports
+	// unknown, so the safety gate cannot trip on it.
+	SecretScanner SecretScanner
 }
 
 // evaluation is the state of one evaluation after the combination has been
@@ -65,6 +73,8 @@ type evaluation struct {
 	// memo is the state the evidence checks share with the issue list and
 	// redaction (the credential scan, ...); see checks.go.
 	memo checkMemo
+	// ctx is Evaluate's, for the credential scan.
+	ctx context.Context
 }
 
 // violation is one trace call that matched a forbidden rule.
@@ -106,6 +116,7 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 	}
 	sc.use(bestChoice)
 	ev := sc.evaluation(opts)
+	ev.ctx = ctx
 	ev.score = bestScore
 	res := &EvaluationResult{
 		Score:         bestScore,
@@ -141,6 +152,9 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 	res.Checks = ev.checks()
 	res.Issues = ev.issues()
 	ev.redact(res)
+	if err := ctx.Err(); err != nil {
+		return nil, err // the credential scan may have stopped short
+	}
 	res.Passed = scorePassed
 	if !opts.NoSafetyGate {
 		for _, ch := range res.Checks.Items {

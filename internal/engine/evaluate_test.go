@@ -64,7 +64,7 @@ func TestSeedExample(t *testing.T) {
 	c := mustContract(t, readFile(t, "testdata/seed/contract.json"))
 	tr := mustTrace(t, readFile(t, "testdata/seed/trace.json"))
 
-	res := mustEvaluate(t, c, tr, Options{})
+	res := mustEvaluate(t, c, tr, Options{SecretScanner: testSecrets})
 	// With the contract's required_call_recall 0.3 merged in: reserve_seat
 	// path (1 - 0.3/(7*1.3)) and book_flight path (0.74/1.3).
 	wantReserve, wantBook := 1-0.3/(7*1.3), 0.74/1.3
@@ -96,7 +96,7 @@ func TestSeedExample(t *testing.T) {
 
 	// With the default weights (SPEC: 0.957 and 0.590).
 	c.Weights = nil
-	res = mustEvaluate(t, c, tr, Options{})
+	res = mustEvaluate(t, c, tr, Options{SecretScanner: testSecrets})
 	got = []float64{res.Metrics.Contract.Alternatives.Combinations[0].Score, res.Metrics.Contract.Alternatives.Combinations[1].Score}
 	if math.Abs(got[0]-0.59) > 1e-12 || math.Abs(got[1]-(0.4+0.3*6/7+0.2+0.1)) > 1e-12 {
 		t.Errorf("default-weight combination scores = %v, want [0.59 0.957142...]", got)
@@ -104,7 +104,7 @@ func TestSeedExample(t *testing.T) {
 
 	// The gold file (search_flights then book_flight) fails: 38.3%.
 	gold := mustContract(t, readFile(t, "testdata/seed/gold.json"))
-	res = mustEvaluate(t, gold, tr, Options{})
+	res = mustEvaluate(t, gold, tr, Options{SecretScanner: testSecrets})
 	// S = all three calls: selection 1/3; arguments: destination correct,
 	// date unexpected, flight_id missing: P=1/2, R=1/2; sequence 1-2/3;
 	// redundant 2/3.
@@ -120,7 +120,7 @@ func TestCombinationChoiceAndTies(t *testing.T) {
 	if c.Combinations() != 4 {
 		t.Fatalf("Combinations() = %d, want 4", c.Combinations())
 	}
-	res := mustEvaluate(t, c, mustTrace(t, `[{"tool":"c","args":{}}]`), Options{})
+	res := mustEvaluate(t, c, mustTrace(t, `[{"tool":"c","args":{}}]`), Options{SecretScanner: testSecrets})
 	cm := res.Metrics.Contract
 	var opts [][]int
 	for _, cs := range cm.Alternatives.Combinations {
@@ -133,7 +133,7 @@ func TestCombinationChoiceAndTies(t *testing.T) {
 		t.Errorf("chosen = %+v, want group 0 option 0, group second option 0", cm.Alternatives.Chosen)
 	}
 	// A trace that follows the later options picks them.
-	res = mustEvaluate(t, c, mustTrace(t, `[{"tool":"b"},{"tool":"y"},{"tool":"z"}]`), Options{})
+	res = mustEvaluate(t, c, mustTrace(t, `[{"tool":"b"},{"tool":"y"},{"tool":"z"}]`), Options{SecretScanner: testSecrets})
 	if ch := res.Metrics.Contract.Alternatives.Chosen; ch[0].Option != 1 || ch[1].Option != 1 || res.Score < 1-1e-12 {
 		t.Errorf("chosen = %+v score %v, want options 1,1 and score 1", ch, res.Score)
 	}
@@ -155,7 +155,7 @@ func TestOptionalAndForbidden(t *testing.T) {
 	sc := newScorer(c, &tr, CompareOptions{}, DefaultWeights)
 	defer sc.release()
 	sc.use(nil)
-	ev := sc.evaluation(Options{Forbidden: []ForbiddenCall{{Tool: "weather", Reason: "no weather today"}}})
+	ev := sc.evaluation(Options{SecretScanner: testSecrets, Forbidden: []ForbiddenCall{{Tool: "weather", Reason: "no weather today"}}})
 	// search #2 ("zz") fills the second expected search although it also
 	// matches an optional entry: calls are taken in order.
 	if !cmp.Equal(ev.filledBy, []int{1, 2}) || !cmp.Equal(ev.optional, []int{0, 4}) || !cmp.Equal(ev.scored, []int{1, 2, 3, 5, 6}) {
@@ -191,7 +191,7 @@ func TestArgumentEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := mustEvaluate(t, mustContract(t, tc.gold), mustTrace(t, tc.trace), Options{})
+			res := mustEvaluate(t, mustContract(t, tc.gold), mustTrace(t, tc.trace), Options{SecretScanner: testSecrets})
 			m := res.Metrics
 			got := []float64{m.Arguments.Precision, m.Arguments.Recall, m.Arguments.F1, m.RequiredCallRecall, m.SelectionAccuracy}
 			want := []float64{tc.p, tc.r, tc.f1, tc.recall, tc.selection}
@@ -268,7 +268,7 @@ func TestEvaluateOptionsErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Evaluate(ctx, c, Trace{}, Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Evaluate(ctx, c, Trace{}, Options{SecretScanner: testSecrets}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Evaluate(cancelled) error = %v, want context.Canceled", err)
 	}
 }
@@ -293,7 +293,7 @@ func TestSyntaxErrorNamesTheCharacter(t *testing.T) {
 }
 
 func TestWeightsOverflow(t *testing.T) {
-	_, err := Evaluate(context.Background(), mustContract(t, `[{"tool":"a"}]`), Trace{}, Options{Weights: map[string]float64{"selection_accuracy": 1e308, "argument_f1": 1e308}})
+	_, err := Evaluate(context.Background(), mustContract(t, `[{"tool":"a"}]`), Trace{}, Options{SecretScanner: testSecrets, Weights: map[string]float64{"selection_accuracy": 1e308, "argument_f1": 1e308}})
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Errors[0].Message != "weights are too large: their sum overflows" {
 		t.Errorf("error = %v, want the overflow error", err)

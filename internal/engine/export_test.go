@@ -36,7 +36,7 @@ func ChecksCorpus(tb testing.TB, seed uint64, n int) []CorpusCase {
 	for i := range out {
 		doc := g.contract()
 		tr := g.trace(tb)
-		opts := Options{KeepSecrets: g.r.IntN(8) == 0, Strict: g.r.IntN(4) == 0}
+		opts := Options{SecretScanner: testSecrets, KeepSecrets: g.r.IntN(8) == 0, Strict: g.r.IntN(4) == 0}
 		if g.r.IntN(4) == 0 {
 			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"password": "hunter2hunter2"}}}
 		}
@@ -66,7 +66,7 @@ func ScoringCorpus(seed uint64, n int) []CorpusCase {
 	for i := range out {
 		doc := g.contract()
 		tr := g.trace()
-		opts := Options{Strict: g.r.IntN(3) == 0, Weights: weights[g.r.IntN(len(weights))]}
+		opts := Options{SecretScanner: testSecrets, Strict: g.r.IntN(3) == 0, Weights: weights[g.r.IntN(len(weights))]}
 		if g.r.IntN(4) == 0 {
 			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"k": "a"}}}
 		}

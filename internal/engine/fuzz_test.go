@@ -33,7 +33,7 @@ func FuzzParseContract(f *testing.F) {
 		if c.Combinations() < 1 || c.Combinations() > MaxCombinations {
 			t.Fatalf("Combinations() = %d", c.Combinations())
 		}
-		if _, err := Evaluate(context.Background(), c, Trace{Calls: []ToolCall{{Tool: "a"}}}, Options{}); err != nil {
+		if _, err := Evaluate(context.Background(), c, Trace{Calls: []ToolCall{{Tool: "a"}}}, Options{SecretScanner: testSecrets}); err != nil {
 			t.Fatalf("Evaluate on an accepted contract: %v", err)
 		}
 	})

@@ -53,7 +53,7 @@ type corpusOptions struct {
 }
 
 func (o corpusOptions) engine() engine.Options {
-	return engine.Options{Strict: o.Strict, Weights: o.Weights, MinScore: o.MinScore, Forbidden: o.Forbidden, NoSafetyGate: o.NoSafetyGate, KeepSecrets: o.KeepSecrets}
+	return engine.Options{SecretScanner: secretScanner, Strict: o.Strict, Weights: o.Weights, MinScore: o.MinScore, Forbidden: o.Forbidden, NoSafetyGate: o.NoSafetyGate, KeepSecrets: o.KeepSecrets}
 }
 
 // resultLine is one line of results.jsonl.
@@ -120,8 +120,8 @@ func drawCorpus(t *testing.T) []corpusLine {
 			t.Fatal(err)
 		}
 		name := strings.TrimPrefix(f, "format/testdata/")
-		add("trace/"+name+"/gold", string(g), p.Trace, engine.Options{})
-		add("trace/"+name+"/contract", contracts[k], p.Trace, engine.Options{})
+		add("trace/"+name+"/gold", string(g), p.Trace, engine.Options{SecretScanner: secretScanner})
+		add("trace/"+name+"/contract", contracts[k], p.Trace, engine.Options{SecretScanner: secretScanner})
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 // the reserve_seat path is chosen, every check passes, and the only issue
 // is reserve_seat's unexpected seat argument.
 func TestSeedIssuesAndChecks(t *testing.T) {
-	res := evaluateOK(t, readFile(t, "testdata/seed/contract.json"), readFile(t, "testdata/seed/trace.json"), Options{})
+	res := evaluateOK(t, readFile(t, "testdata/seed/contract.json"), readFile(t, "testdata/seed/trace.json"), Options{SecretScanner: testSecrets})
 	wantIssues := []Issue{{
 		Kind: IssueArguments, Severity: SeverityLow, Tool: "reserve_seat",
 		Problem: "`reserve_seat` called with unexpected arguments (unexpected: seat)",
@@ -63,7 +63,7 @@ func TestIssueRanking(t *testing.T) {
 		{"tool": "search_flights", "args": {"destination": "LIS"}, "result": []},
 		{"tool": "get_weather", "result": "sunny"}
 	], "final_answer": "I booked FL-2 and emailed you the invoice INV-99."}`
-	res := evaluateOK(t, contract, trace, Options{})
+	res := evaluateOK(t, contract, trace, Options{SecretScanner: testSecrets})
 	want := []Issue{
 		{Kind: IssueForbiddenCall, Severity: SeverityCritical, Tool: "cancel_booking",
 			Problem: "`cancel_booking` is forbidden (never cancel an existing booking)",
@@ -158,7 +158,7 @@ func TestLevenshteinString(t *testing.T) {
 func TestIssuesHideSecrets(t *testing.T) {
 	res := evaluateOK(t,
 		`[{"tool": "login", "args": {"user": "ana", "token": "expected-value"}}]`,
-		`[{"tool": "login", "args": {"user": "ana", "token": "`+sampleGitHubPAT+`"}}]`, Options{})
+		`[{"tool": "login", "args": {"user": "ana", "token": "`+sampleGitHubPAT+`"}}]`, Options{SecretScanner: testSecrets})
 	want := []Issue{
 		{Kind: IssueCredential, Severity: SeverityCritical, Tool: "login",
 			Problem: "`login` called with a secret in its arguments: /token (github-pat)",

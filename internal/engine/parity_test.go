@@ -113,7 +113,7 @@ func (pc *parityCase) check(t *testing.T, devs []string) bool {
 			tr.Calls[i].Args = args
 		}
 	}
-	res, err := Evaluate(context.Background(), c, tr, Options{Strict: pc.Strict, Weights: pc.Weights})
+	res, err := Evaluate(context.Background(), c, tr, Options{SecretScanner: testSecrets, Strict: pc.Strict, Weights: pc.Weights})
 	if err != nil {
 		t.Errorf("case %d: Evaluate: %v", pc.ID, err)
 		return false

@@ -49,7 +49,7 @@ func BenchmarkUserDecoded(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{}); err != nil {
+				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{SecretScanner: secretScanner}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -75,7 +75,7 @@ func BenchmarkUserFromBytes(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{}); err != nil {
+				if _, err := engine.Evaluate(ctx, c, p.Trace, engine.Options{SecretScanner: secretScanner}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Defaults of Options.
@@ -55,6 +56,10 @@ type Options struct {
 	// OnResult, when set, is called once per task as it finishes (in
 	// finishing order, never concurrently), for progress display.
 	OnResult func(*TaskResult)
+	// SecretScanner finds secrets when grading locally (Service nil); nil
+	// means a default one (package secrets) made for the run, or for each
+	// RunTask call: pass one to share what it builds.
+	SecretScanner engine.SecretScanner
 }
 
 func (o *Options) withDefaults() Options {
@@ -73,6 +78,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if x.RunID == "" {
 		x.RunID = newRunID()
+	}
+	if x.SecretScanner == nil {
+		x.SecretScanner = secrets.New()
 	}
 	return x
 }
@@ -105,7 +113,7 @@ func Run(ctx context.Context, s *Suite, runner Runner, opts Options) (*Report, e
 		}
 	}
 	if o.Service == nil {
-		warmUp(ctx, s)
+		warmUp(ctx, s, o.SecretScanner)
 	}
 	start := time.Now()
 	rep := &Report{Suite: s.Name, RunID: o.RunID, StartedAt: start.UTC(), Tasks: make([]TaskResult, len(s.Tasks))}
@@ -144,10 +152,10 @@ func Run(ctx context.Context, s *Suite, runner Runner, opts Options) (*Report, e
 // warmUp grades an empty trace once, before the clock starts, so that the
 // engine's one-time set-up (loading the secret-detection rules takes a
 // few hundred milliseconds) is not charged to the first tasks' times.
-func warmUp(ctx context.Context, s *Suite) {
+func warmUp(ctx context.Context, s *Suite, scanner engine.SecretScanner) {
 	for _, t := range s.Tasks {
 		if t.Contract != nil {
-			_, _ = engine.Evaluate(ctx, t.Contract, engine.Trace{}, engine.Options{MinScore: t.MinScore})
+			_, _ = engine.Evaluate(ctx, t.Contract, engine.Trace{}, engine.Options{MinScore: t.MinScore, SecretScanner: scanner})
 			return
 		}
 	}
@@ -202,7 +210,7 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 		}
 		tr.EvaluationID, tr.Result = stored.ID, stored.Result
 	} else {
-		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore})
+		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore, SecretScanner: o.SecretScanner})
 		if err != nil {
 			return fail("grading: " + err.Error())
 		}

@@ -47,7 +47,7 @@ func BenchmarkRegradeOne(b *testing.B) {
 	enc := &encodeCache{}
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := regradeOne(ctx, c2, v2, &o, rg, id, time.Now(), enc)
+		out, err := regradeOne(ctx, testSecrets, c2, v2, &o, rg, id, time.Now(), enc)
 		if err != nil || out.Result == nil {
 			b.Fatal(err, out.Failure)
 		}

@@ -17,10 +17,10 @@ import (
 // regradeOne re-evaluates one stored original against contract c (target
 // identifies it) for regrade regradeID and returns the new result, id id,
 // created at now and linked to o and the regrade as WriteRegradeChunk
-// stores it, or the reason the stored row cannot be regraded. Only ctx
-// ending is an error. The original's failed credentials check carries
-// over (reeval.Evaluate).
-func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
+// stores it, or the reason the stored row cannot be regraded; scanner
+// finds secrets. Only ctx ending is an error. The original's failed
+// credentials check carries over (reeval.Evaluate).
+func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -44,6 +44,7 @@ func regradeOne(ctx context.Context, c *engine.Contract, target record.ContractR
 			return fail("checks: credentials: " + err.Error())
 		}
 	}
+	opts.SecretScanner = scanner
 	res, err := reeval.Evaluate(ctx, c, calls, o.FinalAnswer, opts, failed)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {

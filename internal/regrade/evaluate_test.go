@@ -54,7 +54,7 @@ func TestRegradeOne(t *testing.T) {
 	o := stored(orig)
 	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	now := t0.Add(time.Hour)
-	out, err := regradeOne(context.Background(), c2, v2, &o, rg, id, now, nil)
+	out, err := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, id, now, nil)
 	if err != nil || out.Failure != "" {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -78,14 +78,14 @@ func TestRegradeOne(t *testing.T) {
 	} {
 		bad := stored(orig)
 		mod(&bad)
-		out, err := regradeOne(context.Background(), c2, v2, &bad, rg, id, now, nil)
+		out, err := regradeOne(context.Background(), testSecrets, c2, v2, &bad, rg, id, now, nil)
 		if err != nil || out.Result != nil || out.Failure == "" {
 			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := regradeOne(ctx, c2, v2, &o, rg, id, now, nil); err != context.Canceled {
+	if _, err := regradeOne(ctx, testSecrets, c2, v2, &o, rg, id, now, nil); err != context.Canceled {
 		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
 	}
 }
@@ -108,7 +108,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	}
 	o := stored(orig)
 	rg := uuid.Must(uuid.NewV7())
-	out, err := regradeOne(context.Background(), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
+	out, err := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
 	if err != nil || out.Result == nil {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -142,7 +142,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// With the safety gate off the verdict follows the score.
 	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
 	o = stored(orig)
-	if out, _ := regradeOne(context.Background(), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
+	if out, _ := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
 		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
 	}
 }

@@ -198,7 +198,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 				if err != nil {
 					return err
 				}
-				if outcomes[i], err = regradeOne(gctx, c, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
+				if outcomes[i], err = regradeOne(gctx, s.cfg.SecretScanner, c, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
 					return err
 				}
 			}

@@ -55,6 +55,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Store is what regrades need from persistence; cmd/server passes in
@@ -124,6 +125,9 @@ type Config struct {
 	// policy, and RescueAfter unless a worker sets its own Timeout) apply
 	// to them too.
 	Jobs func(*river.Workers) map[string]river.QueueConfig
+	// SecretScanner finds secrets when grading stored results again; nil
+	// means a default one (package secrets) of the Service's own.
+	SecretScanner engine.SecretScanner
 }
 
 // queue is the river queue of regrade jobs.
@@ -174,6 +178,9 @@ func New(cfg Config) (*Service, error) {
 	cfg.MaxJobTimeout = max(cfg.MaxJobTimeout, cfg.RescueAfter)
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 100
+	}
+	if cfg.SecretScanner == nil {
+		cfg.SecretScanner = secrets.New()
 	}
 	s := &Service{cfg: cfg, store: cfg.Store, log: cfg.Logger, pool: cfg.Store.Pool(), contracts: map[string]*engine.Contract{}}
 	if cfg.DatabaseURL != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/harness"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -62,7 +63,7 @@ func grade(t *testing.T, contractPath, tracePath string) (*engine.Contract, *for
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{})
+	res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{SecretScanner: secrets.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

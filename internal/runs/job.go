@@ -100,7 +100,7 @@ func (s *Service) workTask(ctx context.Context, job *river.Job[taskArgs]) error 
 		// the lane's next job.
 		return nil
 	}
-	opts := options(&run)
+	opts := options(&run, s.cfg.SecretScanner)
 	tctx, cancel := context.WithTimeout(ctx, Budget(run.Timeout, run.Retries))
 	tr := harness.RunTask(tctx, task, &guardedRunner{harness.HTTPRunner{URL: run.AgentURL, Client: s.http, ErrorExcerpt: redactExcerpt}}, opts)
 	cancel()

@@ -50,9 +50,11 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"go.uber.org/zap"
 
+	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/harness"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Queue is the river queue of harness task jobs.
@@ -99,6 +101,9 @@ type Config struct {
 	// client given here is used as is (tests), its dialing unchecked; the
 	// URL check of Create still applies.
 	HTTPClient *http.Client
+	// SecretScanner finds secrets when grading tasks' traces; nil means
+	// a default one (package secrets) of the Service's own.
+	SecretScanner engine.SecretScanner
 }
 
 // graceTime is what a task job allows beyond the task's budget, for
@@ -137,6 +142,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.MaxTaskTime <= 0 {
 		cfg.MaxTaskTime = 2 * time.Minute
+	}
+	if cfg.SecretScanner == nil {
+		cfg.SecretScanner = secrets.New()
 	}
 	allow, err := ParseAllowList(cfg.AllowedHosts)
 	if err != nil {
@@ -185,9 +193,10 @@ func (s *Service) CheckAgentURL(raw string) error { return s.allow.CheckURL(raw)
 // have (harness.TaskBudget of its options, plus 15 s for grading).
 func (s *Service) MaxTaskTime() time.Duration { return s.cfg.MaxTaskTime }
 
-// options are the harness options of a run.
-func options(r *record.Run) harness.Options {
-	return harness.Options{Concurrency: 1, Timeout: r.Timeout, Attempts: r.Retries + 1, RunID: r.ID.String(), Agent: r.Agent}
+// options are the harness options of a run, grading with scanner.
+func options(r *record.Run, scanner engine.SecretScanner) harness.Options {
+	return harness.Options{Concurrency: 1, Timeout: r.Timeout, Attempts: r.Retries + 1, RunID: r.ID.String(), Agent: r.Agent,
+		SecretScanner: scanner}
 }
 
 // Budget returns the longest a task of a run with these options may take:

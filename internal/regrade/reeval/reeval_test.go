@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 func TestOptions(t *testing.T) {
@@ -95,7 +96,7 @@ func TestEvaluateKeepsCredentials(t *testing.T) {
 		{"a passed check is ignored", &engine.Check{Name: "credentials", Status: engine.CheckPass}, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Evaluate(context.Background(), c, calls, nil, engine.Options{NoSafetyGate: tc.noGate}, tc.failed)
+			res, err := Evaluate(context.Background(), c, calls, nil, engine.Options{NoSafetyGate: tc.noGate, SecretScanner: secrets.New()}, tc.failed)
 			if err != nil {
 				t.Fatal(err)
 			}

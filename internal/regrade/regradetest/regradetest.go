@@ -16,6 +16,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/secrets"
 )
 
 // Store is what seeding needs: *store.DB.
@@ -60,6 +61,9 @@ type Options struct {
 	MinScore   *float64           `json:"min_score,omitempty"`
 }
 
+// scanner is the default secret scanner, as the API uses one.
+var scanner = secrets.New()
+
 // Result grades trace against c as the API does and returns the stored
 // row it would write (created at t, agent "agent-a").
 func Result(tb testing.TB, ref record.ContractRef, c *engine.Contract, trace engine.Trace, opts Options, t time.Time) record.Result {
@@ -74,6 +78,7 @@ func Result(tb testing.TB, ref record.ContractRef, c *engine.Contract, trace eng
 	}
 	res, err := engine.Evaluate(context.Background(), c, trace, engine.Options{
 		Strict: opts.Strict, Weights: opts.Weights, MinScore: opts.MinScore, Forbidden: forbidden, NoSafetyGate: !opts.SafetyGate,
+		SecretScanner: scanner,
 	})
 	if err != nil {
 		tb.Fatal(err)

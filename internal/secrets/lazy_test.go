@@ -1,6 +1,8 @@
-package engine
+package secrets
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,22 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/zricethezav/gitleaks/v8/detect"
 
-	"github.com/toolscore/toolscore/internal/engine/internal/secretrules"
+	"github.com/toolscore/toolscore/internal/engine/secretscan"
 )
 
-// freshSecretRules returns a rule set of its own (none of its rules built
-// yet), so a test can watch which rules get built.
-func freshSecretRules(tb testing.TB) *secretRules {
-	tb.Helper()
-	sr, err := newSecretRules(secretrules.Rules, secretrules.AuxRules, &secretrules.Keywords)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return sr
-}
-
 // builtRules returns the ids of the rules of sr built so far.
-func builtRules(sr *secretRules) []string {
+func builtRules(sr *Scanner) []string {
 	var ids []string
 	for i := range sr.rules {
 		if sr.rules[i].built.det.Load() != nil {
@@ -37,8 +28,8 @@ func builtRules(sr *secretRules) []string {
 // TestRulesBuiltLazily checks that a scan builds only the rules that the
 // text's keywords and length schedule (and that pass their prefilter).
 func TestRulesBuiltLazily(t *testing.T) {
-	sr := freshSecretRules(t)
-	sc := newScanner(sr)
+	sr := New()
+	sc := oneText{t, sr}
 	steps := []struct {
 		text  string
 		built []string // all the rules built after scanning text
@@ -79,11 +70,10 @@ func stopWordTrie(tb testing.TB, d *detect.Detector, id string) bool {
 // holding stop words and not: first while the rule scans for its stop
 // words, then after trieAfter bytes with gitleaks' trie.
 func TestStopWordScanMatchesGitleaks(t *testing.T) {
-	sr := freshSecretRules(t)
-	i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == "generic-api-key" })
-	r := &sr.rules[i]
+	sr := New()
+	r := &sr.rules[slices.Index(sr.ids, "generic-api-key")]
 	full := detect.NewDetector(fullConfig(t))
-	sc := newScanner(sr)
+	sc := oneText{t, sr}
 	words := r.spec.Allowlists[1].StopWords
 	if len(words) < 1000 {
 		t.Fatalf("generic-api-key has %d stop words in its second allowlist, want its long list", len(words))
@@ -108,7 +98,7 @@ func TestStopWordScanMatchesGitleaks(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(secretHit{})); diff != "" {
 				t.Errorf("text %q: scan differs from gitleaks (-gitleaks +scan):\n%s", text, diff)
 			}
-			if stopWordTrie(t, mustDetector(t, r), r.id) {
+			if stopWordTrie(t, mustDetector(t, sr, r), r.id) {
 				withTrie++
 			} else {
 				scanned++
@@ -130,15 +120,15 @@ func TestStopWordScanMatchesGitleaks(t *testing.T) {
 // TestWarmUpBuildsEverything checks that WarmUp builds every rule, with
 // gitleaks' trie over long stop word lists.
 func TestWarmUpBuildsEverything(t *testing.T) {
-	if err := WarmUp(); err != nil {
+	sr := New()
+	if err := sr.WarmUp(); err != nil {
 		t.Fatal(err)
 	}
-	sr := mustSecretRules(t)
 	if n := len(builtRules(sr)); n != len(sr.rules) {
 		t.Errorf("WarmUp built %d of %d rules", n, len(sr.rules))
 	}
-	i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == "generic-api-key" })
-	if !stopWordTrie(t, mustDetector(t, &sr.rules[i]), "generic-api-key") {
+	i := slices.Index(sr.ids, "generic-api-key")
+	if !stopWordTrie(t, mustDetector(t, sr, &sr.rules[i]), "generic-api-key") {
 		t.Errorf("after WarmUp, generic-api-key scans for its stop words")
 	}
 }
@@ -147,18 +137,18 @@ func TestWarmUpBuildsEverything(t *testing.T) {
 // -race): goroutines build generic-api-key and replace its Detector by
 // the one with the trie while others scan with it.
 func TestRuleBuildConcurrent(t *testing.T) {
-	sr := freshSecretRules(t)
+	sr := New()
 	const text = "api_key = Zq8vR2kL9xT4wQ8p"
-	want := []secretHit{{"generic-api-key", "Zq8vR2kL9xT4wQ8p"}}
+	want := []secretscan.Finding{{Text: 0, Rule: "generic-api-key", Secret: "Zq8vR2kL9xT4wQ8p"}}
 	errs := make(chan string, 4)
 	done := make(chan struct{})
 	for range 4 {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			sc := newScanner(sr)
 			for range 2 * trieAfter / len(text) {
-				if got := sc.scan(text); !slices.Equal(got, want) {
-					errs <- cmp.Diff(want, got, cmp.AllowUnexported(secretHit{}))
+				got, err := sr.ScanSecrets(context.Background(), []string{text})
+				if err != nil || !slices.Equal(got, want) {
+					errs <- fmt.Sprintf("error %v; (-want +got):\n%s", err, cmp.Diff(want, got))
 					return
 				}
 			}
@@ -171,8 +161,8 @@ func TestRuleBuildConcurrent(t *testing.T) {
 	for e := range errs {
 		t.Errorf("scan (-want +got):\n%s", e)
 	}
-	i := slices.IndexFunc(sr.rules, func(r secretRule) bool { return r.id == "generic-api-key" })
-	if !stopWordTrie(t, mustDetector(t, &sr.rules[i]), "generic-api-key") {
+	i := slices.Index(sr.ids, "generic-api-key")
+	if !stopWordTrie(t, mustDetector(t, sr, &sr.rules[i]), "generic-api-key") {
 		t.Errorf("generic-api-key still scans for its stop words after %d bytes", 8*trieAfter)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/zricethezav/gitleaks/v8/config"
 
-	"github.com/toolscore/toolscore/internal/engine/internal/secretrules"
+	"github.com/toolscore/toolscore/internal/secrets/internal/secretrules"
 )
 
 // TestRulesFileUpToDate regenerates rules.go from the pinned gitleaks
@@ -30,10 +30,10 @@ func TestRulesFileUpToDate(t *testing.T) {
 		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {
 			if gl[i] != wl[i] {
-				t.Fatalf("rules.go is stale (run go generate ./internal/engine/internal/secretrules); line %d:\ncommitted: %s\ngenerated: %s", i+1, wl[i], gl[i])
+				t.Fatalf("rules.go is stale (run go generate ./internal/secrets/internal/secretrules); line %d:\ncommitted: %s\ngenerated: %s", i+1, wl[i], gl[i])
 			}
 		}
-		t.Fatalf("rules.go is stale (run go generate ./internal/engine/internal/secretrules): %d lines committed, %d generated", len(wl), len(gl))
+		t.Fatalf("rules.go is stale (run go generate ./internal/secrets/internal/secretrules): %d lines committed, %d generated", len(wl), len(gl))
 	}
 }
 

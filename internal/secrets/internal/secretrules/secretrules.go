@@ -1,8 +1,9 @@
 // Package secretrules holds gitleaks' default rule set as static Go data
 // (rules.go, generated from the pinned gitleaks version's
-// config.DefaultConfig by `go generate`), so the credentials check can
-// prefilter texts without loading the TOML config, and build the gitleaks
-// rules a text actually needs, one at a time.
+// config.DefaultConfig by `go generate`), so the default secret scanner
+// (package secrets) can prefilter texts by the rules' keywords and lengths
+// without loading the TOML config, and build the gitleaks rules a text
+// actually needs, one at a time.
 //
 // Each Rule is the plain-data form of one config.Rule as gitleaks'
 // config.ViperConfig.Translate builds it (patterns as strings), plus what
@@ -109,7 +110,7 @@ type LiteralPrefix struct {
 // LoadDefaultConfig loads gitleaks' default config (config.DefaultConfig)
 // the way gitleaks does (viper, then Translate), in a private viper
 // instance. It costs tens of milliseconds; the tests and the generator use
-// it, the engine uses Rules instead. The error is non-nil only when the
+// it, the scanner uses Rules instead. The error is non-nil only when the
 // pinned config does not load.
 func LoadDefaultConfig() (config.Config, error) {
 	v := viper.New()

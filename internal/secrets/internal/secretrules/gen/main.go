@@ -1,7 +1,7 @@
 // Command gen writes rules.go of package secretrules: gitleaks' default
 // rule set (config.DefaultConfig of the gitleaks version in go.mod), loaded
 // as gitleaks loads it, as static Go data. Run it with `go generate
-// ./internal/engine/internal/secretrules` after upgrading gitleaks; the
+// ./internal/secrets/internal/secretrules` after upgrading gitleaks; the
 // package's tests fail until then.
 //
 // Usage (in the secretrules directory):
@@ -26,7 +26,7 @@ import (
 
 	"github.com/zricethezav/gitleaks/v8/config"
 
-	"github.com/toolscore/toolscore/internal/engine/internal/secretrules"
+	"github.com/toolscore/toolscore/internal/secrets/internal/secretrules"
 )
 
 func main() {
@@ -79,50 +79,8 @@ func generate(cfg config.Config, raw string) ([]byte, error) {
 	for _, a := range global {
 		writeAllowlist(&b, a)
 	}
-	b.WriteString("}\n\n")
-	ka, err := secretrules.NewKeywordAutomaton(rules)
-	if err != nil {
-		return nil, err
-	}
-	writeAutomaton(&b, ka)
-	return format.Source(b.Bytes())
-}
-
-// writeAutomaton writes the declaration of Keywords, ka.
-func writeAutomaton(b *bytes.Buffer, ka *secretrules.KeywordAutomaton) {
-	states := len(ka.OutStart) - 1
-	fmt.Fprintf(b, "// Keywords is the keyword automaton of Rules, NewKeywordAutomaton(Rules):\n// %d states, %d byte classes.\n", states, ka.NumClasses)
-	b.WriteString("var Keywords = KeywordAutomaton{\n")
-	b.WriteString("Class: [256]uint8{")
-	for c, cl := range ka.Class {
-		if cl != 0 {
-			fmt.Fprintf(b, "%s: %d, ", strconv.QuoteRune(rune(c)), cl)
-		}
-	}
-	b.WriteString("},\n")
-	fmt.Fprintf(b, "NumClasses: %d,\n", ka.NumClasses)
-	b.WriteString("// One line per state.\nNext: []uint16{\n")
-	writeInts(b, ka.Next, ka.NumClasses)
-	b.WriteString("},\n")
-	b.WriteString("OutStart: []uint32{\n")
-	writeInts(b, ka.OutStart, 16)
-	b.WriteString("},\n")
-	b.WriteString("Outs: []uint16{\n")
-	writeInts(b, ka.Outs, 16)
-	b.WriteString("},\n")
 	b.WriteString("}\n")
-}
-
-// writeInts writes xs as composite literal elements, perLine a line.
-func writeInts[T uint16 | uint32](b *bytes.Buffer, xs []T, perLine int) {
-	for i, x := range xs {
-		b.WriteString(strconv.FormatUint(uint64(x), 10))
-		if (i+1)%perLine == 0 || i == len(xs)-1 {
-			b.WriteString(",\n")
-		} else {
-			b.WriteString(", ")
-		}
-	}
+	return format.Source(b.Bytes())
 }
 
 // writeRule writes r as a composite literal element, leaving out zero

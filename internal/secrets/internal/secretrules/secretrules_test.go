@@ -26,9 +26,9 @@ func mustDefaultConfig(tb testing.TB) config.Config {
 // TestTableMatchesConfig rebuilds the static table from gitleaks' default
 // config, loaded as gitleaks loads it, and compares it with the generated
 // one: after a gitleaks upgrade that changes the rules it fails until
-// `go generate ./internal/engine/internal/secretrules` is run.
+// `go generate ./internal/secrets/internal/secretrules` is run.
 func TestTableMatchesConfig(t *testing.T) {
-	const regen = "; run go generate ./internal/engine/internal/secretrules"
+	const regen = "; run go generate ./internal/secrets/internal/secretrules"
 	sum := sha256.Sum256([]byte(config.DefaultConfig))
 	if got := hex.EncodeToString(sum[:]); got != DefaultConfigSHA256 {
 		t.Errorf("gitleaks' DefaultConfig has SHA-256 %s, the table was generated from %s%s", got, DefaultConfigSHA256, regen)

@@ -1,0 +1,62 @@
+// Package secretscan is the contract between the engine's credentials
+// check (SPEC section 5; docs/checks.md "credentials") and a secret
+// scanner: the engine hands the scanner every text of a trace that may
+// hold a secret, in one call, and the scanner says which secrets it found
+// in which text. The engine re-exports both types as engine.SecretScanner
+// and engine.SecretFinding; they live in this package of their own, which
+// imports nothing but the standard library, so that a scanner need not
+// import the engine (package secrets, the default scanner, does not), as
+// database/sql/driver does for database/sql.
+package secretscan
+
+import "context"
+
+// Scanner finds secrets in texts. The engine calls it with what the
+// credentials check examines: for an evaluation, every non-empty string
+// value of every call's arguments (at any depth), the args_raw text of
+// every call that has one, and the final answer, all in one call; for a
+// contract, each string in its expected arguments (to hide secrets
+// written there). Argument keys, results and tool names are not scanned
+// (they are redacted where a secret found elsewhere occurs in them).
+//
+// A Scanner must be safe for concurrent use by multiple goroutines, and
+// deterministic: the same texts give the same findings, whatever was
+// scanned before (regrades rely on it). It must not modify texts or keep
+// them after it returns.
+type Scanner interface {
+	// ScanSecrets returns the secrets found in texts, in any order (the
+	// engine sorts them and drops repeats). Each text is scanned whole
+	// and on its own: a secret never spans two texts.
+	//
+	// The error is non-nil when the scan is incomplete: ctx ended
+	// (ctx.Err()), or a rule could not run on some text. The findings
+	// returned with an error are still used (their secrets are
+	// redacted), and the credentials check then reports unknown.
+	ScanSecrets(ctx context.Context, texts []string) ([]Finding, error)
+}
+
+// Finding is one secret found in one text. The engine reports a finding
+// whose fields break these rules as a scanner error.
+type Finding struct {
+	// Text is the index, in the texts given to ScanSecrets, of the text
+	// the secret was found in.
+	Text int
+	// Rule is the non-empty id of the rule that found the secret, such as
+	// "github-pat" or "generic-api-key" (gitleaks' rule ids for the
+	// default scanner). It is what the credentials check reports as
+	// Finding.Rule and writes in the marker "[REDACTED:<rule>]", so it
+	// should be a short lower-case name.
+	Rule string
+	// Secret is the secret exactly as it occurs in the text: a non-empty
+	// substring of texts[Text]. A finding names a secret by its text, not
+	// its position: the engine replaces every occurrence of it, in every
+	// text of the result, so offsets are not reported.
+	Secret string
+	// Prefix is the number of leading bytes of Secret that the rule fixes
+	// literally at the start of every secret it finds ("ghp_" of a GitHub
+	// token, "AKIA" of an AWS access key), in [0, len(Secret)]: they tell
+	// the token's type and are no part of what is secret, so the engine
+	// may show up to four characters of them in a masked value
+	// ("ghp_****"). 0 when the rule fixes none.
+	Prefix int
+}
