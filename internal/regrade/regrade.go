@@ -206,9 +206,9 @@ func New(cfg Config) (*Service, error) {
 		maps.Copy(queues, cfg.Jobs(workers))
 	}
 	client, err := river.NewClient(riverpgxv5.New(s.pool), &river.Config{
-		Queues:               queues,
-		Workers:              workers,
-		Logger:               newSlog(cfg.Logger),
+		Queues:  queues,
+		Workers: workers,
+		Logger:  newSlog(cfg.Logger),
 		// A job is rescued once it ran longer than its own Timeout (the
 		// workers' attemptTimeout; harness tasks set theirs): river's
 		// rescuer looks at every job running longer than
