@@ -244,3 +244,38 @@ func TestBatchCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchSecrets checks that the batch path grades with the same secret
+// scanner as one trace: a token gitleaks' rules know, in one line of
+// many, fails the credentials check and is redacted in the output.
+func TestBatchSecrets(t *testing.T) {
+	const token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+	lines := `[{"tool":"search_flights","args":{"destination":"LIS","note":"` + token + `"}}]` + "\n" +
+		`[{"tool":"search_flights","args":{"destination":"LIS"}}]` + "\n"
+	r := runBatchCLI(t, lines, "eval", "--each-line", "--json", example("gold.json"), "-")
+	if r.code != exitFail {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, token) {
+		t.Error("the token is in the output")
+	}
+	out := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	for i, want := range []string{"fail", "pass"} {
+		var res struct {
+			Checks struct {
+				Items []struct{ Name, Status string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out[i]), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Checks.Items {
+			if c.Name == "credentials" && c.Status != want {
+				t.Errorf("line %d: credentials %s, want %s", i+1, c.Status, want)
+			}
+		}
+	}
+	if !strings.Contains(out[0], `"note":"[REDACTED:github-pat]"`) {
+		t.Errorf("line 1 is not redacted: %.300s", out[0])
+	}
+}
