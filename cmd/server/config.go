@@ -112,6 +112,39 @@ type Config struct {
 	// listed as addresses): TOOLSCORE_RUN_ALLOWED_HOSTS, -run-allowed-hosts,
 	// comma-separated; default none, which refuses every run.
 	RunAllowedHosts []string
+	// OTLPQuiet is how long after its last span a trace whose root span
+	// ended is complete and graded (otlp.Config Quiet):
+	// TOOLSCORE_OTLP_QUIET, -otlp-quiet; default 5s.
+	OTLPQuiet time.Duration
+	// OTLPMaxAge is how long after its first span a trace is graded
+	// anyway, flagged incomplete: TOOLSCORE_OTLP_MAX_AGE, -otlp-max-age;
+	// default 10m.
+	OTLPMaxAge time.Duration
+	// OTLPLateSpans is what a span arriving after its trace was closed
+	// does: ignore (counted only) or regrade (the trace is graded again,
+	// as a regrade of its first result): TOOLSCORE_OTLP_LATE_SPANS,
+	// -otlp-late-spans; default ignore.
+	OTLPLateSpans string
+	// OTLPUnmatched is what happens to the spans of a trace no grading
+	// rule matches: drop or keep (for TOOLSCORE_OTLP_KEEP_SPANS, at least
+	// 1h): TOOLSCORE_OTLP_UNMATCHED, -otlp-unmatched; default drop.
+	OTLPUnmatched string
+	// OTLPKeepSpans is how long a graded trace's spans are kept:
+	// TOOLSCORE_OTLP_KEEP_SPANS, -otlp-keep-spans; default 0 (deleted
+	// when graded; at least 1h with late spans regrade or unmatched keep).
+	OTLPKeepSpans time.Duration
+	// OTLPKeepTraces is how long a finished trace's row is kept (late
+	// spans are recognised for that long): TOOLSCORE_OTLP_KEEP_TRACES,
+	// -otlp-keep-traces; default 24h.
+	OTLPKeepTraces time.Duration
+	// OTLPWorkers is the number of trace grading jobs this process runs
+	// at once: TOOLSCORE_OTLP_WORKERS, -otlp-workers; default (0) 2 per
+	// CPU.
+	OTLPWorkers int
+	// OTLPMaxBodyBytes caps an OTLP export body once decompressed:
+	// TOOLSCORE_OTLP_MAX_BODY_BYTES, -otlp-max-body-bytes; default
+	// 16777216 (16 MiB).
+	OTLPMaxBodyBytes int64
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -124,6 +157,8 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
 		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
 		RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
+		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
+		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -189,6 +224,14 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	boolean("TOOLSCORE_METRICS_OPEN", &cfg.MetricsOpen)
 	var allowed string
 	str("TOOLSCORE_RUN_ALLOWED_HOSTS", &allowed)
+	dur("TOOLSCORE_OTLP_QUIET", &cfg.OTLPQuiet)
+	dur("TOOLSCORE_OTLP_MAX_AGE", &cfg.OTLPMaxAge)
+	str("TOOLSCORE_OTLP_LATE_SPANS", &cfg.OTLPLateSpans)
+	str("TOOLSCORE_OTLP_UNMATCHED", &cfg.OTLPUnmatched)
+	dur("TOOLSCORE_OTLP_KEEP_SPANS", &cfg.OTLPKeepSpans)
+	dur("TOOLSCORE_OTLP_KEEP_TRACES", &cfg.OTLPKeepTraces)
+	num("TOOLSCORE_OTLP_WORKERS", &cfg.OTLPWorkers)
+	num64("TOOLSCORE_OTLP_MAX_BODY_BYTES", &cfg.OTLPMaxBodyBytes)
 	if len(errs) > 0 {
 		return cfg, errs[0]
 	}
@@ -214,6 +257,14 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.StringVar(&cfg.Auth, "auth", cfg.Auth, "on, or off for local development only: no API keys (TOOLSCORE_AUTH)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", cfg.MetricsOpen, "serve /metrics without a token (TOOLSCORE_METRICS_OPEN)")
 	fs.StringVar(&allowed, "run-allowed-hosts", allowed, "agent hosts server-side runs may reach, comma-separated: names, *.suffixes, IPs, CIDRs; none refuses runs (TOOLSCORE_RUN_ALLOWED_HOSTS)")
+	fs.DurationVar(&cfg.OTLPQuiet, "otlp-quiet", cfg.OTLPQuiet, "quiet period after which a trace whose root span ended is graded (TOOLSCORE_OTLP_QUIET)")
+	fs.DurationVar(&cfg.OTLPMaxAge, "otlp-max-age", cfg.OTLPMaxAge, "age at which a trace is graded anyway, flagged incomplete (TOOLSCORE_OTLP_MAX_AGE)")
+	fs.StringVar(&cfg.OTLPLateSpans, "otlp-late-spans", cfg.OTLPLateSpans, "late spans: ignore or regrade (TOOLSCORE_OTLP_LATE_SPANS)")
+	fs.StringVar(&cfg.OTLPUnmatched, "otlp-unmatched", cfg.OTLPUnmatched, "spans of traces no rule matches: drop or keep (TOOLSCORE_OTLP_UNMATCHED)")
+	fs.DurationVar(&cfg.OTLPKeepSpans, "otlp-keep-spans", cfg.OTLPKeepSpans, "how long a graded trace's spans are kept (TOOLSCORE_OTLP_KEEP_SPANS)")
+	fs.DurationVar(&cfg.OTLPKeepTraces, "otlp-keep-traces", cfg.OTLPKeepTraces, "how long a finished trace's row is kept (TOOLSCORE_OTLP_KEEP_TRACES)")
+	fs.IntVar(&cfg.OTLPWorkers, "otlp-workers", cfg.OTLPWorkers, "trace grading jobs at once, 0 for 2 per CPU (TOOLSCORE_OTLP_WORKERS)")
+	fs.Int64Var(&cfg.OTLPMaxBodyBytes, "otlp-max-body-bytes", cfg.OTLPMaxBodyBytes, "OTLP export body limit, decompressed (TOOLSCORE_OTLP_MAX_BODY_BYTES)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -264,6 +315,20 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_GC_PERCENT must be 0 or more, got %d", c.GCPercent)
 	case c.DBMaxConns < 2:
 		return fmt.Errorf("TOOLSCORE_DB_MAX_CONNS must be at least 2, got %d", c.DBMaxConns)
+	case c.OTLPQuiet <= 0:
+		return fmt.Errorf("TOOLSCORE_OTLP_QUIET must be positive, got %s", c.OTLPQuiet)
+	case c.OTLPMaxAge < c.OTLPQuiet:
+		return fmt.Errorf("TOOLSCORE_OTLP_MAX_AGE (%s) must be at least TOOLSCORE_OTLP_QUIET (%s)", c.OTLPMaxAge, c.OTLPQuiet)
+	case c.OTLPLateSpans != "ignore" && c.OTLPLateSpans != "regrade":
+		return fmt.Errorf("TOOLSCORE_OTLP_LATE_SPANS must be ignore or regrade, got %q", c.OTLPLateSpans)
+	case c.OTLPUnmatched != "drop" && c.OTLPUnmatched != "keep":
+		return fmt.Errorf("TOOLSCORE_OTLP_UNMATCHED must be drop or keep, got %q", c.OTLPUnmatched)
+	case c.OTLPKeepSpans < 0 || c.OTLPKeepTraces <= 0:
+		return fmt.Errorf("TOOLSCORE_OTLP_KEEP_SPANS must be 0 or more and TOOLSCORE_OTLP_KEEP_TRACES positive, got %s and %s", c.OTLPKeepSpans, c.OTLPKeepTraces)
+	case c.OTLPWorkers < 0 || c.OTLPWorkers > 10000:
+		return fmt.Errorf("TOOLSCORE_OTLP_WORKERS must be from 0 to 10000, got %d", c.OTLPWorkers)
+	case c.OTLPMaxBodyBytes < 1024:
+		return fmt.Errorf("TOOLSCORE_OTLP_MAX_BODY_BYTES must be at least 1024, got %d", c.OTLPMaxBodyBytes)
 	case c.DBWriters < 1 || c.DBWriters >= c.DBMaxConns:
 		return fmt.Errorf("TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (%d), got %d", c.DBMaxConns-1, c.DBWriters)
 	}
@@ -316,5 +381,8 @@ func (c Config) LogFields() []zap.Field {
 		zap.String("auth", c.Auth), zap.Bool("bootstrap_key_set", c.BootstrapKey != ""),
 		zap.Bool("metrics_token_set", c.MetricsToken != ""), zap.Bool("metrics_open", c.MetricsOpen),
 		zap.Strings("run_allowed_hosts", c.RunAllowedHosts),
+		zap.Stringer("otlp_quiet", c.OTLPQuiet), zap.Stringer("otlp_max_age", c.OTLPMaxAge), zap.String("otlp_late_spans", c.OTLPLateSpans),
+		zap.String("otlp_unmatched", c.OTLPUnmatched), zap.Stringer("otlp_keep_spans", c.OTLPKeepSpans),
+		zap.Stringer("otlp_keep_traces", c.OTLPKeepTraces), zap.Int("otlp_workers", c.OTLPWorkers), zap.Int64("otlp_max_body_bytes", c.OTLPMaxBodyBytes),
 	}
 }

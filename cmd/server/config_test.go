@@ -12,7 +12,9 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on"}
+		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
+		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
+		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -62,6 +64,15 @@ func TestLoadConfig(t *testing.T) {
 		{name: "short metrics token", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_METRICS_TOKEN": "s3cret"},
 			wantErr: "TOOLSCORE_METRICS_TOKEN must be at least 16 characters, got 6"},
 		{name: "bad bool", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_METRICS_OPEN": "yes please"}, wantErr: `TOOLSCORE_METRICS_OPEN: "yes please" is not true or false`},
+		{name: "otlp", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_OTLP_QUIET": "2s", "TOOLSCORE_OTLP_LATE_SPANS": "regrade"},
+			args: []string{"-otlp-max-age", "1m", "-otlp-unmatched", "keep", "-otlp-workers", "3"},
+			want: func(c *Config) {
+				c.OTLPQuiet, c.OTLPMaxAge, c.OTLPLateSpans, c.OTLPUnmatched, c.OTLPWorkers = 2*time.Second, time.Minute, "regrade", "keep", 3
+			}},
+		{name: "bad late spans", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_OTLP_LATE_SPANS": "drop"},
+			wantErr: `TOOLSCORE_OTLP_LATE_SPANS must be ignore or regrade, got "drop"`},
+		{name: "max age under quiet", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_OTLP_QUIET": "1m", "TOOLSCORE_OTLP_MAX_AGE": "30s"},
+			wantErr: "TOOLSCORE_OTLP_MAX_AGE (30s) must be at least TOOLSCORE_OTLP_QUIET (1m0s)"},
 		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
 		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
 	}

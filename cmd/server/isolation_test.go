@@ -55,6 +55,25 @@ type isoWorld struct {
 	aIdem, aBatchI string
 }
 
+// aTraceID is the OpenTelemetry trace A exports; isoExport is an export
+// of one span of that trace id, as A or B sends it.
+const aTraceID = "a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a1"
+
+func isoExport(service string) string {
+	return `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"` + service + `"}}]},
+		"scopeSpans":[{"spans":[{"traceId":"` + aTraceID + `","spanId":"0000000000000001","name":"invoke_agent","startTimeUnixNano":"1","endTimeUnixNano":"9",
+		"attributes":[{"key":"toolscore.task_id","value":{"stringValue":"A-MARK-otel-task"}}]},
+		{"traceId":"` + aTraceID + `","spanId":"0000000000000002","parentSpanId":"0000000000000001","name":"execute_tool search","startTimeUnixNano":"2",
+		"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"search"}},
+		{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"q\":\"lisbon\"}"}}]}]}]}]}`
+}
+
+// isoRule is A's grading rule; v distinguishes its versions.
+func isoRule(v int) string {
+	return fmt.Sprintf(`{"description": "%s rule %d", "match": [{"attribute": "service.name", "equals": "A-MARK-service"}], "contract": "%s@1", "task_id": "toolscore.task_id"}`,
+		markDesc, v, markName)
+}
+
 // isoCase is the check of one route: it calls the route as B and fails
 // the test on any leak or change.
 type isoCase func(t *testing.T, w *isoWorld)
@@ -109,6 +128,42 @@ var isoCases = map[string]isoCase{
 	"POST /v1/validate": func(t *testing.T, w *isoWorld) {
 		if r := w.asB(t, "POST", "/v1/validate", `{"contract_version": 2, "required": [{"tool": "b"}]}`); r.status != 200 {
 			t.Errorf("validate = %d", r.status)
+		}
+	},
+	"POST /v1/traces": func(t *testing.T, w *isoWorld) {
+		// B's spans with A's trace id make B's own trace, matched by none
+		// of A's rules (A's trace and rows stay as they are).
+		if r := w.asB(t, "POST", "/v1/traces", isoExport("A-MARK-service")); r.status != 200 {
+			t.Errorf("B exports under A's trace id = %d %v, want 200", r.status, r.body)
+		}
+	},
+	"GET /v1/traces/{trace_id}": func(t *testing.T, w *isoWorld) {
+		// 404, or B's own trace (after B exported under that id): never A's.
+		r := w.asB(t, "GET", "/v1/traces/"+aTraceID, "")
+		if r.status != 404 && (r.status != 200 || r.body["result_id"] != nil) {
+			t.Errorf("B reads A's trace = %d %v, want 404 or B's own, ungraded", r.status, r.body)
+		}
+	},
+	"GET /v1/rules": func(t *testing.T, w *isoWorld) {
+		r := w.asB(t, "GET", "/v1/rules", "")
+		for _, it := range items(r) {
+			if it.(map[string]any)["version"] != 1.0 {
+				t.Errorf("B's rules hold %v, not only B's own version 1", it)
+			}
+		}
+	},
+	"GET /v1/rules/{name}/versions": func(t *testing.T, w *isoWorld) {
+		if r := w.asB(t, "GET", "/v1/rules/"+markName+"/versions", ""); r.status != 404 && len(items(r)) != 1 {
+			t.Errorf("B lists A's rule versions = %d %v, want 404 or B's own one", r.status, r.body)
+		}
+	},
+	"GET /v1/rules/{name}/versions/{version}": func(t *testing.T, w *isoWorld) {
+		w.want404(t, "GET", "/v1/rules/"+markName+"/versions/2")
+	},
+	"POST /v1/rules/{name}/versions": func(t *testing.T, w *isoWorld) {
+		r := w.asB(t, "POST", "/v1/rules/"+markName+"/versions", `{"contract": "b-contract"}`)
+		if r.status != 201 || r.body["version"] != 1.0 {
+			t.Errorf("B publishes a rule under A's name = %d %v, want 201 version 1", r.status, r.body)
 		}
 	},
 	"GET /v1/contracts": func(t *testing.T, w *isoWorld) {
@@ -340,6 +395,9 @@ var projectTables = map[string]string{
 	"result_rollup_issues": `SELECT * FROM result_rollup_issues WHERE project_id = $1`,
 	"rollup_state":         `SELECT * FROM rollup_state WHERE $1::bigint IS NULL`,
 	"console_sessions":     `SELECT s.* FROM console_sessions s JOIN api_keys k ON k.hash = s.key_hash WHERE k.project_id = $1`,
+	"otlp_traces":          `SELECT * FROM otlp_traces WHERE project_id = $1`,
+	"otlp_spans":           `SELECT * FROM otlp_spans WHERE project_id = $1`,
+	"grading_rules":        `SELECT * FROM grading_rules WHERE project_id = $1`,
 }
 
 // snapshot returns, per table, the md5 of project A's rows (in text form,
@@ -381,7 +439,7 @@ func snapshot(t *testing.T, dbURL string, project int64) map[string]string {
 
 func TestTwoProjectIsolation(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
-	base, stop := runServer(t, dbURL, "TOOLSCORE_RUN_ALLOWED_HOSTS", "127.0.0.1")
+	base, stop := runServer(t, dbURL, "TOOLSCORE_RUN_ALLOWED_HOSTS", "127.0.0.1", "TOOLSCORE_OTLP_QUIET", "200ms")
 	defer func() {
 		if err := stop(); err != nil {
 			t.Error(err)
@@ -439,12 +497,28 @@ func TestTwoProjectIsolation(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// A's OpenTelemetry trace, graded by A's rule.
+	for v := 1; v <= 2; v++ {
+		must(callAs(t, w.a, "POST", base+"/v1/rules/"+markName+"/versions", isoRule(v)), 201, "publish rule")
+	}
+	must(callAs(t, w.a, "POST", base+"/v1/traces", isoExport("A-MARK-service")), 200, "export")
+	for {
+		tr := callAs(t, w.a, "GET", base+"/v1/traces/"+aTraceID, "")
+		if tr.body["state"] == "graded" {
+			w.aEvalIDs = append(w.aEvalIDs, tr.body["result_id"].(string))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("A's trace did not get graded: %v", tr.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	regraded := must(callAs(t, w.a, "GET", base+"/v1/evaluations?regrades=only", ""), 200, "regrade results")
 	for _, it := range items(regraded) {
 		w.aEvalIDs = append(w.aEvalIDs, it.(map[string]any)["id"].(string))
 	}
-	if len(w.aEvalIDs) != 7 {
-		t.Fatalf("A's evaluations = %v, want 3 + 3 regrade results + 1 of the run", w.aEvalIDs)
+	if len(w.aEvalIDs) != 8 {
+		t.Fatalf("A's evaluations = %v, want 3 + 3 regrade results + 1 of the run + 1 of the trace", w.aEvalIDs)
 	}
 	for _, k := range items(must(callAs(t, w.a, "GET", base+"/v1/keys", ""), 200, "A's keys")) {
 		w.aKeyIDs = append(w.aKeyIDs, k.(map[string]any)["id"].(string))
@@ -455,7 +529,7 @@ func TestTwoProjectIsolation(t *testing.T) {
 	bAdmin := r.body["key"].(map[string]any)["token"].(string)
 	w.b = newKey(t, base, bAdmin, all...)
 
-	w.markers = append([]string{markDesc, "A-MARK-task", "A-MARK-agent", "A-MARK-label", "A-MARK-suite", "A-MARK-run-task",
+	w.markers = append([]string{markDesc, "A-MARK-task", "A-MARK-agent", "A-MARK-label", "A-MARK-suite", "A-MARK-run-task", "A-MARK-otel-task",
 		w.aRegradeID, w.aRunID, `"default"`, agent.URL}, w.aEvalIDs...)
 	w.markers = append(w.markers, w.aKeyIDs...)
 	before := snapshot(t, dbURL, 1)

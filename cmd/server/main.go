@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -21,8 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"golang.org/x/net/netutil"
@@ -31,6 +34,8 @@ import (
 	"github.com/toolscore/toolscore/internal/api"
 	"github.com/toolscore/toolscore/internal/auth"
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/otlp"
+	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade"
 	"github.com/toolscore/toolscore/internal/runs"
 	"github.com/toolscore/toolscore/internal/secrets"
@@ -140,25 +145,52 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	if err != nil {
 		return err
 	}
-	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
-		RescueAfter: cfg.RegradeRescueAfter, Workers: cfg.RegradeWorkers, Jobs: harnessRuns.Register, SecretScanner: scanner}) // one river client works regrades and runs
+	// The ingest grades with the API server's evaluation path (srv.Grade),
+	// built before the river client starts working trace jobs.
+	var srv *api.Server
+	// The assembler's and retention sweep's polling get a pool of their
+	// own (2 connections), as river has.
+	background, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2, Writers: 1, Logger: log})
 	if err != nil {
 		return err
 	}
-	if err := regrades.Start(ctx); err != nil {
+	defer background.Close()
+	ingest, err := otlp.New(otlp.Config{Store: db, Background: background, Logger: log, Registerer: reg,
+		Grade: func(ctx context.Context, project int64, body []byte, id uuid.UUID) (*record.Result, error) {
+			return srv.Grade(ctx, project, body, id)
+		},
+		Quiet: cfg.OTLPQuiet, MaxAge: cfg.OTLPMaxAge, LateSpans: cfg.OTLPLateSpans, KeepUnmatched: cfg.OTLPUnmatched == "keep",
+		KeepSpans: cfg.OTLPKeepSpans, KeepTraces: cfg.OTLPKeepTraces, Workers: cfg.OTLPWorkers, MaxBodyBytes: cfg.OTLPMaxBodyBytes,
+	})
+	if err != nil {
 		return err
 	}
-	defer stopRegrades(regrades, log) // after srv.Close, before db.Close
-
-	srv := api.New(api.Config{
+	// One river client works regrades, harness runs and trace grading.
+	jobs := func(w *river.Workers) map[string]river.QueueConfig {
+		queues := harnessRuns.Register(w)
+		maps.Copy(queues, ingest.Register(w))
+		return queues
+	}
+	regrades, err := regrade.New(regrade.Config{Store: db, DatabaseURL: cfg.DatabaseURL, Logger: log, Registerer: reg,
+		RescueAfter: cfg.RegradeRescueAfter, Workers: cfg.RegradeWorkers, Jobs: jobs, SecretScanner: scanner})
+	if err != nil {
+		return err
+	}
+	srv = api.New(api.Config{
 		Store: db, Logger: log, Registerer: reg, Gatherer: reg,
 		Workers: cfg.Workers, Queue: cfg.Queue, EvalTimeout: cfg.EvalTimeout,
 		MaxBodyBytes: cfg.MaxBodyBytes, MaxBatchBytes: cfg.MaxBatchBytes,
-		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns,
+		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns, OTLP: ingest,
 		Auth: authn, AuthOff: cfg.Auth == "off", Keys: db, MetricsToken: cfg.MetricsToken, MetricsOpen: cfg.MetricsOpen,
 		SecretScanner: scanner,
 	})
-	defer srv.Close()
+	defer srv.Close() // after the job workers stop: trace jobs grade on its pool
+	if err := regrades.Start(ctx); err != nil {
+		return err
+	}
+	defer stopRegrades(regrades, log) // before srv.Close and db.Close
+	ingest.Start()
+	defer ingest.Stop()
 	// The web console (internal/ui) under /ui/, the API everywhere else;
 	// its aggregates are kept current in the background.
 	console := ui.New(ui.Config{Store: db, Regrades: regrades, Runs: harnessRuns, Logger: log,

@@ -55,6 +55,12 @@ var routeScopes = map[string]auth.Scope{
 	"DELETE /v1/keys/{id}":                        auth.ScopeAdmin,
 	"POST /v1/projects":                           auth.ScopeAdmin,
 	"GET /v1/projects":                            auth.ScopeAdmin,
+	"POST /v1/traces":                             auth.ScopeIngest,
+	"GET /v1/traces/{trace_id}":                   auth.ScopeRead,
+	"GET /v1/rules":                               auth.ScopeRead,
+	"POST /v1/rules/{name}/versions":              auth.ScopeContractsWrite,
+	"GET /v1/rules/{name}/versions":               auth.ScopeRead,
+	"GET /v1/rules/{name}/versions/{version}":     auth.ScopeRead,
 }
 
 // RouteScopes returns a copy of the scope each route needs, by "METHOD

@@ -149,6 +149,12 @@ var queryParams = map[string][]string{
 	"DELETE /v1/keys/{id}":                        nil,
 	"POST /v1/projects":                           nil,
 	"GET /v1/projects":                            nil,
+	"POST /v1/traces":                             nil,
+	"GET /v1/traces/{trace_id}":                   nil,
+	"GET /v1/rules":                               {"limit", "cursor"},
+	"POST /v1/rules/{name}/versions":              nil,
+	"GET /v1/rules/{name}/versions":               {"limit", "cursor"},
+	"GET /v1/rules/{name}/versions/{version}":     nil,
 }
 
 // checkParams refuses a query parameter the route does not read, so that

@@ -5,7 +5,8 @@
 // needs, and cmd/server passes in *store.DB.
 //
 // One file per noun: contract.go (registry), evaluation.go (evaluate,
-// fetch, list), batch.go, stats.go, health.go; plus pool.go, problem.go,
+// fetch, list), batch.go, stats.go, health.go, otlp.go (OpenTelemetry
+// ingest and grading rules); plus pool.go, problem.go,
 // middleware.go, metrics.go and decode.go.
 package api
 
@@ -86,6 +87,9 @@ type Config struct {
 	// evaluation; nil means a default one (package secrets) of the
 	// Server's own.
 	SecretScanner engine.SecretScanner
+	// OTLP serves POST /v1/traces, GET /v1/traces/{trace_id} and the
+	// grading rules under /v1/rules (otlp.go); nil answers them 503.
+	OTLP OTLP
 }
 
 // Server is the HTTP API. Create it with New, serve Handler, and call
@@ -224,6 +228,7 @@ func (s *Server) routes() chi.Router {
 		s.regradeRoutes(r)
 		s.runRoutes(r)
 		s.keyRoutes(r)
+		s.otlpRoutes(r)
 	})
 	return r
 }

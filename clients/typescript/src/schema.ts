@@ -522,10 +522,295 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OTLP/HTTP trace receiver; spans are assembled per trace and graded by the grading rules.
+         * @description The OTLP/HTTP export endpoint (point OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+         *     or a Collector's otlphttp exporter here). The body is an
+         *     ExportTraceServiceRequest as protobuf (application/x-protobuf) or
+         *     OTLP/JSON (application/json), optionally gzip-compressed. It is
+         *     answered 200 with an ExportTraceServiceResponse in the same encoding
+         *     only once its spans are committed; spans with invalid trace or span
+         *     ids are rejected and counted in partial_success. Errors carry a
+         *     google.rpc.Status in the request's encoding (not problem+json): 400
+         *     for a malformed body (not retryable), 413, 415, and 429 or 503 with
+         *     Retry-After, which exporters retry. A trace is graded once its root
+         *     span has ended and no span came for the quiet period
+         *     (TOOLSCORE_OTLP_QUIET), or at the maximum age; see docs/otel.md.
+         */
+        post: operations["exportTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The trace id, 32 hex digits. */
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        /** The assembly and grading state of a trace received on POST /v1/traces. */
+        get: operations["getTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The grading rules in force (the latest version of each name), by name. */
+        get: operations["listRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's registry name. */
+                name: components["parameters"]["ContractName"];
+            };
+            cookie?: never;
+        };
+        /** List the versions of a named grading rule, oldest first. */
+        get: operations["listRuleVersions"];
+        put?: never;
+        /**
+         * Create a new version of a named grading rule.
+         * @description The body is the rule document (docs/otel.md, "Grading rules"). Versions
+         *     are immutable and numbered from 1 per name; the latest version of each
+         *     name is in force. A body identical (canonically) to an existing
+         *     version's returns that version with 200. Problems are 422
+         *     invalid-rule with JSON pointers.
+         */
+        post: operations["createRuleVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{name}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's registry name. */
+                name: components["parameters"]["ContractName"];
+                /** @description A version number from 1, or `latest`. */
+                version: number | "latest";
+            };
+            cookie?: never;
+        };
+        /** Fetch one version of a grading rule. */
+        get: operations["getRuleVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An OTLP/JSON ExportTraceServiceRequest (hex trace and span ids, enums as integers, 64-bit integers as strings). */
+        OTLPExportRequest: {
+            /** @description The ResourceSpans of the OTLP specification. */
+            resourceSpans?: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description An OTLP/JSON ExportTraceServiceResponse; {} when every span was stored. */
+        OTLPExportResponse: {
+            /** @description Present when spans were rejected. */
+            partialSuccess?: {
+                /** @description The number of spans rejected (int64, as OTLP/JSON writes it). */
+                rejectedSpans?: string;
+                /** @description Why; the first rejected span is named. */
+                errorMessage?: string;
+            };
+        };
+        /** @description A google.rpc.Status, the body of an OTLP/HTTP error. */
+        RPCStatus: {
+            /** @description The gRPC code: 3 invalid argument, 8 resource exhausted, 13 internal, 14 unavailable. */
+            code: number;
+            /** @description What went wrong and where. */
+            message: string;
+        };
+        /** @description The assembly and grading state of an OpenTelemetry trace received on POST /v1/traces. */
+        OTLPTrace: {
+            /** @description The trace id, 32 hex digits. */
+            trace_id: string;
+            /**
+             * @description open (spans arriving), closed (its grading job queued), then graded (result_id), unmatched (no rule), no_tool_calls (the rule grades only traces with tool calls) or failed (reason).
+             * @enum {string}
+             */
+            state: "open" | "closed" | "graded" | "unmatched" | "no_tool_calls" | "failed";
+            /** @description Assemblies: a late span reopens a graded trace when TOOLSCORE_OTLP_LATE_SPANS=regrade. */
+            revision: number;
+            /** @description Spans received, repeats included. */
+            spans: number;
+            /** @description Spans that arrived after the trace closed. */
+            late_spans: number;
+            /** @description Whether its root span (no parent) has arrived. */
+            root_ended: boolean;
+            /** @description Closed at the maximum age, not complete. */
+            incomplete: boolean;
+            /**
+             * Format: date-time
+             * @description When its first span arrived.
+             */
+            first_seen: string;
+            /**
+             * Format: date-time
+             * @description When its last span arrived.
+             */
+            last_seen: string;
+            /**
+             * Format: date-time
+             * @description When it was closed for grading.
+             */
+            closed_at?: string;
+            /**
+             * Format: date-time
+             * @description When its grading job committed.
+             */
+            finished_at?: string;
+            /** @description The grading rule that matched. */
+            rule?: string;
+            /** @description That rule's version. */
+            rule_version?: number;
+            /**
+             * Format: uuid
+             * @description The stored evaluation (state graded).
+             */
+            result_id?: string;
+            /** @description Why it is unmatched, no_tool_calls or failed. */
+            reason?: string;
+        };
+        /** @description A grading rule document; see docs/otel.md. */
+        GradingRule: {
+            /** @description Free text. */
+            description?: string;
+            /**
+             * @description The rules in force are tried lowest first, ties by name.
+             * @default 100
+             */
+            priority?: number;
+            /**
+             * @description false retires the name: the rule matches nothing.
+             * @default true
+             */
+            enabled?: boolean;
+            /** @description Conditions, all of which must hold; none matches every trace. */
+            match?: {
+                /** @description The attribute name, such as service.name. */
+                attribute: string;
+                /**
+                 * @description Where the attribute is looked for.
+                 * @default any
+                 * @enum {string}
+                 */
+                in?: "resource" | "span" | "any";
+                /** @description Holds when some value, as text, equals this. */
+                equals?: string;
+                /** @description Holds when some value, as text, matches this Go RE2 regular expression (unanchored). */
+                regex?: string;
+                /** @description Holds when the attribute is present (true) or absent everywhere (false). */
+                exists?: boolean;
+            }[];
+            /** @description A registry reference: name, name@latest or name@N. */
+            contract?: string;
+            /** @description An attribute whose value is the registry reference (such as toolscore.contract); contract is the fallback. */
+            contract_attribute?: string;
+            /** @description Evaluation options as in EvaluationRequest, checked the same way. */
+            options?: {
+                /** @description As in EvaluationRequest. */
+                strict?: boolean;
+                /** @description As in EvaluationRequest. */
+                safety_gate?: boolean;
+                /** @description As in EvaluationRequest. */
+                forbidden?: {
+                    [key: string]: unknown;
+                }[];
+                /** @description As in EvaluationRequest. */
+                weights?: {
+                    [key: string]: number;
+                };
+                /** @description As in EvaluationRequest. */
+                min_score?: number;
+                /** @description As in EvaluationRequest. */
+                format?: string;
+            };
+            /** @description The attribute whose value is the result's task_id. */
+            task_id?: string;
+            /** @description The attribute whose value is the result's run_id. */
+            run_id?: string;
+            /** @description The attribute whose value is the result's agent. */
+            agent?: string;
+            /** @description Label key to attribute name (keys starting otel. are reserved). */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Grade a matched trace with no tool call as a 0-call trace.
+             * @default false
+             */
+            grade_without_tool_calls?: boolean;
+        };
+        /** @description One immutable version of a named grading rule. */
+        RuleVersion: {
+            /** @description The rule's name. */
+            name: string;
+            /** @description Numbered from 1 per name. */
+            version: number;
+            /** @description The hex SHA-256 of the canonical rule document. */
+            sha256: string;
+            /**
+             * Format: date-time
+             * @description When the version was created.
+             */
+            created_at: string;
+            rule: components["schemas"]["GradingRule"];
+        };
+        /** @description A page of grading rule versions. */
+        RulePage: {
+            /** @description The versions. */
+            items: components["schemas"]["RuleVersion"][];
+            /** @description The cursor of the next page; absent on the last. */
+            next_cursor?: string;
+        };
         /** @description The answer of /healthz and /readyz. */
         Status: {
             /**
@@ -1735,6 +2020,27 @@ export interface components {
         };
     };
     responses: {
+        /** @description An OTLP/HTTP error; the body is a google.rpc.Status in the request's encoding. Not retryable. */
+        OTLPError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/x-protobuf": string;
+                "application/json": components["schemas"]["RPCStatus"];
+            };
+        };
+        /** @description Too many exports at once (429) or the database unavailable (503); retry after Retry-After seconds, as OTLP exporters do. */
+        OTLPRetry: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/x-protobuf": string;
+                "application/json": components["schemas"]["RPCStatus"];
+            };
+        };
         /** @description A malformed query string, or a query value holding a NUL character or bytes that are not UTF-8. */
         BadQuery: {
             headers: {
@@ -2966,6 +3272,200 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportTraces: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Content-Encoding"?: "gzip" | "identity";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-protobuf": string;
+                "application/json": components["schemas"]["OTLPExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored (ExportTraceServiceResponse; partial_success when spans were rejected). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-protobuf": string;
+                    "application/json": components["schemas"]["OTLPExportResponse"];
+                };
+            };
+            400: components["responses"]["OTLPError"];
+            413: components["responses"]["OTLPError"];
+            415: components["responses"]["OTLPError"];
+            429: components["responses"]["OTLPRetry"];
+            500: components["responses"]["OTLPError"];
+            503: components["responses"]["OTLPRetry"];
+        };
+    };
+    getTrace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The trace id, 32 hex digits. */
+                trace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OTLPTrace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque next_cursor of the previous page, passed back unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRuleVersions: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque next_cursor of the previous page, passed back unchanged. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The contract's registry name. */
+                name: components["parameters"]["ContractName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRuleVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's registry name. */
+                name: components["parameters"]["ContractName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GradingRule"];
+            };
+        };
+        responses: {
+            /** @description An identical version already existed; it is returned. */
+            200: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleVersion"];
+                };
+            };
+            /** @description A new version was created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRuleVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The contract's registry name. */
+                name: components["parameters"]["ContractName"];
+                /** @description A version number from 1, or `latest`. */
+                version: number | "latest";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleVersion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };

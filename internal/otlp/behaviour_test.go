@@ -1,0 +1,421 @@
+package otlp_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolscore/toolscore/internal/otlp"
+	"github.com/toolscore/toolscore/internal/record"
+)
+
+func str(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+// tid and sid make a trace id and a span id from small numbers.
+func tid(n int) []byte {
+	b, _ := hex.DecodeString(fmt.Sprintf("%032x", 0x1000+n))
+	return b
+}
+
+func sid(n int) []byte {
+	b, _ := hex.DecodeString(fmt.Sprintf("%016x", 0x100+n))
+	return b
+}
+
+// toolSpan is an execute_tool span of trace t, child of span 1.
+func toolSpan(t, n int, tool, args string) *tracepb.Span {
+	return &tracepb.Span{TraceId: tid(t), SpanId: sid(n), ParentSpanId: sid(1), Name: "execute_tool " + tool,
+		StartTimeUnixNano: uint64(1_700_000_000_000_000_000 + n), EndTimeUnixNano: uint64(1_700_000_000_000_000_000 + n + 1),
+		Attributes: []*commonpb.KeyValue{str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", tool), str("gen_ai.tool.call.arguments", args)}}
+}
+
+// rootSpan is the invoke_agent root span (span 1) of trace t.
+func rootSpan(t int, attrs ...*commonpb.KeyValue) *tracepb.Span {
+	return &tracepb.Span{TraceId: tid(t), SpanId: sid(1), Name: "invoke_agent", StartTimeUnixNano: 1_700_000_000_000_000_000,
+		EndTimeUnixNano: 1_700_000_000_000_000_900, Attributes: append([]*commonpb.KeyValue{str("gen_ai.operation.name", "invoke_agent")}, attrs...)}
+}
+
+func export(service string, spans ...*tracepb.Span) []byte {
+	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+		Resource:   &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("service.name", service)}},
+		ScopeSpans: []*tracepb.ScopeSpans{{Scope: &commonpb.InstrumentationScope{Name: "test"}, Spans: spans}},
+	}}}
+	b, _ := proto.Marshal(req)
+	return b
+}
+
+func hexID(t int) string { return hex.EncodeToString(tid(t)) }
+
+// TestExportHTTP checks the OTLP/HTTP answers: success in the request's
+// encoding, partial success for invalid spans, 400 for malformed bodies
+// (as google.rpc.Status), 415 and 413.
+func TestExportHTTP(t *testing.T) {
+	e := newEnv(t, otlp.Config{MaxBodyBytes: 4096})
+	pb := "application/x-protobuf"
+
+	code, h, body := e.do("POST", "/v1/traces", pb, export("svc", rootSpan(1)))
+	if code != 200 || h.Get("Content-Type") != pb || len(body) != 0 {
+		t.Errorf("protobuf export = %d %s %x, want 200 with an empty ExportTraceServiceResponse", code, h.Get("Content-Type"), body)
+	}
+	code, h, body = e.do("POST", "/v1/traces", "application/json",
+		[]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"`+hexID(2)+`","spanId":"0000000000000101","name":"x","kind":1}]}]}]}`))
+	if code != 200 || h.Get("Content-Type") != "application/json" || string(body) != "{}" {
+		t.Errorf("JSON export = %d %s %s, want 200 {}", code, h.Get("Content-Type"), body)
+	}
+
+	// Partial success: one span without a valid span id, one all-zero trace id.
+	bad := rootSpan(3)
+	bad.SpanId = []byte{1, 2}
+	zero := rootSpan(3)
+	zero.TraceId = make([]byte, 16)
+	code, _, body = e.do("POST", "/v1/traces", pb, export("svc", rootSpan(4), bad, zero))
+	var resp coltracepb.ExportTraceServiceResponse
+	if err := proto.Unmarshal(body, &resp); code != 200 || err != nil {
+		t.Fatalf("partial export = %d %v", code, err)
+	}
+	if ps := resp.GetPartialSuccess(); ps.GetRejectedSpans() != 2 || !strings.Contains(ps.GetErrorMessage(), "2 spans rejected; the first: a span of trace") {
+		t.Errorf("partial success = %v", ps)
+	}
+	code, _, body = e.do("POST", "/v1/traces", "application/json", []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"`+hexID(5)+`","spanId":"00"}]}]}]}`))
+	if code != 200 || string(body) != `{"partialSuccess":{"rejectedSpans":"1","errorMessage":"a span of trace 00000000000000000000000000001005 has a span id of 1 bytes, want 8"}}` {
+		t.Errorf("JSON partial export = %d %s", code, body)
+	}
+
+	// gzip, both encodings.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(export("svc", rootSpan(6)))
+	zw.Close()
+	if code, _, body := e.do("POST", "/v1/traces", pb, gz.Bytes(), "Content-Encoding", "gzip"); code != 200 {
+		t.Errorf("gzip export = %d %s", code, body)
+	}
+
+	for _, tc := range []struct {
+		name, ct, encoding string
+		body               []byte
+		code               int
+		msg                string
+	}{
+		{"bad protobuf", pb, "", []byte{0x0a, 0xff, 0x01}, 400, "malformed protobuf ExportTraceServiceRequest"},
+		{"bad JSON", "application/json", "", []byte(`{"resourceSpans": [`), 400, "malformed OTLP/JSON: unexpected end of the body"},
+		{"JSON id not hex", "application/json", "", []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`), 400, `malformed OTLP/JSON: trace or span id "zz" is not hex`},
+		{"JSON wrong type", "application/json", "", []byte(`{"resourceSpans":{}}`), 400, "malformed OTLP/JSON at byte 18"},
+		{"bad gzip", pb, "gzip", []byte("not gzip"), 400, "gzip:"},
+		{"media type", "text/plain", "", []byte("x"), 415, "unsupported media type: Content-Type text/plain"},
+		{"encoding", pb, "br", []byte("x"), 415, `unsupported content encoding: Content-Encoding "br"`},
+		{"too large", pb, "", make([]byte, 5000), 413, "the body exceeds 4096 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hdr []string
+			if tc.encoding != "" {
+				hdr = []string{"Content-Encoding", tc.encoding}
+			}
+			code, h, body := e.do("POST", "/v1/traces", tc.ct, tc.body, hdr...)
+			if code != tc.code {
+				t.Fatalf("status = %d, want %d: %q", code, tc.code, body)
+			}
+			var msg string
+			if h.Get("Content-Type") == "application/json" {
+				var st struct {
+					Code    int
+					Message string
+				}
+				if err := json.Unmarshal(body, &st); err != nil || st.Code != 3 {
+					t.Fatalf("body %s is not a google.rpc.Status with code 3", body)
+				}
+				msg = st.Message
+			} else {
+				var st status.Status
+				if err := proto.Unmarshal(body, &st); err != nil || st.Code != 3 {
+					t.Fatalf("body %x is not a google.rpc.Status with code 3: %v", body, err)
+				}
+				msg = st.Message
+			}
+			if !strings.HasPrefix(msg, tc.msg) {
+				t.Errorf("message = %q, want it to start with %q", msg, tc.msg)
+			}
+		})
+	}
+	// An ingest key may export; no key is 401 and a read-only key 403,
+	// both problem+json; the ingest key cannot read traces.
+	if code, _, body := e.do("POST", "/v1/traces", pb, export("svc", rootSpan(7)), "Authorization", "Bearer "+e.ingest); code != 200 {
+		t.Errorf("export with an ingest key = %d %s", code, body)
+	}
+	if code, h, _ := e.do("POST", "/v1/traces", pb, export("svc", rootSpan(8)), "Authorization", ""); code != 401 || h.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("export without a key = %d %s, want 401 problem+json", code, h.Get("Content-Type"))
+	}
+	if code, _, body := e.do("GET", "/v1/traces/"+hexID(7), "", nil, "Authorization", "Bearer "+e.ingest); code != 403 || !strings.Contains(string(body), `"missing_scope":"read"`) {
+		t.Errorf("GET trace with an ingest key = %d %s, want 403 missing read", code, body)
+	}
+	if n := e.metric("toolscore_otlp_spans_rejected_total"); n != 3 {
+		t.Errorf("rejected spans = %v, want 3", n)
+	}
+	if n := e.metric("toolscore_otlp_spans_received_total"); n != 5 {
+		t.Errorf("received spans = %v, want 5", n)
+	}
+}
+
+// TestExportBusy: past MaxExports requests at once the answer is 429
+// with Retry-After and RESOURCE_EXHAUSTED, which exporters retry.
+func TestExportBusy(t *testing.T) {
+	e := newEnv(t, otlp.Config{MaxExports: 1})
+	// Hold the only export slot with a request whose body has not all
+	// arrived.
+	held := export("svc", rootSpan(2))
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	req := httptest.NewRequest("POST", "/v1/traces", pr)
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	heldRec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		e.svc.Export(heldRec, req, record.DefaultProject)
+		close(done)
+	}()
+	pw.Write(held[:4]) // returns once Export reads it: the slot is taken
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest("POST", "/v1/traces", bytes.NewReader(export("svc", rootSpan(1))))
+	r.Header.Set("Content-Type", "application/x-protobuf")
+	e.svc.Export(rec, r, record.DefaultProject)
+	var st status.Status
+	if rec.Code != 429 || rec.Header().Get("Retry-After") != "1" || proto.Unmarshal(rec.Body.Bytes(), &st) != nil || st.Code != 8 {
+		t.Errorf("second export = %d, Retry-After %q, body %x; want 429, 1 and RESOURCE_EXHAUSTED", rec.Code, rec.Header().Get("Retry-After"), rec.Body.Bytes())
+	}
+	pw.Write(held[4:])
+	pw.Close()
+	<-done
+	if heldRec.Code != 200 {
+		t.Errorf("held export = %d %s, want 200", heldRec.Code, heldRec.Body)
+	}
+}
+
+// TestRules covers matching: the first rule in force by priority, a
+// newer version replacing an older one, the contract from an attribute,
+// unmatched traces, traces with no tool call, an unknown contract.
+func TestRules(t *testing.T) {
+	e := newEnv(t, otlp.Config{})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.contract("other", "../../examples/contracts/contract.json")
+	e.rule("by-attribute", `{"priority": 1, "match": [{"attribute": "toolscore.contract", "exists": true}], "contract_attribute": "toolscore.contract"}`)
+	e.rule("travel", `{"priority": 5, "match": [{"attribute": "service.name", "equals": "travel", "in": "resource"}], "contract": "nope"}`)
+	e.rule("travel", `{"priority": 5, "match": [{"attribute": "service.name", "equals": "travel", "in": "resource"}], "contract": "flights"}`)
+	e.rule("empty-ok", `{"priority": 9, "match": [{"attribute": "service.name", "equals": "quiet", "in": "resource"}], "contract": "flights", "grade_without_tool_calls": true}`)
+	e.rule("unknown", `{"priority": 9, "match": [{"attribute": "service.name", "equals": "lost"}], "contract": "missing@3"}`)
+	e.rule("disabled", `{"enabled": false, "contract": "flights"}`)
+	e.rule("never", `{"match": [{"attribute": "service.name", "regex": "^travel$", "in": "span"}], "contract": "other"}`)
+
+	call := func(t int) *tracepb.Span { return toolSpan(t, 2, "search_flights", `{"destination":"LIS"}`) }
+	send := func(service string, spans ...*tracepb.Span) {
+		if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export(service, spans...)); code != 200 {
+			t.Fatalf("export = %d %s", code, body)
+		}
+	}
+	send("travel", rootSpan(1), call(1))
+	send("travel", rootSpan(2, str("toolscore.contract", "other@1")), call(2))
+	send("elsewhere", rootSpan(3), call(3))
+	send("travel", rootSpan(4))
+	send("quiet", rootSpan(5))
+	send("lost", rootSpan(6), call(6))
+
+	for _, tc := range []struct {
+		trace          int
+		state, rule    string
+		contract       string
+		reasonContains string
+	}{
+		{1, "graded", "travel", "flights", ""},
+		{2, "graded", "by-attribute", "other", ""},
+		{3, "unmatched", "", "", "no grading rule matches"},
+		{4, "no_tool_calls", "travel", "", "no tool call"},
+		{5, "graded", "empty-ok", "flights", ""},
+		{6, "failed", "unknown", "", "unknown-contract: no registry contract missing@3"},
+	} {
+		st := e.waitFinal(hexID(tc.trace), 0)
+		if st.State != tc.state || st.Rule != tc.rule || !strings.Contains(st.Reason, tc.reasonContains) || (tc.state == "graded") != (st.ResultID != "") {
+			t.Errorf("trace %d = %+v, want state %s by rule %q (reason %q)", tc.trace, st, tc.state, tc.rule, tc.reasonContains)
+			continue
+		}
+		if tc.contract != "" {
+			var res struct {
+				Contract struct{ Name string }
+			}
+			e.mustJSON("GET", "/v1/evaluations/"+st.ResultID, nil, 200, &res)
+			if res.Contract.Name != tc.contract {
+				t.Errorf("trace %d graded against %q, want %q", tc.trace, res.Contract.Name, tc.contract)
+			}
+		}
+	}
+	for state, want := range map[string]float64{"graded": 3, "unmatched": 1, "no_tool_calls": 1, "failed": 1} {
+		if n := e.metric("toolscore_otlp_traces_finished_total", "state", state); n != want {
+			t.Errorf("finished %s = %v, want %v", state, n, want)
+		}
+	}
+	// The spans of finished traces are gone (nothing is kept by default).
+	var n int64
+	if err := e.db.Pool().QueryRow(t.Context(), `SELECT count(*) FROM otlp_spans`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("span batches left = %d (%v), want 0", n, err)
+	}
+}
+
+// TestRuleRegistry checks the rule routes: versions, identical bodies,
+// validation with pointers (the options as POST /v1/evaluations checks
+// them).
+func TestRuleRegistry(t *testing.T) {
+	e := newEnv(t, otlp.Config{})
+	var v struct {
+		Name    string
+		Version int
+		Rule    map[string]any
+	}
+	e.mustJSON("POST", "/v1/rules/a/versions", `{"contract": "flights"}`, 201, &v)
+	e.mustJSON("POST", "/v1/rules/a/versions", `{ "contract" : "flights" }`, 200, &v)
+	if v.Version != 1 {
+		t.Errorf("identical body = version %d, want 1", v.Version)
+	}
+	e.mustJSON("POST", "/v1/rules/a/versions", `{"contract": "flights@2"}`, 201, &v)
+	e.mustJSON("GET", "/v1/rules/a/versions/latest", nil, 200, &v)
+	if v.Version != 2 || v.Rule["contract"] != "flights@2" {
+		t.Errorf("latest = %+v", v)
+	}
+	var list struct {
+		Items []struct {
+			Name    string
+			Version int
+		}
+	}
+	e.mustJSON("GET", "/v1/rules/a/versions", nil, 200, &list)
+	if len(list.Items) != 2 {
+		t.Errorf("versions = %+v", list)
+	}
+	e.mustJSON("POST", "/v1/rules/b/versions", `{"contract": "x"}`, 201, nil)
+	e.mustJSON("GET", "/v1/rules?limit=1", nil, 200, &list)
+	if len(list.Items) != 1 || list.Items[0].Name != "a" || list.Items[0].Version != 2 {
+		t.Errorf("rules = %+v", list)
+	}
+	e.mustJSON("GET", "/v1/rules/zzz/versions/1", nil, 404, nil)
+	for _, tc := range []struct {
+		body string
+		want []string // pointer: message prefix
+	}{
+		{`{}`, []string{"/contract: required"}},
+		{`{"contract": "a@b"}`, []string{`/contract: "a@b" is not a registry contract reference`}},
+		{`{"contract": "a", "match": [{"attribute": "x", "regex": "("}, {"equals": "y"}, {"attribute": "z", "in": "trace", "exists": true}]}`,
+			[]string{"/match/0/regex: error parsing regexp", "/match/1/attribute: required", "/match/2/in: must be resource, span or any"}},
+		{`{"contract": "a", "match": [{"attribute": "x"}, {"attribute": "y", "equals": "1", "exists": true}]}`,
+			[]string{"/match/0: give exactly one of equals, regex and exists", "/match/1: give exactly one"}},
+		{`{"contract": "a", "options": {"min_score": 2, "strict": "yes"}}`, []string{"/options/strict: must be a boolean"}},
+		{`{"contract": "a", "options": {"min_score": 2}}`, []string{"/options/min_score: must be in [0, 1]"}},
+		{`{"contract": "a", "options": {"format": "nope"}}`, []string{`/options/format: unknown format "nope"`}},
+		{`{"contract": "a", "options": {"forbidden": [{"tool": 3}]}}`, []string{"/options/forbidden/0/tool:"}},
+		{`{"contract": "a", "options": {"task_id": "t"}}`, []string{"/options/task_id: unknown option"}},
+		{`{"contract": "a", "labels": {"otel.x": "a"}}`, []string{"/labels/otel.x: a label key must be"}},
+		{`{"contract": "a", "colour": "red"}`, []string{`: unknown field "colour"`}},
+	} {
+		code, _, body := e.do("POST", "/v1/rules/bad/versions", "application/json", []byte(tc.body))
+		var p struct {
+			Type   string
+			Errors []struct{ Pointer, Message string }
+		}
+		if err := json.Unmarshal(body, &p); err != nil || code != 422 || p.Type != "https://toolscore.dev/problems/invalid-rule" {
+			t.Errorf("%s = %d %s, want 422 invalid-rule", tc.body, code, body)
+			continue
+		}
+		var got []string
+		for _, fe := range p.Errors {
+			got = append(got, fe.Pointer+": "+fe.Message)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: errors %q, want %q", tc.body, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tc.want[i]) {
+				t.Errorf("%s: error %d = %q, want prefix %q", tc.body, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+// TestLateSpans: a span arriving after its trace was graded is counted;
+// by default nothing else happens; with LateSpans regrade the trace is
+// graded again, as a regrade of its first result.
+func TestLateSpans(t *testing.T) {
+	for _, mode := range []string{otlp.LateIgnore, otlp.LateRegrade} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, otlp.Config{LateSpans: mode})
+			e.contract("flights", "../../examples/contracts/contract.json")
+			e.rule("all", `{"contract": "flights"}`)
+			send := func(spans ...*tracepb.Span) {
+				if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export("svc", spans...)); code != 200 {
+					t.Fatalf("export = %d %s", code, body)
+				}
+			}
+			send(rootSpan(1), toolSpan(1, 2, "search_flights", `{"destination":"LIS","date":"2026-12-01"}`))
+			first := e.waitFinal(hexID(1), 1)
+			send(toolSpan(1, 3, "book_flight", `{"flight_id":"FL-1"}`))
+			if mode == otlp.LateIgnore {
+				var st traceState
+				e.mustJSON("GET", "/v1/traces/"+hexID(1), nil, 200, &st)
+				if st.State != "graded" || st.LateSpans != 1 || st.Revision != 1 || st.ResultID != first.ResultID {
+					t.Errorf("after a late span: %+v", st)
+				}
+			} else {
+				second := e.waitFinal(hexID(1), 2)
+				if second.State != "graded" || second.LateSpans != 1 || second.ResultID == first.ResultID {
+					t.Fatalf("after a late span: %+v", second)
+				}
+				var res struct {
+					RegradeOf  string                  `json:"regrade_of"`
+					TraceCalls []struct{ Tool string } `json:"trace_calls"`
+				}
+				e.mustJSON("GET", "/v1/evaluations/"+second.ResultID, nil, 200, &res)
+				if res.RegradeOf != first.ResultID || len(res.TraceCalls) != 2 {
+					t.Errorf("regrade result = %+v, want a regrade of %s with 2 calls", res, first.ResultID)
+				}
+			}
+			if n := e.metric("toolscore_otlp_late_spans_total"); n != 1 {
+				t.Errorf("late spans = %v, want 1", n)
+			}
+		})
+	}
+}
+
+// TestMaxAge: a trace whose root span never arrives is graded at the
+// maximum age, flagged incomplete.
+func TestMaxAge(t *testing.T) {
+	e := newEnv(t, otlp.Config{Quiet: 100 * time.Millisecond, MaxAge: time.Second})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.rule("all", `{"contract": "flights"}`)
+	start := time.Now()
+	if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export("svc", toolSpan(1, 2, "search_flights", `{}`))); code != 200 {
+		t.Fatalf("export = %d %s", code, body)
+	}
+	st := e.waitFinal(hexID(1), 0)
+	if took := time.Since(start); st.State != "graded" || !st.Incomplete || took < time.Second {
+		t.Fatalf("trace = %+v after %s, want graded, incomplete, after the 1 s maximum age", st, took)
+	}
+	var res struct{ Labels map[string]string }
+	e.mustJSON("GET", "/v1/evaluations/"+st.ResultID, nil, 200, &res)
+	if res.Labels["otel.incomplete"] != "true" {
+		t.Errorf("labels = %v, want otel.incomplete=true", res.Labels)
+	}
+	if n := e.metric("toolscore_otlp_traces_assembled_total", "trigger", "max_age"); n != 1 {
+		t.Errorf("assembled at max age = %v, want 1", n)
+	}
+}
