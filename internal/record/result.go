@@ -79,6 +79,11 @@ type Result struct {
 	Issues        json.RawMessage
 	// FinalAnswer is the trace's final answer (nil when absent).
 	FinalAnswer *string
+	// SharesTrace, set only on a regrade result being written, says that
+	// TraceCalls are byte for byte those of its original (RegradeOf): the
+	// store then keeps no copy and reads return the original's
+	// (migration 00011). Results read back leave it false.
+	SharesTrace bool
 }
 
 // LabelFilter selects results whose labels hold Key, and when HasValue

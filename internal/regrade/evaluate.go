@@ -69,7 +69,7 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Con
 	// combination.
 	unchanged := !credentialFound(res)
 	if unchanged {
-		r.TraceCalls = o.TraceCalls
+		r.TraceCalls, r.SharesTrace = o.TraceCalls, true
 		// A secret found in the trace is redacted wherever it occurs, in
 		// the expected calls too, so their JSON then depends on the
 		// trace and must not come from (or go into) the cache.

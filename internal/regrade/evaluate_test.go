@@ -63,6 +63,12 @@ func TestRegradeOne(t *testing.T) {
 	want := regradetest.Result(t, v2, c2, traceSearch, regradetest.Options{SafetyGate: true}, now)
 	want.ID, want.TaskID, want.RunID, want.Labels = id, "task-1", "run-1", map[string]string{"env": "prod"}
 	want.RegradeOf, want.RegradeID = orig.ID, rg
+	// Its trace calls are the original's bytes, which the store then keeps
+	// once (migration 00011).
+	want.SharesTrace = true
+	if string(out.Result.TraceCalls) != string(orig.TraceCalls) {
+		t.Errorf("trace_calls %s, want the original's %s", out.Result.TraceCalls, orig.TraceCalls)
+	}
 	if diff := cmp.Diff(&want, out.Result); diff != "" {
 		t.Errorf("regraded result (-want +got):\n%s", diff)
 	}
@@ -115,6 +121,9 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// Against v2 the calls pass on score (0.9), but the leaked secret still
 	// fails the safety gate.
 	r := out.Result
+	if r.SharesTrace {
+		t.Error("a result whose credentials check found a secret shares its original's trace calls; want its own redacted copy")
+	}
 	if r.Passed || !engine.PassesMinScore(r.Score, r.MinScore) {
 		t.Errorf("regraded: passed %v, score %v (min %v); want FAIL with a passing score", r.Passed, r.Score, r.MinScore)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -300,6 +301,20 @@ func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.
 // then its regrade link.
 var regradeColumns = append(append([]string(nil), resultColumns...), "regrade_of", "regrade_id")
 
+// traceColumn is the index of trace_calls in resultColumns.
+var traceColumn = slices.Index(resultColumns, "trace_calls")
+
+// regradeRow is the row of a regrade result in regradeColumns' order:
+// trace_calls is NULL when the result shares its original's
+// (record.Result.SharesTrace; migration 00011).
+func regradeRow(o *record.RegradeOutcome, regradeID uuid.UUID) []any {
+	row := append(resultRow(o.Result), pgUUID(o.Original.ID), pgUUID(regradeID))
+	if o.Result.SharesTrace {
+		row[traceColumn] = nil
+	}
+	return row
+}
+
 // WriteRegradeChunk writes the outcomes of one chunk and counts them, in
 // one transaction that runs hook before it commits:
 //   - the new results, with INSERT ... ON CONFLICT DO NOTHING on the
@@ -336,7 +351,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			reasons = append(reasons, o.Failure)
 			continue
 		}
-		rows = append(rows, append(resultRow(o.Result), pgUUID(o.Original.ID), pgUUID(cw.RegradeID)))
+		rows = append(rows, regradeRow(o, cw.RegradeID))
 	}
 
 	tx, err := db.pool.Begin(ctx)

@@ -630,3 +630,139 @@ func TestLatestResultsPicksNewest(t *testing.T) {
 		}
 	}
 }
+
+// TestRegradeResultSharesTrace writes regrade results that share their
+// original's trace calls (stored as NULL, migration 00011) beside one
+// that keeps its own copy, and checks that every read returns the same
+// bytes as a copy would, that migrating down copies the traces back, and
+// that a result whose original is gone reads as an error.
+func TestRegradeResultSharesTrace(t *testing.T) {
+	f := newRegradeFixture(t, 2, 2)
+	ctx := context.Background()
+	db := f.db
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	rg, err := db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	originals, err := db.ReadRegradeChunk(ctx, rg, chunks[0])
+	if err != nil || len(originals) != 4 {
+		t.Fatalf("ReadRegradeChunk = %d originals, %v", len(originals), err)
+	}
+	outcomes := f.grade(t, originals)
+	for i := range outcomes {
+		if i == 3 {
+			// A result the engine redacted keeps its own trace calls.
+			outcomes[i].Result.TraceCalls = json.RawMessage(`[{"tool":"search","args":{"q":"[REDACTED]"}}]`)
+			outcomes[i].Result.ScoredIndexes = json.RawMessage(`[0]`)
+			continue
+		}
+		outcomes[i].Result.TraceCalls, outcomes[i].Result.SharesTrace = originals[i].TraceCalls, true
+	}
+	if _, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: outcomes}, nil); err != nil {
+		t.Fatalf("WriteRegradeChunk: %v", err)
+	}
+	var ids []uuid.UUID
+	var nulls []bool
+	rows, err := db.pool.Query(ctx, `SELECT id, trace_calls IS NULL FROM results WHERE regrade_id = $1 ORDER BY regrade_of`, rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		var null bool
+		if err := rows.Scan(&id, &null); err != nil {
+			t.Fatal(err)
+		}
+		ids, nulls = append(ids, id), append(nulls, null)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[uuid.UUID]*record.Result{}
+	for _, o := range outcomes {
+		o.Result.RegradeOf, o.Result.RegradeID = o.Original.ID, rg.ID // as the store writes them
+		byID[o.Result.ID] = o.Result
+	}
+	var wantNulls []bool
+	for _, id := range ids {
+		wantNulls = append(wantNulls, byID[id].SharesTrace)
+	}
+	if diff := cmp.Diff(wantNulls, nulls); diff != "" || len(ids) != 4 {
+		t.Fatalf("trace_calls IS NULL per result (-want +got):\n%s", diff)
+	}
+
+	// Every read gives what a stored copy gives.
+	want := func(id uuid.UUID) record.Result {
+		r := *byID[id]
+		r.SharesTrace = false
+		sc, err := record.ScoredCalls(r.TraceCalls, r.ScoredIndexes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ScoredCalls = sc
+		return r
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, id := range ids {
+			got, err := db.GetResult(ctx, 1, id)
+			if err != nil {
+				t.Fatalf("%s: GetResult(%s): %v", when, id, err)
+			}
+			if diff := cmp.Diff(want(id), got); diff != "" {
+				t.Errorf("%s: GetResult(%s) (-want +got):\n%s", when, id, diff)
+			}
+		}
+		all, err := db.GetResults(ctx, 1, ids)
+		if err != nil || len(all) != len(ids) {
+			t.Fatalf("%s: GetResults = %d, %v", when, len(all), err)
+		}
+		for i, got := range all {
+			if diff := cmp.Diff(want(ids[i]), got); diff != "" {
+				t.Errorf("%s: GetResults[%d] (-want +got):\n%s", when, i, diff)
+			}
+		}
+		if _, err := db.GetResult(ctx, 2, ids[0]); !errors.Is(err, engine.ErrNotFound) {
+			t.Errorf("%s: GetResult of another project = %v, want ErrNotFound", when, err)
+		}
+	}
+	check("shared")
+
+	// Down to 00010 copies the originals' trace calls into the rows.
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 10); err != nil {
+		t.Fatalf("down to 10: %v", err)
+	}
+	var null int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE trace_calls IS NULL`).Scan(&null); err != nil || null != 0 {
+		t.Fatalf("after down: %d NULL trace_calls, %v", null, err)
+	}
+	check("copied")
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if _, err := db.pool.Exec(ctx, `UPDATE results SET trace_calls = NULL WHERE id = $1`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	check("shared again")
+
+	// An original may not lose its trace calls (the check constraint), and
+	// a regrade result whose original is gone reads as an error.
+	if _, err := db.pool.Exec(ctx, `UPDATE results SET trace_calls = NULL WHERE id = $1`, originals[0].ID); err == nil {
+		t.Error("an original's trace_calls set to NULL")
+	}
+	orig := byID[ids[0]].RegradeOf
+	if _, err := db.pool.Exec(ctx, `DELETE FROM results WHERE id = $1`, orig); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetResult(ctx, 1, ids[0]); err == nil || !strings.Contains(err.Error(), "no longer exists") {
+		t.Errorf("GetResult of a result whose original is gone = %v", err)
+	}
+}

@@ -39,10 +39,30 @@ const nSummaryWritten = 17
 var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"regrade_of", "regrade_id"})
 
 var (
-	// resultSelect reads a Result in the order of scanResult.
-	resultSelect  = strings.Join(slices.Concat(summaryColumns, resultColumns[nSummaryWritten:]), ", ")
+	// resultSelect reads a Result in the order of scanResult, from
+	// resultFrom: the row's columns, with the trace calls of a regrade
+	// result that stores none taken from its original (migration 00011).
+	resultSelect  = qualifiedResultColumns()
 	summarySelect = strings.Join(summaryColumns, ", ")
 )
+
+// resultFrom is the FROM clause of resultSelect: the result as r, joined
+// to its original as o only when r stores no trace calls of its own.
+// Conditions on the result must name r's columns (r.id).
+const resultFrom = `results r LEFT JOIN results o
+	ON r.trace_calls IS NULL AND o.id = r.regrade_of AND o.project_id = r.project_id`
+
+func qualifiedResultColumns() string {
+	cols := slices.Concat(summaryColumns, resultColumns[nSummaryWritten:])
+	for i, c := range cols {
+		if c == "trace_calls" {
+			cols[i] = "coalesce(r.trace_calls, o.trace_calls)"
+		} else {
+			cols[i] = "r." + c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
 
 func resultRow(r *record.Result) []any {
 	labels := []byte("{}")
@@ -148,6 +168,11 @@ func scanResult(row pgx.Row) (record.Result, error) {
 	if err := row.Scan(dest...); err != nil {
 		return r, err
 	}
+	if r.TraceCalls == nil {
+		// A regrade result that shares its original's trace calls, whose
+		// original is gone (see migration 00011).
+		return r, fmt.Errorf("result %s: trace_calls: stored with its original %s, which no longer exists", r.ID, uuid.UUID(s.regradeOf.Bytes))
+	}
 	// scored_calls is not stored (migration 00007): it is the trace calls
 	// at scored_indexes.
 	sc, err := record.ScoredCalls(r.TraceCalls, r.ScoredIndexes)
@@ -162,7 +187,7 @@ func scanResult(row pgx.Row) (record.Result, error) {
 //
 // Errors: engine.ErrNotFound; engine.ErrUnavailable.
 func (db *DB) GetResult(ctx context.Context, projectID int64, id uuid.UUID) (record.Result, error) {
-	row := db.pool.QueryRow(ctx, `SELECT `+resultSelect+` FROM results WHERE project_id = $1 AND id = $2`, projectID, id)
+	row := db.pool.QueryRow(ctx, `SELECT `+resultSelect+` FROM `+resultFrom+` WHERE r.project_id = $1 AND r.id = $2`, projectID, id)
 	r, err := scanResult(row)
 	if err != nil {
 		return r, fmt.Errorf("get result %s: %w", id, translate(err))
@@ -175,7 +200,7 @@ func (db *DB) GetResult(ctx context.Context, projectID int64, id uuid.UUID) (rec
 //
 // Errors: engine.ErrUnavailable.
 func (db *DB) GetResults(ctx context.Context, projectID int64, ids []uuid.UUID) ([]record.Result, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+resultSelect+` FROM results WHERE project_id = $1 AND id = ANY($2)`, projectID, ids)
+	rows, err := db.pool.Query(ctx, `SELECT `+resultSelect+` FROM `+resultFrom+` WHERE r.project_id = $1 AND r.id = ANY($2)`, projectID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("get results: %w", translate(err))
 	}
