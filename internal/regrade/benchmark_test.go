@@ -2,6 +2,7 @@ package regrade_test
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -32,7 +33,8 @@ func TestRegradeThroughput(t *testing.T) {
 	s := startServer(t, dbURL)
 	pid := s.cmd.Process.Pid
 	rss0 := procStatus(t, pid, "VmRSS")
-	cpu0, pg0 := procCPU(t, pid), postgresCPU()
+	db := databaseName(t, dbURL)
+	cpu0, pg0 := procCPU(t, pid), postgresCPU(db)
 	t0 := time.Now()
 	var created regradeState
 	if code := s.do(t, "POST", "/v1/regrades", `{"contract": "medium"}`, &created); code != 202 {
@@ -40,7 +42,7 @@ func TestRegradeThroughput(t *testing.T) {
 	}
 	final := waitFinal(t, s, created.ID, 30*time.Minute)
 	elapsed := time.Since(t0)
-	cpu, pg := procCPU(t, pid)-cpu0, postgresCPU()-pg0
+	cpu, pg := procCPU(t, pid)-cpu0, postgresCPU(db)-pg0
 	if final.State != "completed" || final.Done != int64(n) {
 		t.Fatalf("final = %+v", final)
 	}
@@ -66,11 +68,23 @@ func procStatus(t *testing.T, pid int, field string) string {
 	return "?"
 }
 
+// databaseName returns the database of a postgres:// URL.
+func databaseName(t *testing.T, dbURL string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
 // postgresCPU returns the CPU time used so far by the processes named
-// postgres (the whole cluster: backends and background processes). A
+// postgres that work for database db: its client backends and the
+// cluster's background processes (WAL writer, checkpointer, ...), not the
+// backends of other databases (other tests on a shared machine). A
 // backend that exits takes its time with it, so a difference of two
 // samples is a lower bound; the server keeps its pool's connections open.
-func postgresCPU() time.Duration {
+func postgresCPU(db string) time.Duration {
 	var sum time.Duration
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
@@ -78,6 +92,10 @@ func postgresCPU() time.Duration {
 			continue
 		}
 		if comm, _ := os.ReadFile("/proc/" + d.Name() + "/comm"); strings.TrimSpace(string(comm)) == "postgres" {
+			title, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+			if !ownBackend(string(title), db) {
+				continue
+			}
 			b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
 			if err == nil {
 				sum += statCPU(b)
@@ -85,6 +103,15 @@ func postgresCPU() time.Duration {
 		}
 	}
 	return sum
+}
+
+// ownBackend reports whether a postgres process title ("postgres: 15/main:
+// user db 127.0.0.1(5432) idle" for a client backend) is a backend of db or
+// a background process.
+func ownBackend(title, db string) bool {
+	title = strings.TrimRight(strings.ReplaceAll(title, "\x00", " "), " ")
+	client := strings.Contains(title, "(") || strings.Contains(title, "[local]")
+	return !client || strings.Contains(title, " "+db+" ")
 }
 
 // procCPU returns the user + system CPU time of process pid.
