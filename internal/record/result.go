@@ -82,7 +82,7 @@ type Result struct {
 	// SharesTrace, set only on a regrade result being written, says that
 	// TraceCalls are byte for byte those of its original (RegradeOf): the
 	// store then keeps no copy and reads return the original's
-	// (migration 00010). Results read back leave it false.
+	// (migration 00011). Results read back leave it false.
 	SharesTrace bool
 }
 

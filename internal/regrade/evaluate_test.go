@@ -64,7 +64,7 @@ func TestRegradeOne(t *testing.T) {
 	want.ID, want.TaskID, want.RunID, want.Labels = id, "task-1", "run-1", map[string]string{"env": "prod"}
 	want.RegradeOf, want.RegradeID = orig.ID, rg
 	// Its trace calls are the original's bytes, which the store then keeps
-	// once (migration 00010).
+	// once (migration 00011).
 	want.SharesTrace = true
 	if string(out.Result.TraceCalls) != string(orig.TraceCalls) {
 		t.Errorf("trace_calls %s, want the original's %s", out.Result.TraceCalls, orig.TraceCalls)

@@ -310,7 +310,7 @@ var traceColumn = slices.Index(resultColumns, "trace_calls")
 
 // regradeRow is the row of a regrade result in regradeColumns' order:
 // trace_calls is NULL when the result shares its original's
-// (record.Result.SharesTrace; migration 00010).
+// (record.Result.SharesTrace; migration 00011).
 func regradeRow(o *record.RegradeOutcome, regradeID uuid.UUID) []any {
 	row := append(resultRow(o.Result), pgUUID(o.Original.ID), pgUUID(regradeID))
 	if o.Result.SharesTrace {

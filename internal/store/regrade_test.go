@@ -632,7 +632,7 @@ func TestLatestResultsPicksNewest(t *testing.T) {
 }
 
 // TestRegradeResultSharesTrace writes regrade results that share their
-// original's trace calls (stored as NULL, migration 00010) beside one
+// original's trace calls (stored as NULL, migration 00011) beside one
 // that keeps its own copy, and checks that every read returns the same
 // bytes as a copy would, that migrating down copies the traces back, and
 // that a result whose original is gone reads as an error.
@@ -730,15 +730,15 @@ func TestRegradeResultSharesTrace(t *testing.T) {
 	}
 	check("shared")
 
-	// Down to 00009 copies the originals' trace calls into the rows.
+	// Down to 00010 copies the originals' trace calls into the rows.
 	sqlDB := stdlib.OpenDBFromPool(db.pool)
 	defer sqlDB.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.DownTo(ctx, 9); err != nil {
-		t.Fatalf("down to 9: %v", err)
+	if _, err := p.DownTo(ctx, 10); err != nil {
+		t.Fatalf("down to 10: %v", err)
 	}
 	var null int
 	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE trace_calls IS NULL`).Scan(&null); err != nil || null != 0 {

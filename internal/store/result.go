@@ -41,7 +41,7 @@ var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"re
 var (
 	// resultSelect reads a Result in the order of scanResult, from
 	// resultFrom: the row's columns, with the trace calls of a regrade
-	// result that stores none taken from its original (migration 00010).
+	// result that stores none taken from its original (migration 00011).
 	resultSelect  = qualifiedResultColumns()
 	summarySelect = strings.Join(summaryColumns, ", ")
 )
@@ -170,7 +170,7 @@ func scanResult(row pgx.Row) (record.Result, error) {
 	}
 	if r.TraceCalls == nil {
 		// A regrade result that shares its original's trace calls, whose
-		// original is gone (see migration 00010).
+		// original is gone (see migration 00011).
 		return r, fmt.Errorf("result %s: trace_calls: stored with its original %s, which no longer exists", r.ID, uuid.UUID(s.regradeOf.Bytes))
 	}
 	// scored_calls is not stored (migration 00007): it is the trace calls
