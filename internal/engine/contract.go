@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"unsafe"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -122,6 +123,15 @@ func ParseContract(data []byte) (*Contract, error) {
 	return p.contract(doc)
 }
 
+// ParseContractValue is ParseContract on a document already read with
+// jsondoc, such as the "contract" member of an API request: v's text is
+// not decoded again. Errors are ParseContract's for v's text alone (JSON
+// pointers relative to v); there is no *SyntaxError, v being read.
+func ParseContractValue(v jsondoc.Value) (*Contract, error) {
+	p := contractParser{base: v}
+	return p.contract(v)
+}
+
 // ContractFromValue is ParseContract on an already decoded JSON value (as
 // encoding/json decodes it, numbers as json.Number or float64). The error
 // for a value json.Marshal cannot encode is a *ValidationError.
@@ -149,6 +159,24 @@ func ParseForbidden(data []byte) ([]ForbiddenCall, error) {
 	if err != nil {
 		return nil, err
 	}
+	var p contractParser
+	return p.forbiddenRules(doc)
+}
+
+// ParseForbiddenValue is ParseForbidden on a value already read with
+// jsondoc, such as the "forbidden" member of an API request; the zero
+// Value and null are no rules. Errors are ParseForbidden's for v's text
+// alone (JSON pointers relative to v).
+func ParseForbiddenValue(v jsondoc.Value) ([]ForbiddenCall, error) {
+	if !v.Exists() {
+		return nil, nil
+	}
+	p := contractParser{base: v}
+	return p.forbiddenRules(v)
+}
+
+// forbiddenRules reads a document of forbidden rules (ParseForbidden).
+func (p *contractParser) forbiddenRules(doc jsondoc.Value) ([]ForbiddenCall, error) {
 	switch doc.Kind() {
 	case jsondoc.Null:
 		return nil, nil
@@ -156,7 +184,6 @@ func ParseForbidden(data []byte) ([]ForbiddenCall, error) {
 	default:
 		return nil, invalid(FieldError{"", fmt.Sprintf("forbidden rules must be an array, got %s", valueTypeName(doc))})
 	}
-	var p contractParser
 	rules := make([]ForbiddenCall, 0, doc.Len())
 	for _, el := range doc.Elems() {
 		if el.Kind() != jsondoc.Object {
@@ -186,6 +213,9 @@ func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract
 // regular expressions compiled so far (a pattern repeated in a contract
 // compiles once).
 type contractParser struct {
+	// base is the value being read when it is inside a larger document
+	// (ParseContractValue): pointers are made relative to it.
+	base    jsondoc.Value
 	errs    []FieldError
 	regexes map[string]*Regex
 	// compiled are the expected calls' arguments compiled from the
@@ -196,11 +226,21 @@ type contractParser struct {
 // fail records a problem at the value v, the tokens below it appended to
 // its pointer (computed only here, so reading costs nothing for pointers).
 func (p *contractParser) fail(v jsondoc.Value, msg string, below ...string) {
-	ptr := v.Pointer()
+	ptr := p.pointer(v)
 	for _, t := range below {
 		ptr += "/" + escapePointer(t)
 	}
 	p.errs = append(p.errs, FieldError{ptr, msg})
+}
+
+// pointer returns v's JSON pointer from the document being read (p.base,
+// or the root).
+func (p *contractParser) pointer(v jsondoc.Value) string {
+	ptr := v.Pointer()
+	if p.base.Exists() {
+		ptr = strings.TrimPrefix(ptr, p.base.Pointer())
+	}
+	return ptr
 }
 
 func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
@@ -232,7 +272,7 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 		}
 		for k, v := range el.Members() {
 			if k != "tool" && k != "args" {
-				c.IgnoredKeys = append(c.IgnoredKeys, v.Pointer())
+				c.IgnoredKeys = append(c.IgnoredKeys, p.pointer(v))
 			}
 		}
 		if ec := p.call(el, nil); ec != nil {

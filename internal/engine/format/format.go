@@ -185,7 +185,11 @@ func (in *Input) locate(se *ShapeError) {
 	}
 	var b strings.Builder
 	if se.at.Doc() == in.value.Doc() && se.at.Doc() != nil {
-		b.WriteString(se.at.Pointer())
+		p := se.at.Pointer()
+		if in.sub {
+			p = strings.TrimPrefix(p, in.value.Pointer())
+		}
+		b.WriteString(p)
 	}
 	for _, t := range se.below {
 		b.WriteByte('/')
@@ -287,6 +291,10 @@ func Names() []string { return builtin.Names() }
 // Registry.Parse.
 func Parse(data []byte, name string) (*Parsed, error) { return builtin.Parse(data, name) }
 
+// ParseValue reads a trace that is already a JSON value with the built-in
+// adapters; see Registry.ParseValue.
+func ParseValue(v jsondoc.Value, name string) (*Parsed, error) { return builtin.ParseValue(v, name) }
+
 // Names lists the registry's format names in detection order.
 func (r *Registry) Names() []string {
 	names := make([]string, len(r.adapters))
@@ -311,21 +319,49 @@ func (r *Registry) Names() []string {
 // the format and the place (docs/formats.md section 2 gives each format's
 // rule).
 func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
-	var a Adapter
-	requested := name
-	if alias, ok := aliases[name]; ok && r.byName[name] == nil {
-		name = alias
-	}
-	if name != "" && name != "auto" {
-		var ok bool
-		if a, ok = r.byName[name]; !ok {
-			return nil, fmt.Errorf("%w: unknown format %q (known: auto, %s)", engine.ErrInvalidTrace, requested, strings.Join(r.Names(), ", "))
-		}
+	a, requested, err := r.adapter(name)
+	if err != nil {
+		return nil, err
 	}
 	in, err := readInput(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidTrace, err)
 	}
+	return r.parse(in, a, requested)
+}
+
+// ParseValue reads a trace that is already a JSON value, such as the
+// "trace" member of an API request read once with jsondoc: it is read as a
+// FormJSON document holding v, without decoding v's text again, and name
+// is as for Parse. Errors are Parse's for v's text alone: a *ShapeError's
+// Pointer is relative to v.
+func (r *Registry) ParseValue(v jsondoc.Value, name string) (*Parsed, error) {
+	a, requested, err := r.adapter(name)
+	if err != nil {
+		return nil, err
+	}
+	return r.parse(valueInput(v), a, requested)
+}
+
+// adapter returns the adapter a format name forces (nil for "auto" and
+// ""), and the name as requested.
+func (r *Registry) adapter(name string) (Adapter, string, error) {
+	requested := name
+	if alias, ok := aliases[name]; ok && r.byName[name] == nil {
+		name = alias
+	}
+	if name == "" || name == "auto" {
+		return nil, requested, nil
+	}
+	a, ok := r.byName[name]
+	if !ok {
+		return nil, requested, fmt.Errorf("%w: unknown format %q (known: auto, %s)", engine.ErrInvalidTrace, requested, strings.Join(r.Names(), ", "))
+	}
+	return a, requested, nil
+}
+
+// parse detects the format of in (unless a is forced) and reads it.
+func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error) {
 	var reason string
 	if a != nil {
 		reason = "format " + requested + " was requested"

@@ -38,6 +38,9 @@ type Input struct {
 	// place of each data line (sse).
 	base int
 	sse  []sseData
+	// sub reports that value is a value inside a larger document
+	// (ParseValue): pointers in errors are made relative to it.
+	sub bool
 }
 
 // Value returns the document: for FormJSON its value; for FormJSONLines
@@ -57,6 +60,20 @@ func (in *Input) Object() (jsondoc.Value, bool) {
 // SSE document, the elements of a JSON array, or a lone value by itself.
 // The slice is shared: do not modify it.
 func (in *Input) Records() []jsondoc.Value { return in.recs }
+
+// valueInput is the FormJSON Input of a value already read.
+func valueInput(v jsondoc.Value) *Input {
+	in := &Input{Form: FormJSON, value: v, src: v.Raw(), sub: true}
+	if v.Kind() == jsondoc.Array {
+		in.recs = make([]jsondoc.Value, 0, v.Len())
+		for _, e := range v.Elems() {
+			in.recs = append(in.recs, e)
+		}
+	} else {
+		in.recs = []jsondoc.Value{v}
+	}
+	return in
+}
 
 // readInput reads data as JSON, JSON Lines or SSE (see Form).
 func readInput(data []byte) (*Input, error) {
