@@ -352,6 +352,18 @@ func agentsExport(in *Input) (engine.Trace, error) {
 			k := b.add(c)
 			b.done[k] = true
 			final = nil
+		case "handoff":
+			// The model called the handoff's tool; the span keeps only the
+			// agents, so the call is named as the SDK names a handoff tool
+			// by default, with no arguments and no result.
+			c := engine.ToolCall{Tool: agentsHandoffTool(data.Get("to_agent").Text(), strings.HasSuffix(s.v.Get("started_at").Text(), "Z"))}
+			b.setArgs(&c, jsondoc.Value{})
+			if e := s.v.Get("error"); isObj(e) {
+				c.Error = engine.CallError(agentsSpanError(e))
+			}
+			k := b.add(c)
+			b.done[k] = true
+			final = nil
 		case "generation":
 			if out := data.Get("output"); isArr(out) && out.Len() > 0 {
 				if last := out.Index(out.Len() - 1); last.Get("role").Text() == "assistant" {
@@ -366,6 +378,33 @@ func agentsExport(in *Input) (engine.Trace, error) {
 	t := b.trace()
 	t.FinalAnswer = final
 	return t, nil
+}
+
+// agentsHandoffTool is the default tool name of a handoff to agent: JS
+// (agents-core getTransferMessage / toFunctionToolName) replaces every
+// UTF-16 code unit other than ASCII letters and digits with "_"; Python
+// (transform_string_function_style) replaces every character other than
+// letters, digits and "_" and lowercases. js says the span came from the
+// JS SDK (its times are toISOString's, ending in "Z").
+func agentsHandoffTool(agent string, js bool) string {
+	var sb strings.Builder
+	sb.WriteString("transfer_to_")
+	for _, r := range agent {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			if !js && r <= 'Z' && r >= 'A' {
+				r += 'a' - 'A'
+			}
+			sb.WriteRune(r)
+		case r == '_' && !js:
+			sb.WriteByte('_')
+		case js && r > 0xFFFF:
+			sb.WriteString("__")
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	return sb.String()
 }
 
 // agentsSpanError is a span error's text: its data's error when the SDK

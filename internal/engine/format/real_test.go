@@ -18,17 +18,19 @@ import (
 // content (a text-only conversation) may fit a more generic one, which
 // gives the same calls and answer.
 var realSources = map[string][]string{
-	"ai-sdk-v4":            {"ai-sdk", "openai"},
-	"ai-sdk-v5":            {"ai-sdk", "openai"},
-	"ai-sdk-v6":            {"ai-sdk", "openai"},
-	"ai-sdk-v7":            {"ai-sdk", "openai"},
-	"openai-agents-js":     {"openai-agents", "openai-responses"},
-	"openai-agents-python": {"openai-agents", "openai-responses"},
-	"langsmith":            {"langsmith"},
-	"mcp-proxy":            {"mcp-log"},
-	"pydantic-ai":          {"pydantic-ai"},
-	"google-adk-js":        {"google-adk"},
-	"google-adk-python":    {"google-adk"},
+	"ai-sdk-v4":              {"ai-sdk", "openai"},
+	"ai-sdk-v5":              {"ai-sdk", "openai"},
+	"ai-sdk-v6":              {"ai-sdk", "openai"},
+	"ai-sdk-v7":              {"ai-sdk", "openai"},
+	"openai-agents-js":       {"openai-agents", "openai-responses"},
+	"openai-agents-python":   {"openai-agents", "openai-responses"},
+	"openai-agents-js-multi": {"openai-agents", "openai-responses"},
+	"openai-agents-js-0.3":   {"openai-agents", "openai-responses"},
+	"langsmith":              {"langsmith"},
+	"mcp-proxy":              {"mcp-log"},
+	"pydantic-ai":            {"pydantic-ai"},
+	"google-adk-js":          {"google-adk"},
+	"google-adk-python":      {"google-adk"},
 }
 
 // sameShape names, for a source, another format that reads the very same
