@@ -132,9 +132,9 @@ type Config struct {
 	// after grading, for KeepSpans or at least 1 h).
 	LateSpans string
 	// KeepUnmatched keeps the spans of traces no rule matched (and of
-	// those that failed) for KeepSpans or at least 1 h, so that
-	// RegradeUnmatched can grade them after a rule is added; default
-	// false (dropped at once).
+	// those that failed or had no tool call) for KeepSpans or at least
+	// 1 h, for a later grading once a rule exists (no route starts that
+	// yet: docs/otel.md); default false (dropped at once).
 	KeepUnmatched bool
 	// KeepSpans is how long the spans of a finished trace are kept
 	// (default 0: deleted in the grading transaction, unless LateSpans or
