@@ -409,11 +409,11 @@ func TestIngestSurvivesSIGKILL(t *testing.T) {
 	})
 	p2 := <-restarted
 	t.Logf("sent %d exports with %d retries across the kill in %s", res.exports, res.retries, res.elapsed.Round(time.Millisecond))
-	c := waitAllFinal(t, dbURL, traces, 5*time.Minute)
+	waitAllFinal(t, dbURL, traces, 5*time.Minute)
 	// Let any job still running (rescued after the kill) finish, then
 	// count again: nothing may be added.
 	time.Sleep(3 * time.Second)
-	c = counts(t, dbURL)
+	c := counts(t, dbURL)
 	t.Logf("after the kill: %+v", c)
 	if c.traces != traces || c.graded != traces {
 		t.Errorf("traces = %d, graded %d; want %d, all graded", c.traces, c.graded, traces)
