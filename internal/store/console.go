@@ -180,8 +180,50 @@ func rollupRange(ctx context.Context, tx pgx.Tx, projects []int64, span string, 
 			GROUP BY 3, 4, 5, 6, 7, 8, 9, 10`, p, span, from, to); err != nil {
 			return err
 		}
+		if err := rollupLabels(ctx, tx, p, span, bucket, from, to); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// maxLabelValues is the most distinct values a label key may have in a
+// bucket to be split by in the label rollup; a key with more (an id put
+// in a label) is recorded in result_rollup_label_overflow instead.
+const maxLabelValues = 100
+
+// rollupLabels counts the results of project p created in [from, to)
+// per label key and value (result_rollup_labels, ..._label_issues),
+// except for the keys with more than maxLabelValues values in a bucket.
+func rollupLabels(ctx context.Context, tx pgx.Tx, p int64, span, bucket string, from, to time.Time) error {
+	rows := `(SELECT ` + bucket + ` AS b, ` + rollupDims + `, passed, score, grade, issues, labels
+		FROM results WHERE project_id = $1 AND created_at >= $3 AND created_at < $4 AND labels <> '{}') AS r(b, cn, cv, ag, rg, passed, score, grade, issues, labels)
+		CROSS JOIN LATERAL jsonb_each_text(r.labels) AS l(key, value)`
+	if _, err := tx.Exec(ctx, `INSERT INTO result_rollup_label_overflow (project_id, span, bucket, label_key)
+		SELECT $1, $2, b, l.key FROM `+rows+` GROUP BY b, l.key HAVING count(DISTINCT l.value) > $5`,
+		p, span, from, to, maxLabelValues); err != nil {
+		return err
+	}
+	split := `NOT EXISTS (SELECT 1 FROM result_rollup_label_overflow o
+		WHERE o.project_id = $1 AND o.label_key = l.key AND o.bucket = r.b AND o.span = $2)`
+	if _, err := tx.Exec(ctx, `INSERT INTO result_rollup_labels (project_id, span, bucket, label_key, label_value,
+			contract_name, contract_version, agent, regrade, n, passed, score_sum, grade_a, grade_b, grade_c, grade_d, grade_f)
+		SELECT $1, $2, b, l.key, l.value, cn, cv, ag, rg, count(*), count(*) FILTER (WHERE passed), sum(score),
+			count(*) FILTER (WHERE grade = 'A'), count(*) FILTER (WHERE grade = 'B'), count(*) FILTER (WHERE grade = 'C'),
+			count(*) FILTER (WHERE grade = 'D'), count(*) FILTER (WHERE grade = 'F')
+		FROM `+rows+` WHERE `+split+`
+		GROUP BY b, l.key, l.value, cn, cv, ag, rg`, p, span, from, to); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO result_rollup_label_issues (project_id, span, bucket, label_key, label_value,
+			contract_name, contract_version, agent, regrade, kind, severity, tool, n, problem)
+		SELECT $1, $2, b, key, value, cn, cv, ag, rg, coalesce(first ->> 'kind', ''), coalesce(first ->> 'severity', ''),
+			coalesce(first ->> 'tool', ''), count(*), min(coalesce(first ->> 'problem', ''))
+		FROM (SELECT r.b, l.key, l.value, r.cn, r.cv, r.ag, r.rg, r.issues::json -> 0 AS first FROM `+rows+`
+			WHERE r.issues <> '[]' AND `+split+`) x
+		WHERE first IS NOT NULL
+		GROUP BY b, key, value, cn, cv, ag, rg, 10, 11, 12`, p, span, from, to)
+	return err
 }
 
 // compactDay replaces the hour rows of a closed UTC day with one row per
@@ -203,7 +245,36 @@ func compactDay(ctx context.Context, tx pgx.Tx, day time.Time) error {
 		GROUP BY project_id, contract_name, contract_version, agent, regrade, kind, severity, tool`, day, next); err != nil {
 		return err
 	}
-	for _, t := range []string{"result_rollup", "result_rollup_issues"} {
+	// A key that overflowed in an hour of the day, or has too many values
+	// over the day, overflows the day.
+	if _, err := tx.Exec(ctx, `INSERT INTO result_rollup_label_overflow (project_id, span, bucket, label_key)
+		SELECT DISTINCT project_id, 'day', $1::timestamptz, label_key FROM result_rollup_label_overflow
+			WHERE span = 'hour' AND bucket >= $1 AND bucket < $2
+		UNION
+		SELECT project_id, 'day', $1::timestamptz, label_key FROM result_rollup_labels
+			WHERE span = 'hour' AND bucket >= $1 AND bucket < $2
+			GROUP BY project_id, label_key HAVING count(DISTINCT label_value) > $3`, day, next, maxLabelValues); err != nil {
+		return err
+	}
+	split := `NOT EXISTS (SELECT 1 FROM result_rollup_label_overflow o
+		WHERE o.project_id = h.project_id AND o.label_key = h.label_key AND o.bucket = $1 AND o.span = 'day')`
+	if _, err := tx.Exec(ctx, `INSERT INTO result_rollup_labels (project_id, span, bucket, label_key, label_value,
+			contract_name, contract_version, agent, regrade, n, passed, score_sum, grade_a, grade_b, grade_c, grade_d, grade_f)
+		SELECT project_id, 'day', $1, label_key, label_value, contract_name, contract_version, agent, regrade,
+			sum(n), sum(passed), sum(score_sum), sum(grade_a), sum(grade_b), sum(grade_c), sum(grade_d), sum(grade_f)
+		FROM result_rollup_labels h WHERE span = 'hour' AND bucket >= $1 AND bucket < $2 AND `+split+`
+		GROUP BY project_id, label_key, label_value, contract_name, contract_version, agent, regrade`, day, next); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO result_rollup_label_issues (project_id, span, bucket, label_key, label_value,
+			contract_name, contract_version, agent, regrade, kind, severity, tool, n, problem)
+		SELECT project_id, 'day', $1, label_key, label_value, contract_name, contract_version, agent, regrade,
+			kind, severity, tool, sum(n), min(problem)
+		FROM result_rollup_label_issues h WHERE span = 'hour' AND bucket >= $1 AND bucket < $2 AND `+split+`
+		GROUP BY project_id, label_key, label_value, contract_name, contract_version, agent, regrade, kind, severity, tool`, day, next); err != nil {
+		return err
+	}
+	for _, t := range []string{"result_rollup", "result_rollup_issues", "result_rollup_labels", "result_rollup_label_issues", "result_rollup_label_overflow"} {
 		if _, err := tx.Exec(ctx, `DELETE FROM `+t+` WHERE span = 'hour' AND bucket >= $1 AND bucket < $2`, day, next); err != nil {
 			return err
 		}
@@ -213,10 +284,12 @@ func compactDay(ctx context.Context, tx pgx.Tx, day time.Time) error {
 
 // Overview aggregates the results of a project that f selects: per UTC
 // day and contract version, and the topIssues most frequent first issues.
-// It reads the rollup tables for the time before rollup_state.upto and the
-// results themselves after it (or throughout, when f filters by label).
-// It makes four queries at most, each bounded by the rollup's size or by
-// the results created since upto.
+// It reads the rollup tables for the time before rollup_state.upto (the
+// label rollup for one label filter) and the results themselves after it;
+// it reads the results throughout for two or more label filters, or one
+// on a key with too many values to be split by. It makes six queries at
+// most, each bounded by the rollup's size or by the results created since
+// upto.
 //
 // Errors: an error for an invalid f (From not before Until, an unknown
 // Regrades); engine.ErrUnavailable.
@@ -233,13 +306,26 @@ func (db *DB) Overview(ctx context.Context, projectID int64, f record.OverviewFi
 		return out, fmt.Errorf("overview: %w", translate(err))
 	}
 	liveFrom := f.From
-	if upto != nil && len(f.Labels) == 0 {
+	if upto != nil && len(f.Labels) <= 1 {
 		liveFrom = upto.UTC()
 		if liveFrom.Before(f.From) {
 			liveFrom = f.From
 		}
 		if liveFrom.After(f.Until) {
 			liveFrom = f.Until
+		}
+	}
+	if len(f.Labels) == 1 && liveFrom.After(f.From) {
+		// A key split by in no bucket of the range is read from the
+		// results themselves.
+		var overflow bool
+		if err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM result_rollup_label_overflow
+			WHERE project_id = $1 AND label_key = $2 AND bucket >= $3 AND bucket < $4)`,
+			projectID, f.Labels[0].Key, f.From, liveFrom).Scan(&overflow); err != nil {
+			return out, fmt.Errorf("overview: %w", translate(err))
+		}
+		if overflow {
+			liveFrom = f.From
 		}
 	}
 	series := map[seriesKey]*record.DayContractStats{}
@@ -321,6 +407,13 @@ func rollupWhere(projectID int64, f record.OverviewFilter, until time.Time) *whe
 	if f.Agent != "" {
 		w.add("agent = ?", f.Agent)
 	}
+	if len(f.Labels) == 1 {
+		l := f.Labels[0]
+		w.add("label_key = ?", l.Key)
+		if l.HasValue {
+			w.add("label_value = ?", l.Value)
+		}
+	}
 	switch f.Regrades {
 	case record.RegradesExclude:
 		w.add("NOT regrade")
@@ -333,10 +426,14 @@ func rollupWhere(projectID int64, f record.OverviewFilter, until time.Time) *whe
 func (db *DB) overviewRollup(ctx context.Context, projectID int64, f record.OverviewFilter, until time.Time,
 	series map[seriesKey]*record.DayContractStats, issues map[issueKey]*record.IssueCount) error {
 	w := rollupWhere(projectID, f, until)
+	counts, issueCounts := "result_rollup", "result_rollup_issues"
+	if len(f.Labels) == 1 {
+		counts, issueCounts = "result_rollup_labels", "result_rollup_label_issues"
+	}
 	day := `date_trunc('day', bucket AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`
 	rows, err := db.pool.Query(ctx, `SELECT `+day+`, contract_name, contract_version, sum(n), sum(passed), sum(score_sum),
 			sum(grade_a), sum(grade_b), sum(grade_c), sum(grade_d), sum(grade_f)
-		FROM result_rollup WHERE `+w.sql()+` GROUP BY 1, 2, 3`, w.args...)
+		FROM `+counts+` WHERE `+w.sql()+` GROUP BY 1, 2, 3`, w.args...)
 	if err != nil {
 		return err
 	}
@@ -344,7 +441,7 @@ func (db *DB) overviewRollup(ctx context.Context, projectID int64, f record.Over
 		return err
 	}
 	rows, err = db.pool.Query(ctx, `SELECT kind, severity, tool, min(problem), sum(n)
-		FROM result_rollup_issues WHERE `+w.sql()+` GROUP BY 1, 2, 3`, w.args...)
+		FROM `+issueCounts+` WHERE `+w.sql()+` GROUP BY 1, 2, 3`, w.args...)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,18 @@ func TestOverviewRollup(t *testing.T) {
 	add("label", func(f *record.OverviewFilter) {
 		f.Labels = []record.LabelFilter{{Key: "env", Value: "prod", HasValue: true}}
 	})
+	add("label key", func(f *record.OverviewFilter) { f.Labels = []record.LabelFilter{{Key: "model"}} })
+	add("label and agent", func(f *record.OverviewFilter) {
+		f.Agent, f.Labels = "agent-3", []record.LabelFilter{{Key: "model", Value: "model-2", HasValue: true}}
+	})
+	add("two labels", func(f *record.OverviewFilter) {
+		f.Labels = []record.LabelFilter{{Key: "env", Value: "staging", HasValue: true}, {Key: "model", Value: "model-3", HasValue: true}}
+	})
+	// trace holds one value per result: too many to be split by.
+	add("overflowing label", func(f *record.OverviewFilter) { f.Labels = []record.LabelFilter{{Key: "trace"}} })
+	if _, err := db.Pool().Exec(ctx, `UPDATE results SET labels = labels || jsonb_build_object('trace', id::text) WHERE abs(hashtext(id::text)) % 2 = 0`); err != nil {
+		t.Fatal(err)
+	}
 
 	live := map[string]record.Overview{}
 	for name, f := range filters {
@@ -88,14 +100,30 @@ func TestOverviewRollup(t *testing.T) {
 	if u, more, err := db.Rollup(ctx, now, 48*time.Hour); err != nil || more || !u.Equal(upto) {
 		t.Errorf("second Rollup: %s %v %v", u, more, err)
 	}
-	// Closed days are one row per group; only the open day has hours.
-	var hourRowsBefore int
-	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM result_rollup WHERE span = 'hour' AND bucket < $1`,
-		upto.Truncate(24*time.Hour)).Scan(&hourRowsBefore); err != nil {
-		t.Fatal(err)
+	// The label rollup splits by no key with more than 100 values in a
+	// bucket: not by trace on a whole day, where it has about 170.
+	var most, overflowDays int
+	if err := db.Pool().QueryRow(ctx, `SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT label_value) AS n
+		FROM result_rollup_labels GROUP BY bucket, span, label_key) x`).Scan(&most); err != nil || most > 100 {
+		t.Errorf("a bucket is split by %d values of a label (%v)", most, err)
 	}
-	if hourRowsBefore != 0 {
-		t.Errorf("%d hour rows in closed days", hourRowsBefore)
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM result_rollup_label_overflow WHERE label_key = 'trace' AND span = 'day'`).Scan(&overflowDays); err != nil || overflowDays < 10 {
+		t.Errorf("trace overflows on %d days (%v), want 10 or more", overflowDays, err)
+	}
+	var envDays int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(DISTINCT bucket) FROM result_rollup_labels WHERE label_key = 'env' AND span = 'day'`).Scan(&envDays); err != nil || envDays < 12 {
+		t.Errorf("env is split by on %d days (%v), want 12 or more", envDays, err)
+	}
+	// Closed days are one row per group; only the open day has hours.
+	for _, tb := range []string{"result_rollup", "result_rollup_issues", "result_rollup_labels", "result_rollup_label_issues", "result_rollup_label_overflow"} {
+		var hourRowsBefore int
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM `+tb+` WHERE span = 'hour' AND bucket < $1`,
+			upto.Truncate(24*time.Hour)).Scan(&hourRowsBefore); err != nil {
+			t.Fatal(err)
+		}
+		if hourRowsBefore != 0 {
+			t.Errorf("%s: %d hour rows in closed days", tb, hourRowsBefore)
+		}
 	}
 
 	floats := cmpopts.EquateApprox(0, 1e-9)
@@ -119,8 +147,12 @@ func TestOverviewRollup(t *testing.T) {
 		if f.Agent != "" {
 			w += ` AND agent = 'agent-3'`
 		}
-		if len(f.Labels) > 0 {
-			w += ` AND labels @> '{"env":"prod"}'`
+		for _, l := range f.Labels {
+			if l.HasValue {
+				w += ` AND labels @> jsonb_build_object('` + l.Key + `', '` + l.Value + `')`
+			} else {
+				w += ` AND labels ? '` + l.Key + `'`
+			}
 		}
 		switch f.Regrades {
 		case record.RegradesExclude:

@@ -74,6 +74,8 @@ func BenchmarkConsole(b *testing.B) {
 		{"overview-90d-contract", "/ui/?from=" + from + "&contract=flights&version=2"},
 		{"overview-90d-agent", "/ui/?from=" + from + "&agent=agent-3&regrades=include"},
 		{"overview-label", "/ui/?label=env=staging"},
+		{"overview-90d-label", "/ui/?from=" + from + "&label=model=model-2"},
+		{"overview-two-labels", "/ui/?label=env=staging&label=model=model-3"},
 		{"evaluations", "/ui/evaluations"},
 		{"evaluations-failed-flights", "/ui/evaluations?contract=flights&passed=false"},
 		{"evaluations-grade-agent", "/ui/evaluations?agent=agent-2&grade=A"},

@@ -46,8 +46,8 @@ type overviewView struct {
 	MeanChart *lineChart
 	Contracts []contractRow
 	Issues    []issueRow
-	// LabelScan tells that a label filter made the overview read the
-	// results themselves.
+	// LabelScan tells that two or more label filters made the overview
+	// read the results themselves.
 	LabelScan bool
 }
 
@@ -150,7 +150,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := overviewView{Form: form, LabelScan: len(f.Labels) > 0}
+	v := overviewView{Form: form, LabelScan: len(f.Labels) > 1}
 	var days []time.Time
 	for d := f.From; d.Before(f.Until); d = d.AddDate(0, 0, 1) {
 		days = append(days, d)
