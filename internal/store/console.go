@@ -126,6 +126,15 @@ func (db *DB) Rollup(ctx context.Context, now time.Time, maxStep time.Duration) 
 	if err := tx.Commit(ctx); err != nil {
 		return upto, false, err
 	}
+	if end.Sub(from) >= 24*time.Hour {
+		// After counting history, give the planner the tables' statistics
+		// at once rather than at autovacuum's next visit (without them it
+		// sorts the issue counts on disk: 150 ms instead of 30).
+		if _, err := db.pool.Exec(ctx, `ANALYZE result_rollup, result_rollup_issues, result_rollup_labels,
+			result_rollup_label_issues, result_rollup_label_overflow`); err != nil {
+			return end, false, err
+		}
+	}
 	return end, end.Before(limit), nil
 }
 
