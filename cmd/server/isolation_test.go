@@ -391,13 +391,16 @@ var projectTables = map[string]string{
 	"run_tasks":        `SELECT t.* FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE r.project_id = $1`,
 	// The web console's aggregates and sign-ins (internal/ui); rollup_state
 	// is one global row (how far the aggregates reach), no project's.
-	"result_rollup":        `SELECT * FROM result_rollup WHERE project_id = $1`,
-	"result_rollup_issues": `SELECT * FROM result_rollup_issues WHERE project_id = $1`,
-	"rollup_state":         `SELECT * FROM rollup_state WHERE $1::bigint IS NULL`,
-	"console_sessions":     `SELECT s.* FROM console_sessions s JOIN api_keys k ON k.hash = s.key_hash WHERE k.project_id = $1`,
-	"otlp_traces":          `SELECT * FROM otlp_traces WHERE project_id = $1`,
-	"otlp_spans":           `SELECT * FROM otlp_spans WHERE project_id = $1`,
-	"grading_rules":        `SELECT * FROM grading_rules WHERE project_id = $1`,
+	"result_rollup":                `SELECT * FROM result_rollup WHERE project_id = $1`,
+	"result_rollup_issues":         `SELECT * FROM result_rollup_issues WHERE project_id = $1`,
+	"result_rollup_labels":         `SELECT * FROM result_rollup_labels WHERE project_id = $1`,
+	"result_rollup_label_issues":   `SELECT * FROM result_rollup_label_issues WHERE project_id = $1`,
+	"result_rollup_label_overflow": `SELECT * FROM result_rollup_label_overflow WHERE project_id = $1`,
+	"rollup_state":                 `SELECT * FROM rollup_state WHERE $1::bigint IS NULL`,
+	"console_sessions":             `SELECT s.* FROM console_sessions s JOIN api_keys k ON k.hash = s.key_hash WHERE k.project_id = $1`,
+	"otlp_traces":                  `SELECT * FROM otlp_traces WHERE project_id = $1`,
+	"otlp_spans":                   `SELECT * FROM otlp_spans WHERE project_id = $1`,
+	"grading_rules":                `SELECT * FROM grading_rules WHERE project_id = $1`,
 }
 
 // snapshot returns, per table, the md5 of project A's rows (in text form,

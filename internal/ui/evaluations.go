@@ -16,10 +16,12 @@ var evaluationParams = []string{"contract", "task_id", "run_id", "agent", "label
 
 // listForm is the list's filters as the form shows them.
 type listForm struct {
-	Contract, TaskID, RunID, Agent, Label, Passed, Since, Until, Regrades string
-	Grades                                                                map[string]bool
-	Latest                                                                bool
-	Limit                                                                 int
+	Contract, TaskID, RunID, Agent, Passed, Since, Until, Regrades string
+	// Labels are the label filters, one field each.
+	Labels []string
+	Grades map[string]bool
+	Latest bool
+	Limit  int
 }
 
 // listView is what evaluations.tmpl shows.
@@ -72,7 +74,7 @@ func parseList(r *http.Request) (record.ResultFilter, listForm, *record.Cursor, 
 	}
 	q := r.URL.Query()
 	form = listForm{Contract: textParam(q, "contract"), TaskID: textParam(q, "task_id"), RunID: textParam(q, "run_id"),
-		Agent: textParam(q, "agent"), Label: strings.Join(q["label"], " "), Passed: q.Get("passed"),
+		Agent: textParam(q, "agent"), Labels: nonEmpty(q["label"]), Passed: q.Get("passed"),
 		Since: q.Get("since"), Until: q.Get("until"), Regrades: q.Get("regrades"), Grades: map[string]bool{}}
 	var err error
 	if form.Contract != "" {

@@ -117,7 +117,7 @@ func parseRegrades(v string, def record.RegradesFilter) (record.RegradesFilter, 
 	return f, nil
 }
 
-// textParam reads a text filter that must be plain identifier text.
+// textParam reads a text filter, white space around it trimmed.
 func textParam(q url.Values, name string) string { return strings.TrimSpace(q.Get(name)) }
 
 // cursor is the opaque position of a listing page: base64url of JSON,
@@ -173,4 +173,15 @@ func pathUUID(noun, v string) (uuid.UUID, error) {
 		return id, notFound("There is no %s %q: an id is a UUID such as 0193c6a1-0000-7000-8000-000000000001.", noun, v)
 	}
 	return id, nil
+}
+
+// nonEmpty returns the values that are not empty (a form's empty fields).
+func nonEmpty(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/toolscore/toolscore/internal/record"
@@ -28,8 +27,10 @@ var overviewParams = []string{"contract", "version", "agent", "label", "from", "
 
 // overviewForm is the overview's filters as the form shows them.
 type overviewForm struct {
-	Contract, Version, Agent, Label, From, To, Regrades string
-	Contracts                                           []string
+	Contract, Version, Agent, From, To, Regrades string
+	// Labels are the label filters, one field each.
+	Labels    []string
+	Contracts []string
 }
 
 // overviewView is what overview.tmpl shows.
@@ -77,7 +78,7 @@ func parseOverview(r *http.Request, today time.Time) (record.OverviewFilter, ove
 	}
 	q := r.URL.Query()
 	form = overviewForm{Contract: textParam(q, "contract"), Version: textParam(q, "version"), Agent: textParam(q, "agent"),
-		Label: strings.Join(q["label"], " "), Regrades: q.Get("regrades")}
+		Labels: nonEmpty(q["label"]), Regrades: q.Get("regrades")}
 	if form.Contract != "" {
 		name, version, err := parseContract("contract", form.Contract)
 		if err != nil {

@@ -321,6 +321,16 @@ func TestPages(t *testing.T) {
 		}
 		wantText(t, "/ui/contracts/flights", f.get(t, "/ui/contracts/flights", http.StatusOK), cv.SHA256)
 	}
+	// The forms show each label filter in its own field, and an empty one
+	// to add another.
+	for _, path := range []string{"/ui/?label=env=dev&label=note", "/ui/evaluations?label=env=dev&label=note"} {
+		body := string(f.get(t, path, http.StatusOK))
+		for _, want := range []string{`name="label" value="env=dev"`, `name="label" value="note"`, `and label <input name="label" value=""`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s: the form lacks %s", path, want)
+			}
+		}
+	}
 	// The regrade's changes link to both results.
 	rgPage := string(f.get(t, "/ui/regrades/"+f.rg, http.StatusOK))
 	for _, id := range []string{f.good, f.regood} {
