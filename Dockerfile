@@ -10,7 +10,10 @@
 # TOOLSCORE_BOOTSTRAP_KEY (the first admin key of an empty database),
 # TOOLSCORE_METRICS_TOKEN and TOOLSCORE_METRICS_OPEN, and
 # TOOLSCORE_RUN_ALLOWED_HOSTS (the agent hosts server-side runs may reach;
-# none refuses runs). Pass the secrets
+# none refuses runs), and the limits TOOLSCORE_HEADER_TIMEOUT,
+# TOOLSCORE_BODY_TIMEOUT, TOOLSCORE_MAX_BODY_READERS,
+# TOOLSCORE_MAX_CONNS_PER_IP (set 0 behind a proxy that connects from one
+# address) and TOOLSCORE_CONTRACT_CACHE_BYTES. Pass the secrets
 # (DATABASE_URL's password, the bootstrap key, the metrics token) at run
 # time, never as build arguments.
 

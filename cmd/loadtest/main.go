@@ -13,6 +13,11 @@
 // 10 expected calls with one alternatives group and nested arguments, 12
 // calls); task_id and agent rotate over 64 and 4 values. The API key
 // (scope ingest) comes from TOOLSCORE_API_KEY.
+//
+// With -abuse NAME it runs one of issue 14's abuse scenarios instead
+// (abuse.go), e.g.
+//
+//	go run ./cmd/loadtest -abuse cache-flood -abuse-n 90 -pid $(pgrep -f toolscore-server)
 package main
 
 import (
@@ -65,6 +70,11 @@ type options struct {
 	timeout  time.Duration
 	pgDB     string
 	key      string
+	// abuse scenarios (abuse.go)
+	abuse            string
+	abuseN           int
+	abuseConcurrency int
+	attackerAddr     string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -82,6 +92,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.maxP99, "max-p99", 100*time.Millisecond, "a rate is sustained when >= 99.9% succeed (2xx) and p99 <= max-p99")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.StringVar(&o.pgDB, "pg-db", "", "with -pid: count the CPU of Postgres backends of this database (and Postgres's background processes); empty: every postgres process")
+	fs.StringVar(&o.abuse, "abuse", "", "run an abuse scenario instead of a load test: cache-flood, slow-body, big-number, deep-contract or slowloris (abuse.go)")
+	fs.IntVar(&o.abuseN, "abuse-n", 90, "with -abuse: requests or connections of the attack")
+	fs.IntVar(&o.abuseConcurrency, "abuse-concurrency", 8, "with -abuse: attack requests at once")
+	fs.StringVar(&o.attackerAddr, "attacker-addr", "127.0.0.2", "with -abuse: the local address the attack comes from (the probe uses 127.0.0.1)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -159,6 +173,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	o, err := parseOptions(args, os.Stderr)
 	if err != nil {
 		return err
+	}
+	if o.abuse != "" {
+		return runAbuse(ctx, o, stdout)
 	}
 	bs, err := bodies(o.size)
 	if err != nil {

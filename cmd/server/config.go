@@ -145,6 +145,26 @@ type Config struct {
 	// TOOLSCORE_OTLP_MAX_BODY_BYTES, -otlp-max-body-bytes; default
 	// 16777216 (16 MiB).
 	OTLPMaxBodyBytes int64
+	// HeaderTimeout bounds reading a request's headers (slow-header
+	// clients): TOOLSCORE_HEADER_TIMEOUT, -header-timeout; default 5s.
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body once its handler starts
+	// reading it (api.Config BodyTimeout; 408 beyond):
+	// TOOLSCORE_BODY_TIMEOUT, -body-timeout; default 10s.
+	BodyTimeout time.Duration
+	// MaxBodyReaders caps the requests whose body is being received at
+	// once (api.Config MaxBodyReaders; 429 beyond):
+	// TOOLSCORE_MAX_BODY_READERS, -max-body-readers; default 512.
+	MaxBodyReaders int
+	// MaxConnsPerIP caps the connections open at once from one remote
+	// address (more are closed when accepted): TOOLSCORE_MAX_CONNS_PER_IP,
+	// -max-conns-per-ip; default 128, 0 for no cap (behind a proxy that
+	// connects from one address, raise it or use 0).
+	MaxConnsPerIP int
+	// ContractCacheBytes bounds the parsed contracts kept in memory
+	// (api.Config ContractCacheBytes): TOOLSCORE_CONTRACT_CACHE_BYTES,
+	// -contract-cache-bytes; default 134217728 (128 MiB).
+	ContractCacheBytes int64
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -159,6 +179,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 		RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
 		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20,
+		HeaderTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MaxBodyReaders: 512, MaxConnsPerIP: 128, ContractCacheBytes: 128 << 20,
 	}
 	var errs []error
 	str := func(name string, dst *string) {
@@ -222,6 +243,11 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	str("TOOLSCORE_BOOTSTRAP_KEY", &cfg.BootstrapKey)
 	str("TOOLSCORE_METRICS_TOKEN", &cfg.MetricsToken)
 	boolean("TOOLSCORE_METRICS_OPEN", &cfg.MetricsOpen)
+	dur("TOOLSCORE_HEADER_TIMEOUT", &cfg.HeaderTimeout)
+	dur("TOOLSCORE_BODY_TIMEOUT", &cfg.BodyTimeout)
+	num("TOOLSCORE_MAX_BODY_READERS", &cfg.MaxBodyReaders)
+	num("TOOLSCORE_MAX_CONNS_PER_IP", &cfg.MaxConnsPerIP)
+	num64("TOOLSCORE_CONTRACT_CACHE_BYTES", &cfg.ContractCacheBytes)
 	var allowed string
 	str("TOOLSCORE_RUN_ALLOWED_HOSTS", &allowed)
 	dur("TOOLSCORE_OTLP_QUIET", &cfg.OTLPQuiet)
@@ -256,6 +282,11 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.IntVar(&cfg.RegradeWorkers, "regrade-workers", cfg.RegradeWorkers, "regrade chunks worked at once (TOOLSCORE_REGRADE_WORKERS)")
 	fs.StringVar(&cfg.Auth, "auth", cfg.Auth, "on, or off for local development only: no API keys (TOOLSCORE_AUTH)")
 	fs.BoolVar(&cfg.MetricsOpen, "metrics-open", cfg.MetricsOpen, "serve /metrics without a token (TOOLSCORE_METRICS_OPEN)")
+	fs.DurationVar(&cfg.HeaderTimeout, "header-timeout", cfg.HeaderTimeout, "time to read a request's headers (TOOLSCORE_HEADER_TIMEOUT)")
+	fs.DurationVar(&cfg.BodyTimeout, "body-timeout", cfg.BodyTimeout, "time to read a request's body (TOOLSCORE_BODY_TIMEOUT)")
+	fs.IntVar(&cfg.MaxBodyReaders, "max-body-readers", cfg.MaxBodyReaders, "request bodies received at once (TOOLSCORE_MAX_BODY_READERS)")
+	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", cfg.MaxConnsPerIP, "open connections per remote address, 0 for no cap (TOOLSCORE_MAX_CONNS_PER_IP)")
+	fs.Int64Var(&cfg.ContractCacheBytes, "contract-cache-bytes", cfg.ContractCacheBytes, "bytes of parsed contracts kept (TOOLSCORE_CONTRACT_CACHE_BYTES)")
 	fs.StringVar(&allowed, "run-allowed-hosts", allowed, "agent hosts server-side runs may reach, comma-separated: names, *.suffixes, IPs, CIDRs; none refuses runs (TOOLSCORE_RUN_ALLOWED_HOSTS)")
 	fs.DurationVar(&cfg.OTLPQuiet, "otlp-quiet", cfg.OTLPQuiet, "quiet period after which a trace whose root span ended is graded (TOOLSCORE_OTLP_QUIET)")
 	fs.DurationVar(&cfg.OTLPMaxAge, "otlp-max-age", cfg.OTLPMaxAge, "age at which a trace is graded anyway, flagged incomplete (TOOLSCORE_OTLP_MAX_AGE)")
@@ -311,6 +342,16 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_SHUTDOWN_GRACE must be positive, got %s", c.ShutdownGrace)
 	case c.MaxConns < 1:
 		return fmt.Errorf("TOOLSCORE_MAX_CONNS must be at least 1, got %d", c.MaxConns)
+	case c.HeaderTimeout <= 0:
+		return fmt.Errorf("TOOLSCORE_HEADER_TIMEOUT must be positive, got %s", c.HeaderTimeout)
+	case c.BodyTimeout <= 0:
+		return fmt.Errorf("TOOLSCORE_BODY_TIMEOUT must be positive, got %s", c.BodyTimeout)
+	case c.MaxBodyReaders < 1:
+		return fmt.Errorf("TOOLSCORE_MAX_BODY_READERS must be at least 1, got %d", c.MaxBodyReaders)
+	case c.MaxConnsPerIP < 0:
+		return fmt.Errorf("TOOLSCORE_MAX_CONNS_PER_IP must be 0 (no cap) or more, got %d", c.MaxConnsPerIP)
+	case c.ContractCacheBytes < 1<<20:
+		return fmt.Errorf("TOOLSCORE_CONTRACT_CACHE_BYTES must be at least 1048576, got %d", c.ContractCacheBytes)
 	case c.GCPercent < 0:
 		return fmt.Errorf("TOOLSCORE_GC_PERCENT must be 0 or more, got %d", c.GCPercent)
 	case c.DBMaxConns < 2:
@@ -384,5 +425,8 @@ func (c Config) LogFields() []zap.Field {
 		zap.Stringer("otlp_quiet", c.OTLPQuiet), zap.Stringer("otlp_max_age", c.OTLPMaxAge), zap.String("otlp_late_spans", c.OTLPLateSpans),
 		zap.String("otlp_unmatched", c.OTLPUnmatched), zap.Stringer("otlp_keep_spans", c.OTLPKeepSpans),
 		zap.Stringer("otlp_keep_traces", c.OTLPKeepTraces), zap.Int("otlp_workers", c.OTLPWorkers), zap.Int64("otlp_max_body_bytes", c.OTLPMaxBodyBytes),
+		zap.Stringer("header_timeout", c.HeaderTimeout), zap.Stringer("body_timeout", c.BodyTimeout),
+		zap.Int("max_body_readers", c.MaxBodyReaders), zap.Int("max_conns_per_ip", c.MaxConnsPerIP),
+		zap.Int64("contract_cache_bytes", c.ContractCacheBytes),
 	}
 }

@@ -14,7 +14,8 @@ func TestLoadConfig(t *testing.T) {
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
 		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
-		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20}
+		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20,
+		HeaderTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MaxBodyReaders: 512, MaxConnsPerIP: 128, ContractCacheBytes: 128 << 20}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -58,6 +59,13 @@ func TestLoadConfig(t *testing.T) {
 			want: func(c *Config) { c.RunAllowedHosts = []string{"agent.example.com", "*.internal.example", "10.0.0.0/8"} }},
 		{name: "bad allowed host", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-run-allowed-hosts", "http://agent"},
 			wantErr: `TOOLSCORE_RUN_ALLOWED_HOSTS: allowed agent host "http://agent" is not a host name, *.name, IP address or CIDR`},
+		{name: "limits", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_HEADER_TIMEOUT": "2s", "TOOLSCORE_BODY_TIMEOUT": "3s",
+			"TOOLSCORE_MAX_BODY_READERS": "10", "TOOLSCORE_MAX_CONNS_PER_IP": "0", "TOOLSCORE_CONTRACT_CACHE_BYTES": "2097152"},
+			want: func(c *Config) {
+				c.HeaderTimeout, c.BodyTimeout, c.MaxBodyReaders, c.MaxConnsPerIP, c.ContractCacheBytes = 2*time.Second, 3*time.Second, 10, 0, 2<<20
+			}},
+		{name: "small cache", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_CONTRACT_CACHE_BYTES": "1000"},
+			wantErr: "TOOLSCORE_CONTRACT_CACHE_BYTES must be at least 1048576, got 1000"},
 		{name: "bad auth", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_AUTH": "maybe"}, wantErr: `TOOLSCORE_AUTH must be on or off, got "maybe"`},
 		{name: "short bootstrap key", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_BOOTSTRAP_KEY": "s3cret"},
 			wantErr: "TOOLSCORE_BOOTSTRAP_KEY: a key is 32 to 512 characters, got 6"},

@@ -183,6 +183,7 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 		OpenAPI: toolscore.OpenAPI, Version: version, Regrades: regrades, Runs: harnessRuns, OTLP: ingest,
 		Auth: authn, AuthOff: cfg.Auth == "off", Keys: db, MetricsToken: cfg.MetricsToken, MetricsOpen: cfg.MetricsOpen,
 		SecretScanner: scanner,
+		BodyTimeout:   cfg.BodyTimeout, MaxBodyReaders: cfg.MaxBodyReaders, ContractCacheBytes: cfg.ContractCacheBytes,
 	})
 	defer srv.Close() // after the job workers stop: trace jobs grade on its pool
 	if err := regrades.Start(ctx); err != nil {
@@ -210,11 +211,23 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	// Past MaxConns, connections wait in the kernel's accept queue: under
 	// overload memory stays bounded by connections the server holds.
 	ln = netutil.LimitListener(ln, cfg.MaxConns)
+	// One address may hold only so many of those places (slow clients
+	// stall only themselves).
+	refusedConns := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "toolscore_connections_refused_total",
+		Help: "Connections closed when accepted because their remote address had TOOLSCORE_MAX_CONNS_PER_IP open.",
+	})
+	reg.MustRegister(refusedConns)
+	ln = limitPerIP(ln, cfg.MaxConnsPerIP, refusedConns.Inc)
 	var open atomic.Int64
 	hs := &http.Server{
-		Handler:           closeWhenFull(mux, &open, cfg.MaxConns),
-		ConnState:         countConns(&open),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:   closeWhenFull(mux, &open, cfg.MaxConns),
+		ConnState: countConns(&open),
+		// Headers within HeaderTimeout; a body within BodyTimeout of when
+		// its handler starts reading it (api readBody sets that
+		// deadline); ReadTimeout is the outer bound of both, for bodies
+		// no handler reads.
+		ReadHeaderTimeout: cfg.HeaderTimeout,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,
 		IdleTimeout:       120 * time.Second,

@@ -87,13 +87,6 @@ func transient(err error) bool {
 // Idempotency-Key when given; an item that fails (4xx, timeout) is
 // answered with its problem and does not stop the others.
 func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) error {
-	select {
-	case s.batches <- struct{}{}:
-		defer func() { <-s.batches }()
-	default:
-		s.metrics.poolRejected.Inc()
-		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d batches are already running; retry later", cap(s.batches)), retryAfter: 1}
-	}
 	ctx := r.Context()
 	store, err := storeParam(r)
 	if err != nil {
@@ -107,9 +100,17 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBatchBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBatchBytes)
 	if err != nil {
 		return err
+	}
+	// A batch's slot is taken once its body is here (see readBody).
+	select {
+	case s.batches <- struct{}{}:
+		defer func() { <-s.batches }()
+	default:
+		s.metrics.poolRejected.Inc()
+		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d batches are already running; retry later", cap(s.batches)), retryAfter: 1}
 	}
 	project := ProjectFrom(ctx)
 	var hash string

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/toolscore/toolscore/internal/auth"
 	"github.com/toolscore/toolscore/internal/engine"
@@ -39,47 +40,66 @@ type parsedContract struct {
 	expected expectedCache
 }
 
-type latestEntry struct {
-	pc      *parsedContract
-	fetched time.Time
-}
-
 // contractCache keeps parsed contracts, so that the many evaluations that
 // use one contract parse and validate it once: inline ones keyed by a
 // 64-bit hash (hash/maphash) of their raw bytes and compared byte for byte
-// on a hit, registry ones by name and version. Contracts
-// are read-only once parsed, so entries are shared by concurrent
-// evaluations. Safe for concurrent use.
+// on a hit, registry ones by project, name and version. Both kinds share
+// one budget in bytes (byteCache): an entry costs what parsing it
+// allocated plus its raw bytes once per alternatives combination (the
+// expected calls' JSON is cached per combination), so a flood of large
+// inline contracts evicts older entries instead of growing the heap.
+// Contracts are read-only once parsed, so entries are shared by
+// concurrent evaluations. Safe for concurrent use.
 type contractCache struct {
-	store    ContractStore
-	seed     maphash.Seed
-	inline   *lru.Cache[uint64, inlineEntry]
-	versions *lru.Cache[string, *parsedContract]
-	latest   *lru.Cache[string, latestEntry]
+	store   ContractStore
+	seed    maphash.Seed
+	entries *byteCache
+	// latest maps project/name to its latest version number, for
+	// references without a version (up to latestTTL old).
+	latest *lru.Cache[string, latestEntry]
+	// parses makes concurrent misses of one registry version share one
+	// parse.
+	parses singleflight.Group
 }
 
-func newContractCache(store ContractStore) *contractCache {
-	inline, _ := lru.New[uint64, inlineEntry](1024) // errors only for size <= 0
-	versions, _ := lru.New[string, *parsedContract](1024)
-	latest, _ := lru.New[string, latestEntry](1024)
-	return &contractCache{store: store, seed: maphash.MakeSeed(), inline: inline, versions: versions, latest: latest}
+type latestEntry struct {
+	version int
+	fetched time.Time
 }
 
-// inlineEntry is a cached inline contract with the raw bytes it was
-// parsed from (a hash hit counts only when they are equal).
-type inlineEntry struct {
-	raw []byte
-	pc  *parsedContract
+// cacheKey identifies a cache entry: an inline contract's hash, or a
+// registry version's "project/name@version".
+type cacheKey struct {
+	hash uint64
+	ref  string
+}
+
+func newContractCache(store ContractStore, maxBytes int64) *contractCache {
+	latest, _ := lru.New[string, latestEntry](4096) // errors only for size <= 0
+	return &contractCache{store: store, seed: maphash.MakeSeed(), entries: newByteCache(maxBytes), latest: latest}
+}
+
+// parseMeasured parses a contract and returns it with its cost: the bytes
+// allocated while it was parsed (an upper bound of what it keeps; other
+// goroutines' allocations meanwhile only raise it) and raw once per
+// combination plus once for the copy an inline entry keeps.
+func parseMeasured(raw []byte) (*engine.Contract, int64, error) {
+	before := allocatedBytes()
+	c, err := engine.ParseContract(raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c, int64(allocatedBytes()-before) + int64(len(raw))*int64(1+c.Combinations()), nil
 }
 
 // parseInline parses an inline contract or gold list (CPU only; call it on
 // a worker). Errors are the engine's, with pointers relative to raw.
 func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
-	key := maphash.Bytes(cc.seed, raw)
-	if e, ok := cc.inline.Get(key); ok && bytes.Equal(e.raw, raw) {
-		return e.pc, nil
+	key := cacheKey{hash: maphash.Bytes(cc.seed, raw)}
+	if pc, ok := cc.entries.get(key, raw); ok {
+		return pc, nil
 	}
-	c, err := engine.ParseContract(raw)
+	c, cost, err := parseMeasured(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +108,7 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 		return nil, err
 	}
 	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: sum, Kind: kindOf(c)}}
-	cc.inline.Add(key, inlineEntry{raw: bytes.Clone(raw), pc: pc})
+	cc.entries.add(key, bytes.Clone(raw), pc, cost)
 	return pc, nil
 }
 
@@ -99,36 +119,64 @@ func kindOf(c *engine.Contract) record.ContractKind {
 	return record.KindContract
 }
 
-// resolve returns a registry contract; version 0 means the latest.
+// resolve looks up a registry contract; version 0 means the latest. It
+// returns the parsed contract when it is cached, else the stored version,
+// for parseVersion to parse on a worker (resolve does I/O, on the request
+// goroutine, and no parsing).
 //
 // Errors: engine.ErrNotFound, engine.ErrUnavailable.
-func (cc *contractCache) resolve(ctx context.Context, project int64, name string, version int) (*parsedContract, error) {
+func (cc *contractCache) resolve(ctx context.Context, project int64, name string, version int) (*parsedContract, *record.ContractVersion, error) {
 	latestKey := strconv.FormatInt(project, 10) + "/" + name
 	if version == 0 {
 		if e, ok := cc.latest.Get(latestKey); ok && time.Since(e.fetched) < latestTTL {
-			return e.pc, nil
+			if pc, ok := cc.entries.get(versionKey(project, name, e.version), nil); ok {
+				return pc, nil, nil
+			}
 		}
-	} else if pc, ok := cc.versions.Get(latestKey + "@" + strconv.Itoa(version)); ok {
-		return pc, nil
+	} else if pc, ok := cc.entries.get(versionKey(project, name, version), nil); ok {
+		return pc, nil, nil
 	}
 	cv, err := cc.store.GetContractVersion(ctx, project, name, version)
 	if err != nil {
-		return nil, err
-	}
-	key := latestKey + "@" + strconv.Itoa(cv.Version)
-	pc, ok := cc.versions.Get(key)
-	if !ok {
-		c, err := engine.ParseContract(cv.Body)
-		if err != nil {
-			return nil, fmt.Errorf("stored contract %s@%d no longer parses: %w", name, cv.Version, err)
-		}
-		pc = &parsedContract{c: c, ref: record.ContractRef{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: cv.Kind}}
-		cc.versions.Add(key, pc)
+		return nil, nil, err
 	}
 	if version == 0 {
-		cc.latest.Add(latestKey, latestEntry{pc: pc, fetched: time.Now()})
+		cc.latest.Add(latestKey, latestEntry{version: cv.Version, fetched: time.Now()})
 	}
-	return pc, nil
+	if pc, ok := cc.entries.get(versionKey(project, name, cv.Version), nil); ok {
+		return pc, nil, nil
+	}
+	return nil, &cv, nil
+}
+
+// versionKey is the cache key of a registry version.
+func versionKey(project int64, name string, version int) cacheKey {
+	return cacheKey{ref: strconv.FormatInt(project, 10) + "/" + name + "@" + strconv.Itoa(version)}
+}
+
+// parseVersion parses a registry version resolve returned (CPU only; call
+// it on a worker) and caches it; concurrent calls for one version share
+// one parse.
+//
+// Errors: the stored body no longer parses.
+func (cc *contractCache) parseVersion(project int64, cv *record.ContractVersion) (*parsedContract, error) {
+	key := versionKey(project, cv.Name, cv.Version)
+	v, err, _ := cc.parses.Do(key.ref, func() (any, error) {
+		if pc, ok := cc.entries.get(key, nil); ok {
+			return pc, nil
+		}
+		c, cost, err := parseMeasured(cv.Body)
+		if err != nil {
+			return nil, fmt.Errorf("stored contract %s@%d no longer parses: %w", cv.Name, cv.Version, err)
+		}
+		pc := &parsedContract{c: c, ref: record.ContractRef{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: cv.Kind}}
+		cc.entries.add(key, nil, pc, cost)
+		return pc, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*parsedContract), nil
 }
 
 // parseRef splits a registry reference "name", "name@latest" or
@@ -181,19 +229,43 @@ func viewContractVersion(cv record.ContractVersion) contractVersionView {
 }
 
 // readContract reads and validates a contract or gold list request body.
-func (s *Server) readContract(w http.ResponseWriter, r *http.Request) ([]byte, *engine.Contract, error) {
+func (s *Server) readContract(w http.ResponseWriter, r *http.Request) (*readContractResult, error) {
 	if _, err := mediaType(r, mediaJSON); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	c, err := engine.ParseContract(body)
+	// Parsing and canonicalizing are the expensive part: they run on the
+	// worker pool, like evaluations (429 when it is full, the evaluation
+	// timeout applies).
+	out := &readContractResult{body: body}
+	err = s.poolFor(len(body)).Do(r.Context(), func(context.Context) error {
+		c, err := engine.ParseContract(body)
+		if err != nil {
+			if json.Valid(body) {
+				return limitError(probInvalidContract, "", err) // a limit of the JSON layer
+			}
+			return err
+		}
+		out.c = c
+		out.canon, out.sum, err = jsondoc.Canonical(body)
+		return err
+	})
 	if err != nil {
-		return nil, nil, err
+		s.countError(err)
+		return nil, err
 	}
-	return body, c, nil
+	return out, nil
+}
+
+// readContractResult is a contract request body read and parsed: its
+// bytes, parse, canonical form and that form's sha256.
+type readContractResult struct {
+	body, canon []byte
+	sum         string
+	c           *engine.Contract
 }
 
 // validationView is the answer of POST /v1/validate.
@@ -211,14 +283,11 @@ type validationView struct {
 // validateContract checks a contract or gold list as `toolscore doctor`
 // does, without storing it: 200 with its counts, or a 4xx problem.
 func (s *Server) validateContract(w http.ResponseWriter, r *http.Request) error {
-	body, c, err := s.readContract(w, r)
+	rc, err := s.readContract(w, r)
 	if err != nil {
 		return err
 	}
-	_, sum, err := jsondoc.Canonical(body)
-	if err != nil {
-		return err
-	}
+	c, sum := rc.c, rc.sum
 	writeJSON(w, mediaJSON, http.StatusOK, validationView{Valid: true, Kind: string(kindOf(c)), SHA256: sum,
 		Description: c.Description, Combinations: c.Combinations(), RequiredCount: c.RequiredCount(),
 		OptionalCount: len(c.Optional), ForbiddenCount: len(c.Forbidden)})
@@ -234,17 +303,14 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 		return &apiError{kind: probInvalidParameter, detail: fmt.Sprintf("contract name %q must match %s", name, namePattern),
 			errors: []FieldProblem{{Parameter: "name", Message: "must match " + namePattern.String()}}}
 	}
-	body, c, err := s.readContract(w, r)
+	rc, err := s.readContract(w, r)
 	if err != nil {
 		return err
 	}
-	if err := nulError("", body); err != nil {
+	if err := nulError("", rc.body); err != nil {
 		return err // Postgres text and jsonb cannot hold it
 	}
-	canon, sum, err := jsondoc.Canonical(body)
-	if err != nil {
-		return err
-	}
+	c, canon, sum := rc.c, rc.canon, rc.sum
 	p, _ := auth.FromContext(r.Context())
 	cv, created, err := s.store.CreateContractVersion(r.Context(), record.ContractVersion{
 		ProjectID: p.ProjectID, Name: name, SHA256: sum, Kind: kindOf(c),

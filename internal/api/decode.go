@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Media types the API reads.
@@ -46,12 +50,56 @@ func mediaType(r *http.Request, accepted ...string) (string, error) {
 		errors: []FieldProblem{{Parameter: "Content-Type", Message: "must be " + strings.Join(accepted, " or ")}}}
 }
 
-// readBody reads the request body up to limit bytes.
+// readBody reads the request body up to limit bytes, as one of the
+// bodies being received at once (Config.MaxBodyReaders; bodies over
+// MaxBodyBytes, batches and runs, also as one of 2 × MaxBatches), within
+// Config.BodyTimeout from now: a client that sends its body slowly holds a
+// reader for at most that long, and nothing else (evaluation slots are
+// taken after the body is read).
 //
-// Errors: 413 body-too-large beyond limit; 400 for an empty body.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// Errors: 415 unsupported-media-type for a Content-Encoding other than
+// identity; 429 queue-full when too many bodies are being received; 413
+// body-too-large beyond limit; 408 body-timeout; 499 client-closed-request
+// when the client went away (or the connection broke) mid-body, which the
+// client never sees but the metrics count; 400 for an empty body.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for _, enc := range strings.Split(v, ",") {
+			if enc = strings.TrimSpace(enc); enc != "" && !strings.EqualFold(enc, "identity") {
+				return nil, &apiError{kind: probMediaType, detail: fmt.Sprintf("Content-Encoding %s is not accepted; send the body uncompressed", enc),
+					errors: []FieldProblem{{Parameter: "Content-Encoding", Message: "must be identity (or absent)"}}}
+			}
+		}
+	}
 	if r.ContentLength > limit {
 		return nil, newError(probTooLarge, "the body has %d bytes; the limit is %d", r.ContentLength, limit)
+	}
+	readers := []chan struct{}{s.bodyReaders}
+	if limit > s.cfg.MaxBodyBytes {
+		readers = append(readers, s.largeReaders)
+	}
+	for i, ch := range readers {
+		select {
+		case ch <- struct{}{}:
+		default:
+			for _, held := range readers[:i] {
+				<-held
+			}
+			s.metrics.poolRejected.Inc()
+			return nil, &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d request bodies are being received; retry later", cap(ch)),
+				retryAfter: 1, cause: errQueueFull}
+		}
+	}
+	defer func() {
+		for _, ch := range readers {
+			<-ch
+		}
+	}()
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)); err == nil {
+		// The server sets the connection's deadlines again for the next
+		// request; this one only bounds the rest of this body.
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	}
 	body := http.MaxBytesReader(w, r.Body, limit)
 	var buf bytes.Buffer
@@ -60,15 +108,52 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
 			return nil, newError(probTooLarge, "the body exceeds the limit of %d bytes", limit)
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			return nil, &apiError{kind: probBodyTimeout, detail: fmt.Sprintf("the body was not received within %s", s.cfg.BodyTimeout), cause: err}
 		}
-		return nil, newError(probInvalidJSON, "reading the body: %v", err)
+		// The client closed the connection, or it broke: nobody reads the
+		// answer, and the body says nothing about its JSON.
+		return nil, &apiError{kind: probClientClosed, detail: "the client closed the connection while sending the body", cause: err}
 	}
 	if len(bytes.TrimSpace(buf.Bytes())) == 0 {
 		return nil, &apiError{kind: probInvalidJSON, detail: "the body is empty", syntax: &engine.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}}
 	}
 	return buf.Bytes(), nil
+}
+
+// limitError turns err, when it is a syntax error the JSON layer found
+// inside a field of a request that is otherwise valid JSON, into a 422 of
+// kind k at the field's pointer (base) plus the error's: such an error is
+// one of the layer's limits (a numeric literal longer than
+// jsondoc.MaxNumberLen bytes, nesting deeper than jsondoc.MaxDepth), which
+// encoding/json does not have. Any other error is returned unchanged.
+func limitError(k problemKind, base string, err error) error {
+	var se *engine.SyntaxError
+	var ae *apiError
+	if errors.As(err, &ae) || !errors.As(err, &se) {
+		return err
+	}
+	ptr := base + se.Pointer
+	return &apiError{kind: k, detail: ptrOrRoot(ptr) + ": " + se.Msg, errors: []FieldProblem{{Pointer: ptr, Message: se.Msg}}, cause: err}
+}
+
+// checkLimits applies the JSON layer's limits (jsondoc: numeric literals of
+// at most MaxNumberLen bytes, at most MaxDepth levels) to a whole request
+// document that encoding/json read, for the fields it decoded itself
+// (numbers such as min_score and weights).
+//
+// Errors: 422 invalid-request at the offending value's pointer.
+func checkLimits(data []byte) error {
+	if jsondoc.Valid(string(data)) {
+		return nil
+	}
+	_, err := jsondoc.Parse(data)
+	return limitError(probInvalidRequest, "", err)
 }
 
 // decodeStrict decodes one JSON document into v, refusing unknown fields

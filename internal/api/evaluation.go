@@ -70,9 +70,11 @@ type evalInput struct {
 	wantGold   bool            // given as "gold": must be a gold list
 	refName    string          // registry reference
 	refVersion int
-	registry   *parsedContract // resolved registry contract
-	body       []byte          // the request (item) the input was decoded from
-	fast       bool            // decoded by decodeFast: raw fields are not yet known to be valid JSON
+	registry   *parsedContract         // resolved registry contract, when cached
+	registryCV *record.ContractVersion // else the stored version, parsed on a worker
+	project    int64                   // the project of registryCV
+	body       []byte                  // the request (item) the input was decoded from
+	fast       bool                    // decoded by decodeFast: raw fields are not yet known to be valid JSON
 }
 
 // Limits of the caller's identifiers.
@@ -152,6 +154,14 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 			add("/labels/"+escapePointer(k), "a label value must be at most %d bytes of UTF-8 without NUL", maxLabelValue)
 		}
 	}
+	if req.MinScore != nil || len(req.Weights) > 0 {
+		// Numbers encoding/json decoded: the JSON layer's limits are
+		// checked here (the contract, trace and forbidden rules meet them
+		// when they are parsed).
+		if err := checkLimits(data); err != nil {
+			return nil, err
+		}
+	}
 	if req.MinScore != nil && (*req.MinScore < 0 || *req.MinScore > 1) {
 		add("/min_score", "must be in [0, 1], got %v", *req.MinScore)
 	}
@@ -186,7 +196,7 @@ func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
 	if in.refName == "" {
 		return nil
 	}
-	pc, err := s.contracts.resolve(ctx, ProjectFrom(ctx), in.refName, in.refVersion)
+	pc, cv, err := s.contracts.resolve(ctx, ProjectFrom(ctx), in.refName, in.refVersion)
 	if errors.Is(err, engine.ErrNotFound) {
 		ref := in.refName
 		if in.refVersion > 0 {
@@ -195,7 +205,7 @@ func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
 		return &apiError{kind: probUnknownContract, detail: fmt.Sprintf("no registry contract %s", ref),
 			errors: []FieldProblem{{Pointer: "/contract", Message: "no registry contract " + ref}}, cause: err}
 	}
-	in.registry = pc
+	in.registry, in.registryCV, in.project = pc, cv, ProjectFrom(ctx)
 	return err
 }
 
@@ -223,13 +233,19 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	start := time.Now()
 	req := &in.req
 	pc := in.registry
+	if pc == nil && in.registryCV != nil {
+		var err error
+		if pc, err = s.contracts.parseVersion(in.project, in.registryCV); err != nil {
+			return nil, err
+		}
+	}
 	if pc == nil {
 		var err error
 		pc, err = s.contracts.parseInline(in.inline)
 		if err != nil {
 			var se *engine.SyntaxError
 			if errors.As(err, &se) {
-				return nil, in.syntaxError(err)
+				return nil, limitError(probInvalidContract, in.inlinePtr, in.syntaxError(err))
 			}
 			var ve *engine.ValidationError
 			if errors.As(err, &ve) {
@@ -245,7 +261,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	forbidden, err := parseForbidden(req.Forbidden)
 	if err != nil {
-		return nil, in.syntaxError(err)
+		return nil, limitError(probInvalidRequest, "/forbidden", in.syntaxError(err))
 	}
 	doc, err := traceDocument(req.Trace)
 	if err != nil {
@@ -256,7 +272,12 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		if in.fast && !json.Valid(req.Trace) {
 			return nil, in.syntaxError(err)
 		}
-		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
+		ptr := "/trace"
+		var se *engine.SyntaxError
+		if t := bytes.TrimSpace(req.Trace); errors.As(err, &se) && len(t) > 0 && t[0] != '"' {
+			ptr += se.Pointer // a limit of the JSON layer, inside the trace as sent
+		}
+		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: ptr, Message: err.Error()}}, cause: err}
 	}
 	trace := parsed.Trace
 	if req.FinalAnswer != nil {
@@ -506,13 +527,6 @@ func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Micros
 // createEvaluation grades one trace: 201 with the stored evaluation after
 // it is committed, or 200 with a dry run (?store=false).
 func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error {
-	select {
-	case s.inflight <- struct{}{}:
-		defer func() { <-s.inflight }()
-	default:
-		s.countError(errQueueFull)
-		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
-	}
 	ctx := r.Context()
 	store, err := storeParam(r)
 	if err != nil {
@@ -525,9 +539,19 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 	if _, err := mediaType(r, mediaJSON); err != nil {
 		return err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
+	}
+	// The evaluation's slot is taken once its body is here: a client
+	// sending slowly holds only a body reader (readBody), for at most
+	// BodyTimeout.
+	select {
+	case s.inflight <- struct{}{}:
+		defer func() { <-s.inflight }()
+	default:
+		s.countError(errQueueFull)
+		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
 	}
 	project := ProjectFrom(ctx)
 	var hash string
@@ -551,7 +575,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	var res *record.Result
-	err = s.pool.Do(ctx, func(ctx context.Context) error {
+	err = s.poolFor(len(body)).Do(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = s.evaluate(ctx, in, project, id)
 		return err

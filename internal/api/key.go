@@ -266,7 +266,7 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if _, err := mediaType(r, mediaJSON); err != nil {
 		return err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type metrics struct {
 	idempotentReplay prometheus.Counter
 }
 
-func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight chan struct{}) *metrics {
+func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight chan struct{}, cache *byteCache) *metrics {
 	m := &metrics{
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolscore_http_requests_total",
@@ -79,6 +79,14 @@ func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight 
 		Name: "toolscore_evaluations_in_flight",
 		Help: "Single evaluations being decoded, evaluated or stored.",
 	}, func() float64 { return float64(len(inflight)) })
+	cacheBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "toolscore_contract_cache_bytes",
+		Help: "Cost of the parsed contracts cached (bytes their parsing allocated, plus their raw size per combination).",
+	}, func() float64 { b, _ := cache.size(); return float64(b) })
+	cacheEntries := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "toolscore_contract_cache_entries",
+		Help: "Parsed contracts cached, inline and registry.",
+	}, func() float64 { _, n := cache.size(); return float64(n) })
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "toolscore_build_info",
 		Help: "Build metadata; the value is always 1.",
@@ -87,6 +95,6 @@ func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight 
 	m.poolWorkers.Set(float64(pool.workers))
 	m.poolCapacity.Set(float64(cap(pool.jobs)))
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.evalDuration, m.combinations, m.evaluations, m.evalErrors,
-		m.poolRejected, m.poolWorkers, m.poolCapacity, m.idempotentReplay, queue, busy, inFlight, build)
+		m.poolRejected, m.poolWorkers, m.poolCapacity, m.idempotentReplay, queue, busy, inFlight, cacheBytes, cacheEntries, build)
 	return m
 }

@@ -86,18 +86,22 @@ var (
 	probIdempotency      = problemKind{"idempotency-conflict", "Idempotency-Key reused with another request", http.StatusConflict}
 	probConflict         = problemKind{"conflict", "Resource already exists", http.StatusConflict}
 	probTooLarge         = problemKind{"body-too-large", "Request body too large", http.StatusRequestEntityTooLarge}
-	probMediaType        = problemKind{"unsupported-media-type", "Unsupported media type", http.StatusUnsupportedMediaType}
-	probInvalidRequest   = problemKind{"invalid-request", "Request body has invalid fields", http.StatusUnprocessableEntity}
-	probInvalidContract  = problemKind{"invalid-contract", "Invalid contract", http.StatusUnprocessableEntity}
-	probUnknownContract  = problemKind{"unknown-contract", "Unknown contract reference", http.StatusUnprocessableEntity}
-	probInvalidTrace     = problemKind{"invalid-trace", "Trace cannot be read", http.StatusUnprocessableEntity}
-	probInvalidOptions   = problemKind{"invalid-options", "Invalid evaluation options", http.StatusUnprocessableEntity}
-	probQueueFull        = problemKind{"queue-full", "Too many evaluations queued", http.StatusTooManyRequests}
-	probInternal         = problemKind{"internal", "Internal server error", http.StatusInternalServerError}
-	probUnavailable      = problemKind{"unavailable", "Database unavailable", http.StatusServiceUnavailable}
-	probTimeout          = problemKind{"timeout", "Evaluation timed out", http.StatusServiceUnavailable}
-	probBusy             = problemKind{"busy", "Server busy", http.StatusServiceUnavailable}
-	probNotReady         = problemKind{"not-ready", "Not ready", http.StatusServiceUnavailable}
+	probBodyTimeout      = problemKind{"body-timeout", "Request body too slow", http.StatusRequestTimeout}
+	// probClientClosed is what a request the client abandoned is counted
+	// as (nginx's 499): the client is gone, so nobody reads it.
+	probClientClosed    = problemKind{"client-closed-request", "Client closed the request", 499}
+	probMediaType       = problemKind{"unsupported-media-type", "Unsupported media type", http.StatusUnsupportedMediaType}
+	probInvalidRequest  = problemKind{"invalid-request", "Request body has invalid fields", http.StatusUnprocessableEntity}
+	probInvalidContract = problemKind{"invalid-contract", "Invalid contract", http.StatusUnprocessableEntity}
+	probUnknownContract = problemKind{"unknown-contract", "Unknown contract reference", http.StatusUnprocessableEntity}
+	probInvalidTrace    = problemKind{"invalid-trace", "Trace cannot be read", http.StatusUnprocessableEntity}
+	probInvalidOptions  = problemKind{"invalid-options", "Invalid evaluation options", http.StatusUnprocessableEntity}
+	probQueueFull       = problemKind{"queue-full", "Too many evaluations queued", http.StatusTooManyRequests}
+	probInternal        = problemKind{"internal", "Internal server error", http.StatusInternalServerError}
+	probUnavailable     = problemKind{"unavailable", "Database unavailable", http.StatusServiceUnavailable}
+	probTimeout         = problemKind{"timeout", "Evaluation timed out", http.StatusServiceUnavailable}
+	probBusy            = problemKind{"busy", "Server busy", http.StatusServiceUnavailable}
+	probNotReady        = problemKind{"not-ready", "Not ready", http.StatusServiceUnavailable}
 )
 
 // apiError is an error that knows its problem. Handlers return it (or any
@@ -182,7 +186,10 @@ func problemFor(err error) *apiError {
 		return &apiError{kind: probTimeout, detail: "the evaluation took longer than the per-evaluation timeout", cause: err}
 	case errors.Is(err, errPoolClosed):
 		return &apiError{kind: probBusy, detail: "the server is shutting down", retryAfter: 1, cause: err}
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
+		// The request's context ends when its client goes away.
+		return &apiError{kind: probClientClosed, detail: "the client closed the connection before the answer", cause: err}
+	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{kind: probBusy, detail: "the request ended before its work could run; retry later", retryAfter: 1, cause: err}
 	}
 	return &apiError{kind: probInternal, detail: "internal error; see the server log for the request id", cause: err}

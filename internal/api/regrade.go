@@ -247,7 +247,7 @@ func (s *Server) createRegrade(w http.ResponseWriter, r *http.Request) error {
 	if _, err := mediaType(r, mediaJSON); err != nil {
 		return err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		return err
 	}

@@ -294,7 +294,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) error {
 	if _, err := mediaType(r, mediaJSON); err != nil {
 		return err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBatchBytes)
+	body, err := s.readBody(w, r, s.cfg.MaxBatchBytes)
 	if err != nil {
 		return err
 	}

@@ -51,11 +51,32 @@ type Config struct {
 	// MaxBatches caps the batch requests served at once (more get 429);
 	// default 2.
 	MaxBatches int
+	// HeavyBytes is the body size above which a single evaluation, a
+	// contract validation or registration runs on the heavy pool, apart
+	// from the others, so that a flood of large contracts or traces takes
+	// at most its workers and small requests are still answered at once;
+	// default 128 KiB.
+	HeavyBytes int64
+	// HeavyWorkers is the heavy pool's workers; default Workers / 2, at
+	// least 1. Its queue holds 4 per worker.
+	HeavyWorkers int
+	// BodyTimeout bounds the reading of a request body, from when the
+	// handler starts reading it (independent of the server's write
+	// timeout); a slower body is 408. Default 10 s.
+	BodyTimeout time.Duration
+	// MaxBodyReaders caps the requests whose body is being received at
+	// once (more get 429); bodies larger than MaxBodyBytes (batches, runs)
+	// are also capped at 2 × MaxBatches. Default 512.
+	MaxBodyReaders int
 	// MaxInFlight caps the single evaluations being decoded, evaluated or
 	// stored at once (more get 429), so that memory stays bounded when
 	// Postgres is slow, not only when the workers are; default Queue +
 	// Workers + 256.
 	MaxInFlight int
+	// ContractCacheBytes bounds the parsed contracts kept (inline and
+	// registry ones together), by what parsing them allocated; default
+	// 128 MiB.
+	ContractCacheBytes int64
 	// OpenAPI is the spec served at /openapi.yaml.
 	OpenAPI []byte
 	// Version is reported by toolscore_build_info; default "dev".
@@ -99,12 +120,17 @@ type Server struct {
 	store     Store
 	log       *zap.Logger
 	pool      *Pool
+	heavy     *Pool // requests with bodies over HeavyBytes
 	metrics   *metrics
 	contracts *contractCache
 	batches   chan struct{}
 	inflight  chan struct{}
-	ids       *requestIDs
-	router    chi.Router
+	// bodyReaders and largeReaders hold a place per body being received
+	// (readBody).
+	bodyReaders  chan struct{}
+	largeReaders chan struct{}
+	ids          *requestIDs
+	router       chi.Router
 }
 
 // New builds a Server and starts its worker pool.
@@ -141,8 +167,23 @@ func New(cfg Config) *Server {
 	if cfg.MaxBatches <= 0 {
 		cfg.MaxBatches = 2
 	}
+	if cfg.HeavyBytes <= 0 {
+		cfg.HeavyBytes = 128 << 10
+	}
+	if cfg.HeavyWorkers <= 0 {
+		cfg.HeavyWorkers = max(1, cfg.Workers/2)
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
+	if cfg.MaxBodyReaders <= 0 {
+		cfg.MaxBodyReaders = 512
+	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = cfg.Queue + cfg.Workers + 256
+	}
+	if cfg.ContractCacheBytes <= 0 {
+		cfg.ContractCacheBytes = 128 << 20
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
@@ -154,16 +195,19 @@ func New(cfg Config) *Server {
 		cfg.SecretScanner = secrets.New()
 	}
 	s := &Server{
-		cfg:       cfg,
-		store:     cfg.Store,
-		log:       cfg.Logger,
-		pool:      NewPool(cfg.Workers, cfg.Queue, cfg.EvalTimeout),
-		contracts: newContractCache(cfg.Store),
-		batches:   make(chan struct{}, cfg.MaxBatches),
-		inflight:  make(chan struct{}, cfg.MaxInFlight),
-		ids:       newRequestIDs(),
+		cfg:          cfg,
+		store:        cfg.Store,
+		log:          cfg.Logger,
+		pool:         NewPool(cfg.Workers, cfg.Queue, cfg.EvalTimeout),
+		heavy:        NewPool(cfg.HeavyWorkers, 4*cfg.HeavyWorkers, cfg.EvalTimeout),
+		contracts:    newContractCache(cfg.Store, cfg.ContractCacheBytes),
+		batches:      make(chan struct{}, cfg.MaxBatches),
+		inflight:     make(chan struct{}, cfg.MaxInFlight),
+		bodyReaders:  make(chan struct{}, cfg.MaxBodyReaders),
+		largeReaders: make(chan struct{}, 2*cfg.MaxBatches),
+		ids:          newRequestIDs(),
 	}
-	s.metrics = newMetrics(cfg.Registerer, cfg.Version, s.pool, s.inflight)
+	s.metrics = newMetrics(cfg.Registerer, cfg.Version, s.pool, s.inflight, s.contracts.entries)
 	s.router = s.routes()
 	return s
 }
@@ -171,8 +215,20 @@ func New(cfg Config) *Server {
 // Handler returns the HTTP handler of every route.
 func (s *Server) Handler() http.Handler { return s.router }
 
-// Close drains the worker pool. Call it after http.Server.Shutdown.
-func (s *Server) Close() { s.pool.Close() }
+// Close drains the worker pools. Call it after http.Server.Shutdown.
+func (s *Server) Close() {
+	s.pool.Close()
+	s.heavy.Close()
+}
+
+// poolFor returns the pool a request with a body of n bytes runs on: the
+// heavy pool above HeavyBytes, else the pool.
+func (s *Server) poolFor(n int) *Pool {
+	if int64(n) > s.cfg.HeavyBytes {
+		return s.heavy
+	}
+	return s.pool
+}
 
 // handlerFunc is a handler that returns its error (STYLE.md section 3).
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error

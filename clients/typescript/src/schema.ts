@@ -826,7 +826,7 @@ export interface components {
              * @description https://toolscore.dev/problems/ and a stable slug; the slug says what went wrong and never changes.
              * @enum {string}
              */
-            type: "https://toolscore.dev/problems/invalid-json" | "https://toolscore.dev/problems/invalid-parameter" | "https://toolscore.dev/problems/unauthorized" | "https://toolscore.dev/problems/forbidden" | "https://toolscore.dev/problems/not-found" | "https://toolscore.dev/problems/method-not-allowed" | "https://toolscore.dev/problems/idempotency-conflict" | "https://toolscore.dev/problems/conflict" | "https://toolscore.dev/problems/body-too-large" | "https://toolscore.dev/problems/unsupported-media-type" | "https://toolscore.dev/problems/invalid-request" | "https://toolscore.dev/problems/invalid-contract" | "https://toolscore.dev/problems/unknown-contract" | "https://toolscore.dev/problems/invalid-trace" | "https://toolscore.dev/problems/invalid-options" | "https://toolscore.dev/problems/queue-full" | "https://toolscore.dev/problems/internal" | "https://toolscore.dev/problems/unavailable" | "https://toolscore.dev/problems/timeout" | "https://toolscore.dev/problems/busy" | "https://toolscore.dev/problems/not-ready";
+            type: "https://toolscore.dev/problems/invalid-json" | "https://toolscore.dev/problems/invalid-parameter" | "https://toolscore.dev/problems/unauthorized" | "https://toolscore.dev/problems/forbidden" | "https://toolscore.dev/problems/not-found" | "https://toolscore.dev/problems/method-not-allowed" | "https://toolscore.dev/problems/idempotency-conflict" | "https://toolscore.dev/problems/conflict" | "https://toolscore.dev/problems/body-too-large" | "https://toolscore.dev/problems/body-timeout" | "https://toolscore.dev/problems/unsupported-media-type" | "https://toolscore.dev/problems/invalid-request" | "https://toolscore.dev/problems/invalid-contract" | "https://toolscore.dev/problems/unknown-contract" | "https://toolscore.dev/problems/invalid-trace" | "https://toolscore.dev/problems/invalid-options" | "https://toolscore.dev/problems/queue-full" | "https://toolscore.dev/problems/internal" | "https://toolscore.dev/problems/unavailable" | "https://toolscore.dev/problems/timeout" | "https://toolscore.dev/problems/busy" | "https://toolscore.dev/problems/not-ready";
             /** @description A short summary that depends only on type. */
             title: string;
             /** @description The HTTP status code. */
@@ -2097,6 +2097,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body was not received within the body timeout (TOOLSCORE_BODY_TIMEOUT); the connection is closed. */
+        BodyTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body exceeds the limit. */
         TooLarge: {
             headers: {
@@ -2106,7 +2115,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The Content-Type is not accepted. */
+        /** @description The Content-Type is not accepted, or the body is compressed (a Content-Encoding other than identity). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -2124,7 +2133,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The evaluation queue, the in-flight limit or the concurrent batches are full; retry after Retry-After seconds. */
+        /** @description The evaluation queue, the in-flight limit, the concurrent batches or the bodies being received are full; retry after Retry-After seconds. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2373,10 +2382,13 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listContracts: {
@@ -2482,9 +2494,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -2625,6 +2639,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2667,6 +2682,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2803,9 +2819,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            408: components["responses"]["BodyTimeout"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3061,9 +3079,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3182,9 +3202,11 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
@@ -3268,10 +3290,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
         };
