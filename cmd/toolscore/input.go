@@ -119,13 +119,8 @@ func fieldErrorLines(ve *engine.ValidationError) []string {
 
 // checkFormat reports an unknown --format value, listing the valid ones.
 func checkFormat(name string) error {
-	if name == "auto" || name == "" {
+	if format.Known(name) {
 		return nil
-	}
-	for _, n := range format.Names() {
-		if n == name {
-			return nil
-		}
 	}
 	return failf("--format: unknown format %q (valid: %s)", name, formatList())
 }

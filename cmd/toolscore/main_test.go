@@ -694,3 +694,18 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatCustomAlias: --format custom, Python Toolscore's name for its
+// plain shapes, is accepted by eval and inspect and reads as plain.
+func TestFormatCustomAlias(t *testing.T) {
+	gold := writeFile(t, "gold.json", `[{"tool": "search", "args": {"q": "x"}, "description": "Python Toolscore's key"}]`)
+	trace := writeFile(t, "trace.json", `[{"name": "search", "arguments": "{\"q\": \"x\"}"}]`)
+	r := runCLI(t, "", "eval", "--format", "custom", gold, trace)
+	if r.code != exitOK || !strings.Contains(r.stdout, "Trace        "+trace+" (plain, 1 call, no final answer)") {
+		t.Errorf("eval --format custom: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "inspect", "--format", "custom", trace)
+	if r.code != exitOK || !strings.Contains(r.stdout, "plain") {
+		t.Errorf("inspect --format custom: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -287,6 +287,15 @@ var aliases = map[string]string{"custom": "plain"}
 // order.
 func Names() []string { return builtin.Names() }
 
+// Known reports whether Parse accepts name as a format: "auto", "", one
+// of Names() or an alias ("custom").
+func Known(name string) bool {
+	if name == "" || name == "auto" || aliases[name] != "" {
+		return true
+	}
+	return slices.Contains(builtin.Names(), name)
+}
+
 // Parse reads a trace from data with the built-in adapters; see
 // Registry.Parse.
 func Parse(data []byte, name string) (*Parsed, error) { return builtin.Parse(data, name) }

@@ -173,3 +173,17 @@ func TestCustomAlias(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// TestKnown: the names Parse accepts, "custom" among them.
+func TestKnown(t *testing.T) {
+	for _, n := range append([]string{"", "auto", "custom"}, Names()...) {
+		if !Known(n) {
+			t.Errorf("Known(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"custm", "xml", "Plain"} {
+		if Known(n) {
+			t.Errorf("Known(%q) = true", n)
+		}
+	}
+}
