@@ -69,15 +69,18 @@ func gitleaksScan(full *detect.Detector, s *Scanner, texts []string) []secretsca
 }
 
 // fuzzTexts splits a fuzz input into the texts of one scan: at each
-// "\x1e"; an input starting with "\x1f" also gets its rest repeated past
-// fragmentSize, as one more text, so that long texts are cut in
-// fragments.
+// "\x1e". An input starting with "\x1f" also gets one long text made of
+// its rest three times, among dots: at the start, across the first
+// fragment boundary (dots hold no white space, so the cut is at
+// fragmentSize exactly) and inside the overlap, so that fragments are
+// exercised while the text holds no more secrets than the input.
 func fuzzTexts(in string) []string {
 	long := strings.HasPrefix(in, "\x1f")
 	in = strings.TrimPrefix(in, "\x1f")
 	texts := strings.Split(in, "\x1e")
 	if long && len(in) > 0 && len(in) <= 512 {
-		texts = append(texts, strings.Repeat(in, fragmentSize/len(in)+2))
+		dots := func(n int) string { return strings.Repeat(".", max(n, 0)) }
+		texts = append(texts, in+dots(fragmentSize-len(in)/2-len(in))+in+dots(fragmentOverlap/2)+in+dots(fragmentOverlap))
 	}
 	return texts
 }
@@ -124,7 +127,8 @@ func FuzzScanSecrets(f *testing.F) {
 	for _, s := range []string{
 		"", "\x1e\x1e", "password=hunter2xyzA9", "postgres://admin:Pa55w0rdXyZq@db.internal:5432/prod",
 		"api_key = Zq8vR2kL9xT4wQ8p\x1e" + sampleGitHubPAT + "\x1e" + sampleSlackBot, "\x00\xff\xfe binary \x80 KEY=\u212aZq8vR2kL9xT4",
-		"\x1fapi_key = Zq8vR2kL9xT4wQ8p; ", "İstanbul token: ghp_" + strings.Repeat("x", 36),
+		"\x1fapi_key = Zq8vR2kL9xT4wQ8p; ", "\x1fthe api key is in the vault; token: " + sampleGitHubPAT,
+		"İstanbul token: ghp_" + strings.Repeat("x", 36),
 	} {
 		f.Add(s)
 	}
