@@ -138,8 +138,8 @@ func runContractInit(ctx context.Context, s stdio, path string, f contractInitFl
 			notes = append(notes, fmt.Sprintf("call #%d %s: its arguments could not be read (%s): required without arguments", i, call.Tool, call.ArgsError))
 		default:
 			sc.Args = map[string]any{}
-			for k, v := range call.Args {
-				sc.Args[k] = seedValue(k, v, f.loose)
+			for k, v := range call.Args.Members() {
+				sc.Args[k] = seedValue(k, v.Any(), f.loose)
 			}
 		}
 		for _, p := range secretAt[i] {

@@ -119,7 +119,8 @@ func newInspectOutput(p *format.Parsed, secrets []engine.Finding) inspectOutput 
 	}
 	for i := range p.Trace.Calls {
 		c := &p.Trace.Calls[i]
-		ic := inspectCall{Tool: c.Tool, Args: c.Args, Result: c.Result, ArgsRaw: c.ArgsRaw, ArgsError: c.ArgsError}
+		args, _ := c.Args.Any().(map[string]any)
+		ic := inspectCall{Tool: c.Tool, Args: args, Result: c.Result.Any(), ArgsRaw: c.ArgsRaw, ArgsError: c.ArgsError}
 		if c.ID != "" {
 			ic.ID = &c.ID
 		}
@@ -171,8 +172,8 @@ func writeInspect(w io.Writer, p painter, pt *format.Parsed, secrets []engine.Fi
 		default:
 			fmt.Fprintf(&b, "  %-10s %s\n", "args", clip(compactJSON(argsOrEmpty(c))))
 		}
-		if c.Result != nil {
-			fmt.Fprintf(&b, "  %-10s %s\n", "result", clip(resultText(c.Result)))
+		if c.HasResult() {
+			fmt.Fprintf(&b, "  %-10s %s\n", "result", clip(resultText(c.Result.Any())))
 		}
 		if c.Failed() {
 			fmt.Fprintf(&b, "  %-10s %s\n", "error", p.paint(clip(string(c.Error)), sgrRed))
@@ -198,10 +199,10 @@ func resultText(v any) string {
 
 // argsOrEmpty is the call's arguments, {} when it has none (SPEC section 1).
 func argsOrEmpty(c *engine.ToolCall) any {
-	if c.Args == nil {
+	if !c.Args.Exists() {
 		return map[string]any{}
 	}
-	return c.Args
+	return c.Args.Any()
 }
 
 // compactJSON encodes v on one line; a value that cannot be encoded is

@@ -106,25 +106,12 @@ func engineResult(t *testing.T, contract, trace string, opts engine.Options) *en
 	if err := json.Unmarshal([]byte(trace), &calls); err != nil {
 		t.Fatal(err)
 	}
-	for i := range calls {
-		calls[i].Args = mustNumbers(t, calls[i].Args)
-	}
 	opts.SecretScanner = secrets.New()
 	res, err := engine.Evaluate(context.Background(), c, engine.Trace{Calls: calls}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
-}
-
-func mustNumbers(t *testing.T, m map[string]any) map[string]any {
-	b, _ := json.Marshal(m)
-	v, err := engine.DecodeJSON(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := v.(map[string]any)
-	return out
 }
 
 func body(fields ...string) string {

@@ -105,7 +105,7 @@ func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte, err error)
 // sameCall reports whether two calls are the same trace call (the engine
 // builds scored calls from the trace calls, redacted alike).
 func sameCall(a, b *engine.ToolCall) bool {
-	return a.Tool == b.Tool && a.ID == b.ID && a.ArgsRaw == b.ArgsRaw && a.Error == b.Error && len(a.Args) == len(b.Args)
+	return a.Tool == b.Tool && a.ID == b.ID && a.ArgsRaw == b.ArgsRaw && a.Error == b.Error && a.Args.Len() == b.Args.Len()
 }
 
 func joinArray(parts [][]byte, size int) []byte {

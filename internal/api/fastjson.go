@@ -29,7 +29,7 @@ func appendToolCall(b []byte, c *engine.ToolCall) ([]byte, error) {
 		b = append(b, `,"id":`...)
 		b = jsondoc.AppendString(b, c.ID)
 	}
-	if c.Result != nil {
+	if c.HasResult() {
 		b = append(b, `,"result":`...)
 		if b, err = jsondoc.AppendAny(b, c.Result); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 )
@@ -484,7 +485,7 @@ func TestErrorResults(t *testing.T) {
 		{`null`, false},
 	}
 	for _, tc := range results {
-		v, err := DecodeJSON([]byte(tc.result))
+		v, err := jsondoc.ParseString(tc.result)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,7 +75,7 @@ func BenchmarkTextResultChecks(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tr.Calls[i].Result = string(text)
+		tr.Calls[i].Result = jsondoc.MustFromAny(string(text))
 	}
 	ev := mustEvaluation(b, mustContract(b, string(workload.Contract(workload.Medium))), tr, Options{SecretScanner: testSecrets})
 	b.ReportAllocs()
@@ -104,7 +105,7 @@ func BenchmarkErrorResult(b *testing.B) {
 		{"text", "Seat 12A is reserved on flight FL-204."},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			var v any = tc.text
+			v := jsondoc.MustFromAny(tc.text)
 			b.SetBytes(int64(len(tc.text)))
 			b.ReportAllocs()
 			start := cpuClock()

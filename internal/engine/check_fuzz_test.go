@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 )
@@ -56,7 +57,7 @@ func FuzzFinalAnswer(f *testing.F) {
 		}
 		// The whole evaluation, with the text as a password and as the
 		// final answer (redaction, the grounding check's hiding rule).
-		tr := Trace{Calls: []ToolCall{{Tool: "login", Args: map[string]any{"password": s, "note": s}, Result: s}}, FinalAnswer: &s}
+		tr := Trace{Calls: []ToolCall{{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{"password": s, "note": s}), Result: jsondoc.MustFromAny(s)}}, FinalAnswer: &s}
 		if _, err := Evaluate(context.Background(), fuzzContract, tr, Options{SecretScanner: testSecrets}); err != nil {
 			t.Fatal(err)
 		}

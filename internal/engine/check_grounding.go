@@ -3,7 +3,7 @@ package engine
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -330,10 +330,10 @@ func (gi *groundingIndex) text(i int) []byte {
 		c := &gi.t.Calls[len(gi.ends)]
 		b := appendLowerText(gi.buf, c.Tool)
 		b = append(b, '\n')
-		b = appendLeaves(b, c.Args)
+		b = appendDocLeaves(b, c.Args)
 		b = appendLowerText(b, c.ArgsRaw)
 		b = append(b, '\n')
-		b = appendLeaves(b, c.Result)
+		b = appendDocLeaves(b, c.Result)
 		b = appendLowerText(b, string(c.Error))
 		gi.buf = b
 		gi.ends = append(gi.ends, len(b))
@@ -361,42 +361,29 @@ func appendLowerText(dst []byte, s string) []byte {
 	return dst
 }
 
-// appendLeaves appends every string and number of v (object keys too),
-// lower-cased, one per line.
-func appendLeaves(b []byte, v any) []byte {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
+// appendDocLeaves appends every string and number of a document's value
+// (object keys too), lower-cased, one per line, in document order.
+func appendDocLeaves(b []byte, v jsondoc.Value) []byte {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
 			b = appendLowerText(b, k)
 			b = append(b, '\n')
-			b = appendLeaves(b, e)
+			b = appendDocLeaves(b, e)
 		}
-	case []any:
-		for _, e := range x {
-			b = appendLeaves(b, e)
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			b = appendDocLeaves(b, e)
 		}
-	case string:
-		b = appendLowerText(b, x)
-		b = append(b, '\n')
-	case json.Number:
-		b = appendLowerText(b, string(x))
-		b = append(b, '\n')
-	case nil:
-	default:
-		// Results built in Go may hold other scalar types.
-		b = appendLowerText(b, strings.TrimSpace(jsonScalar(x)))
+	case jsondoc.String, jsondoc.Number:
+		s, ok := v.Str()
+		if !ok {
+			s, _ = v.Num()
+		}
+		b = appendLowerText(b, s)
 		b = append(b, '\n')
 	}
 	return b
-}
-
-// jsonScalar formats a Go scalar the way JSON would.
-func jsonScalar(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // find returns the index of the first call whose text holds id

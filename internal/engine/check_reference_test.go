@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -125,20 +126,22 @@ func (g randChecks) trace(tb testing.TB) Trace {
 		return v
 	}
 	for i := range n {
-		c := ToolCall{Tool: g.tool(true), Args: decode(g.args(false)).(map[string]any)}
+		c := ToolCall{Tool: g.tool(true), Args: jsondoc.MustFromAny(decode(g.args(false)).(map[string]any))}
 		if g.r.IntN(3) > 0 {
 			c.ID = fmt.Sprintf("call_%d", i)
 		}
 		switch g.r.IntN(12) {
 		case 0:
-			c.Args, c.ArgsRaw, c.ArgsError = nil, `{"password": "`+samplePassword+`"`, "unexpected end of JSON input"
+			c.Args, c.ArgsRaw, c.ArgsError = jsondoc.Value{}, `{"password": "`+samplePassword+`"`, "unexpected end of JSON input"
 		case 1:
 			c.Error = "true"
 		case 2:
 			c.Error = CallError("declined for " + sampleAWSKey)
 		}
 		if g.r.IntN(4) > 0 {
-			c.Result = decode(g.pick(checkResults))
+			if r := decode(g.pick(checkResults)); r != nil {
+				c.Result = jsondoc.MustFromAny(r)
+			}
 		}
 		t.Calls = append(t.Calls, c)
 	}
@@ -211,15 +214,15 @@ func TestErrorResultMatchesReference(t *testing.T) {
 			}
 		}
 		s = prefixes[r.IntN(len(prefixes))] + s + []string{"", "", " ", "\n", "x", "}"}[r.IntN(6)]
-		got, want := errorResult(s), plainErrorResult(s)
+		got, want := errorResult(jsondoc.MustFromAny(s)), plainErrorResult(s)
 		if got != want {
 			t.Fatalf("case %d: errorResult(%q) = %v, reference %v", n, s, got, want)
 		}
 		if got {
 			set++
 		}
-		if v, err := DecodeJSON([]byte(s)); err == nil {
-			if got, want := errorResult(v), plainErrorResult(v); got != want {
+		if v, err := jsondoc.ParseString(s); err == nil {
+			if got, want := errorResult(v), plainErrorResult(v.Any()); got != want {
 				t.Fatalf("case %d: errorResult(%s decoded) = %v, reference %v", n, s, got, want)
 			}
 		}
@@ -227,10 +230,11 @@ func TestErrorResultMatchesReference(t *testing.T) {
 	if set < 10000 {
 		t.Errorf("only %d of the random texts read as errors", set)
 	}
-	// encoding/json's nesting limit: 10000 arrays and objects open at once.
-	for _, depth := range []int{9998, 9999, 10000, 10001} {
+	// The JSON layer's nesting limit: jsondoc.MaxDepth arrays and objects
+	// open at once.
+	for _, depth := range []int{jsondoc.MaxDepth - 1, jsondoc.MaxDepth, jsondoc.MaxDepth + 1, 10001} {
 		s := `{"error":` + strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + `}`
-		if got, want := errorResult(s), plainErrorResult(s); got != want {
+		if got, want := errorResult(jsondoc.MustFromAny(s)), plainErrorResult(s); got != want {
 			t.Errorf("depth %d: errorResult = %v, reference %v", depth, got, want)
 		}
 	}
@@ -242,7 +246,7 @@ func FuzzErrorResult(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := errorResult(s), plainErrorResult(s); got != want {
+		if got, want := errorResult(jsondoc.MustFromAny(s)), plainErrorResult(s); got != want {
 			t.Errorf("errorResult(%q) = %v, reference %v", s, got, want)
 		}
 	})
@@ -338,7 +342,9 @@ func plainErrorResult(v any) bool {
 			return false
 		}
 		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(t), &obj) != nil {
+		if json.Unmarshal([]byte(t), &obj) != nil || !jsondoc.Valid(t) {
+			// Beyond the JSON layer's limits (nesting, numeric
+			// literals) a text is no JSON either.
 			return false
 		}
 		raw, ok := obj["error"]

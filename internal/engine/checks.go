@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // The names of the evidence checks of SPEC section 5, in the order
@@ -564,7 +564,7 @@ func (ev *evaluation) failed(i int) bool {
 // succeeded reports whether trace call i is known to have succeeded: it
 // did not fail and its result is present.
 func (ev *evaluation) succeeded(i int) bool {
-	return !ev.failed(i) && ev.trace.Calls[i].Result != nil
+	return !ev.failed(i) && ev.trace.Calls[i].HasResult()
 }
 
 // errorResult reports whether a tool result reads as an error although the
@@ -572,23 +572,22 @@ func (ev *evaluation) succeeded(i int) bool {
 // starts, after white space, with "error:" in any case ("Error: payment
 // declined"), or a JSON object whose top-level "error" member is set (not
 // null, false, "", 0, {} or []), given as an object or as a text holding
-// one ({"error": "card declined"}). A text is read as encoding/json's
-// Unmarshal into a map[string]json.RawMessage would read it (the same
-// syntax, nesting limit and repeated-key rule), without decoding it: see
-// jsonErrorMember. Time is linear in the result's size; nothing is
-// allocated.
-func errorResult(v any) bool {
-	switch x := v.(type) {
-	case string:
-		t := trimSpaceFast(x)
+// one ({"error": "card declined"}). A text is read without being decoded
+// (jsondoc.Lookup: the JSON layer's grammar and limits, keys compared
+// after unescaping, the last of repeated keys); time is linear in the
+// result's size and nothing is allocated.
+func errorResult(v jsondoc.Value) bool {
+	switch v.Kind() {
+	case jsondoc.String:
+		t := trimSpaceFast(v.Text())
 		if hasPrefixFold(t, "error:") {
 			return true
 		}
 		if !strings.HasPrefix(t, "{") {
 			return false
 		}
-		raw, ok := jsonErrorMember(t)
-		if !ok {
+		raw, found, ok := jsondoc.Lookup(t, "error")
+		if !ok || !found {
 			return false
 		}
 		switch raw {
@@ -596,26 +595,21 @@ func errorResult(v any) bool {
 			return false
 		}
 		return !emptyJSONContainer(raw)
-	case map[string]any:
-		e, ok := x["error"]
-		if !ok {
+	case jsondoc.Object:
+		e := v.Get("error")
+		switch e.Kind() {
+		case jsondoc.Invalid, jsondoc.Null:
 			return false
+		case jsondoc.Bool:
+			b, _ := e.Bool()
+			return b
+		case jsondoc.String:
+			return e.Text() != ""
+		case jsondoc.Number:
+			n, _ := e.Num()
+			return n != "0"
 		}
-		switch y := e.(type) {
-		case nil:
-			return false
-		case bool:
-			return y
-		case string:
-			return y != ""
-		case json.Number:
-			return y != "0"
-		case map[string]any:
-			return len(y) > 0
-		case []any:
-			return len(y) > 0
-		}
-		return true
+		return e.Len() > 0
 	}
 	return false
 }
@@ -630,268 +624,6 @@ func emptyJSONContainer(raw string) bool {
 	return len(strings.TrimSpace(t[1:len(t)-1])) == 0
 }
 
-// maxJSONDepth is encoding/json's nesting limit: a document with more
-// than this many arrays and objects open at once does not parse.
-const maxJSONDepth = 10000
-
-// jsonErrorMember reads t, a text starting with '{', as one JSON document
-// and returns the text of its top-level object's last "error" member's
-// value (keys compared after unescaping; the value exactly as written,
-// without surrounding white space). ok is false when t does not parse as
-// encoding/json parses it (RFC 8259 syntax, invalid UTF-8 allowed in
-// strings, at most maxJSONDepth nested arrays and objects, only white
-// space after the object) or has no "error" member: exactly when
-// json.Unmarshal of t into a map[string]json.RawMessage fails or leaves no
-// "error" key. Nothing is decoded or allocated.
-func jsonErrorMember(t string) (raw string, ok bool) {
-	found := false
-	i := skipJSONSpace(t, 1)
-	if i < len(t) && t[i] == '}' {
-		return "", false // {}
-	}
-	for {
-		key, end, ok := skipJSONString(t, i)
-		if !ok {
-			return "", false
-		}
-		i = skipJSONSpace(t, end)
-		if i >= len(t) || t[i] != ':' {
-			return "", false
-		}
-		start := skipJSONSpace(t, i+1)
-		if i, ok = skipJSONValue(t, start, 1); !ok {
-			return "", false
-		}
-		if jsonKeyIs(key, "error") {
-			raw, found = t[start:i], true
-		}
-		i = skipJSONSpace(t, i)
-		if i >= len(t) {
-			return "", false
-		}
-		switch t[i] {
-		case ',':
-			i = skipJSONSpace(t, i+1)
-		case '}':
-			if skipJSONSpace(t, i+1) != len(t) || !found {
-				return "", false
-			}
-			return raw, true
-		default:
-			return "", false
-		}
-	}
-}
-
-// skipJSONSpace returns the index of the first byte at or after i that is
-// not JSON white space.
-func skipJSONSpace(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipJSONValue skips the value starting at s[i] (no white space before
-// it), depth being the number of arrays and objects open around it, and
-// returns the index just after it and whether it is valid.
-func skipJSONValue(s string, i, depth int) (int, bool) {
-	if i >= len(s) {
-		return i, false
-	}
-	switch c := s[i]; c {
-	case '"':
-		_, end, ok := skipJSONString(s, i)
-		return end, ok
-	case '{', '[':
-		return skipJSONContainer(s, i, depth+1)
-	case 't':
-		return skipJSONLiteral(s, i, "true")
-	case 'f':
-		return skipJSONLiteral(s, i, "false")
-	case 'n':
-		return skipJSONLiteral(s, i, "null")
-	default:
-		if c == '-' || '0' <= c && c <= '9' {
-			return skipJSONNumber(s, i)
-		}
-		return i, false
-	}
-}
-
-func skipJSONLiteral(s string, i int, lit string) (int, bool) {
-	if !strings.HasPrefix(s[i:], lit) {
-		return i, false
-	}
-	return i + len(lit), true
-}
-
-// skipJSONNumber skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? at
-// s[i].
-func skipJSONNumber(s string, i int) (int, bool) {
-	if s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = skipDigits(s, i+1)
-	default:
-		return i, false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return i, false
-		}
-		i = skipDigits(s, i)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return i, false
-		}
-		i = skipDigits(s, i)
-	}
-	return i, true
-}
-
-func skipDigits(s string, i int) int {
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// skipJSONString skips the string whose opening quote is s[i] and returns
-// its text between the quotes (still escaped), the index just after it,
-// and whether it is a valid JSON string (no control character, valid
-// escapes, closed). Invalid UTF-8 is valid, as encoding/json reads it.
-func skipJSONString(s string, i int) (text string, end int, ok bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", i, false
-	}
-	start := i + 1
-	for i = start; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			return s[start:i], i + 1, true
-		case c == '\\':
-			if i+1 >= len(s) {
-				return "", i, false
-			}
-			switch s[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(s) || !isHexDigit(s[i+2]) || !isHexDigit(s[i+3]) || !isHexDigit(s[i+4]) || !isHexDigit(s[i+5]) {
-					return "", i, false
-				}
-				i += 6
-			default:
-				return "", i, false
-			}
-		case c < 0x20:
-			return "", i, false
-		default:
-			i++
-		}
-	}
-	return "", i, false
-}
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// skipJSONContainer skips the object or array whose opening bracket is
-// s[i], depth counting it; see skipJSONValue.
-func skipJSONContainer(s string, i, depth int) (int, bool) {
-	if depth > maxJSONDepth {
-		return i, false
-	}
-	obj := s[i] == '{'
-	closing := byte(']')
-	if obj {
-		closing = '}'
-	}
-	i = skipJSONSpace(s, i+1)
-	if i < len(s) && s[i] == closing {
-		return i + 1, true
-	}
-	for {
-		var ok bool
-		if obj {
-			if _, i, ok = skipJSONString(s, i); !ok {
-				return i, false
-			}
-			i = skipJSONSpace(s, i)
-			if i >= len(s) || s[i] != ':' {
-				return i, false
-			}
-			i = skipJSONSpace(s, i+1)
-		}
-		if i, ok = skipJSONValue(s, i, depth); !ok {
-			return i, false
-		}
-		i = skipJSONSpace(s, i)
-		if i >= len(s) {
-			return i, false
-		}
-		switch s[i] {
-		case ',':
-			i = skipJSONSpace(s, i+1)
-		case closing:
-			return i + 1, true
-		default:
-			return i, false
-		}
-	}
-}
-
-// jsonKeyIs reports whether key, the still escaped text of a valid JSON
-// string, unescapes to want, a text of ASCII letters. Only a \u escape of
-// an ASCII letter can stand for one of want's letters: any other escape,
-// a surrogate (which unescapes to U+FFFD or to a rune above U+FFFF) and
-// any non-ASCII byte (invalid UTF-8 unescapes to U+FFFD) cannot.
-func jsonKeyIs(key, want string) bool {
-	if strings.IndexByte(key, '\\') < 0 {
-		return key == want
-	}
-	k := 0
-	for i := 0; i < len(key); {
-		c := key[i]
-		if c == '\\' {
-			if key[i+1] != 'u' {
-				return false
-			}
-			r, err := strconv.ParseUint(key[i+2:i+6], 16, 32)
-			if err != nil || r >= utf8.RuneSelf {
-				return false
-			}
-			c = byte(r)
-			i += 6
-		} else {
-			i++
-		}
-		if k >= len(want) || c != want[k] {
-			return false
-		}
-		k++
-	}
-	return k == len(want)
-}
-
 // checkToolErrors: every failed call was followed by a successful call of
 // the same tool; unknown when the trace carries no results.
 func (ev *evaluation) checkToolErrors() Check {
@@ -899,7 +631,7 @@ func (ev *evaluation) checkToolErrors() Check {
 	calls := ev.trace.Calls
 	withResults, anyFailed := 0, false
 	for i := range calls {
-		if calls[i].Failed() || calls[i].Result != nil {
+		if calls[i].Failed() || calls[i].HasResult() {
 			withResults++
 			// Only a call with an error or a result can fail.
 			anyFailed = anyFailed || ev.failed(i)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math"
 	"strings"
 	"testing"
@@ -192,8 +193,9 @@ func TestSafetyGate(t *testing.T) {
 // or take more than linear time: deep nesting, binary strings, unreadable
 // arguments, huge values.
 func TestChecksBadInput(t *testing.T) {
-	// Arguments nested 10000 deep with a secret at the bottom.
-	const depth = 10000
+	// Arguments nested as deep as a document may be (jsondoc.MaxDepth)
+	// with a secret at the bottom.
+	const depth = jsondoc.MaxDepth - 2
 	var deep any = map[string]any{"password": "hunter2-long"}
 	for range depth {
 		deep = map[string]any{"a": deep}
@@ -203,10 +205,10 @@ func TestChecksBadInput(t *testing.T) {
 	fa := "Booked \xff\xfe FL-204"
 	tr := Trace{
 		Calls: []ToolCall{
-			{Tool: "deep", Args: deep.(map[string]any)},
-			{Tool: "bin", Args: map[string]any{"blob": binary, "list": []any{binary, nil, true, json.Number("1e999")}}, Result: binary},
+			{Tool: "deep", Args: jsondoc.MustFromAny(deep.(map[string]any))},
+			{Tool: "bin", Args: jsondoc.MustFromAny(map[string]any{"blob": binary, "list": []any{binary, nil, true, json.Number("1e999")}}), Result: jsondoc.MustFromAny(binary)},
 			{Tool: "raw", ArgsRaw: binary, ArgsError: "invalid character"},
-			{Tool: "big", Args: map[string]any{"text": big}, Result: big, Error: CallError(binary)},
+			{Tool: "big", Args: jsondoc.MustFromAny(map[string]any{"text": big}), Result: jsondoc.MustFromAny(big), Error: CallError(binary)},
 		},
 		FinalAnswer: &fa,
 	}
@@ -224,12 +226,12 @@ func TestChecksBadInput(t *testing.T) {
 	}
 	got := res.TraceCalls[0].Args
 	for range depth {
-		got = got["a"].(map[string]any)
+		got = got.Get("a")
 	}
-	if got["password"] != "[REDACTED:secret-named-argument]" {
-		t.Errorf("deep secret not redacted: %v", got["password"])
+	if got.Get("password").Text() != "[REDACTED:secret-named-argument]" {
+		t.Errorf("deep secret not redacted: %s", got.Get("password").Raw())
 	}
-	if s := tr.Calls[0].Args; s["a"].(map[string]any) == nil {
+	if s := tr.Calls[0].Args; s.Get("a").Kind() != jsondoc.Object {
 		t.Errorf("the caller's trace changed")
 	}
 }

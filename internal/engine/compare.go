@@ -115,31 +115,7 @@ type number struct {
 func toNumber(v any) (number, bool) {
 	switch n := v.(type) {
 	case json.Number:
-		s := string(n)
-		if i, ok := parseSmallInt(s); ok {
-			return number{isInt: true, i: i, small: true, text: s}, true
-		}
-		if isIntLiteral(s) {
-			i, err := strconv.ParseInt(s, 10, 64)
-			if err == nil {
-				return number{isInt: true, i: i, small: true, text: s}, true
-			}
-			if _, ok := new(big.Int).SetString(s, 10); !ok {
-				return number{}, false
-			}
-			return number{isInt: true, text: s}, true
-		}
-		if f, ok := parseSimpleDecimal(s); ok {
-			return number{f: f, text: s}, true
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			// Out-of-range literals become ±Inf, as in other JSON readers.
-			if e, ok := err.(*strconv.NumError); !ok || e.Err != strconv.ErrRange {
-				return number{}, false
-			}
-		}
-		return number{f: f, text: s}, true
+		return parseNumber(string(n))
 	case float64:
 		return number{f: n}, true
 	case float32:
@@ -161,6 +137,36 @@ func toNumber(v any) (number, bool) {
 		return number{isInt: true, i: int64(n), small: true}, true
 	}
 	return number{}, false
+}
+
+// parseNumber reads a JSON number literal: an integer literal exactly (a
+// big one as its text), any other as a float64 (out-of-range literals
+// become ±Inf, as in other JSON readers); false for text that is not a
+// number.
+func parseNumber(s string) (number, bool) {
+	if i, ok := parseSmallInt(s); ok {
+		return number{isInt: true, i: i, small: true, text: s}, true
+	}
+	if isIntLiteral(s) {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err == nil {
+			return number{isInt: true, i: i, small: true, text: s}, true
+		}
+		if _, ok := new(big.Int).SetString(s, 10); !ok {
+			return number{}, false
+		}
+		return number{isInt: true, text: s}, true
+	}
+	if f, ok := parseSimpleDecimal(s); ok {
+		return number{f: f, text: s}, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if e, ok := err.(*strconv.NumError); !ok || e.Err != strconv.ErrRange {
+			return number{}, false
+		}
+	}
+	return number{f: f, text: s}, true
 }
 
 // isIntLiteral reports whether a JSON number literal has no fraction and no

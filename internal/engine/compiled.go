@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 
@@ -154,7 +153,7 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 		dst.op, dst.flag = copBool, f
 	case jsondoc.Number:
 		lit, _ := v.Num()
-		n, ok := toNumber(json.Number(lit))
+		n, ok := parseNumber(lit)
 		if !ok {
 			dst.op = copNever
 			return
@@ -303,11 +302,11 @@ func (b *cbuilder) buildMatcher(dst *cval, m Matcher) {
 }
 
 // match reports whether actual satisfies the compiled value; it is
-// Compare(original, actual, CompareOptions{Strict: strict}).
-func (e *cval) match(actual any, strict bool) bool {
+// Compare(original, actual.Any(), CompareOptions{Strict: strict}).
+func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 	switch e.op {
 	case copString:
-		a, ok := actual.(string)
+		a, ok := actual.Str()
 		if !ok {
 			return false
 		}
@@ -316,41 +315,39 @@ func (e *cval) match(actual any, strict bool) bool {
 		}
 		return !strict && trimSpaceFast(a) == e.t
 	case copNumber:
-		an, ok := toNumber(actual)
+		an, ok := valueNumber(actual)
 		return ok && e.num.equal(an, strict)
 	case copObject:
-		a, ok := actual.(map[string]any)
-		if !ok || len(a) != len(e.keys) {
+		if actual.Kind() != jsondoc.Object || actual.Len() != len(e.keys) {
 			return false
 		}
 		for i, k := range e.keys {
-			av, ok := a[k]
-			if !ok || !e.kids[i].match(av, strict) {
+			av := actual.Get(k)
+			if !av.Exists() || !e.kids[i].match(av, strict) {
 				return false
 			}
 		}
 		return true
 	case copArray:
-		a, ok := actual.([]any)
-		if !ok || len(a) != len(e.kids) {
+		if actual.Kind() != jsondoc.Array || actual.Len() != len(e.kids) {
 			return false
 		}
-		for i := range e.kids {
-			if !e.kids[i].match(a[i], strict) {
+		for i, av := range actual.Elems() {
+			if !e.kids[i].match(av, strict) {
 				return false
 			}
 		}
 		return true
 	case copRegexLit:
-		a, ok := actual.(string)
+		a, ok := actual.Str()
 		return ok && e.re.matchString(a)
 	case copRegex:
-		a, ok := actual.(string)
+		a, ok := actual.Str()
 		return ok && e.re.re.MatchString(a)
 	case copOneOf:
 		if e.flag {
 			// Every candidate is a number: read actual once.
-			an, ok := toNumber(actual)
+			an, ok := valueNumber(actual)
 			if !ok {
 				return false
 			}
@@ -368,21 +365,21 @@ func (e *cval) match(actual any, strict bool) bool {
 		}
 		return false
 	case copApprox:
-		n, ok := toNumber(actual)
+		n, ok := valueNumber(actual)
 		return ok && math.Abs(n.float()-e.num.f) <= e.tol
 	case copNull:
-		return actual == nil
+		return actual.Kind() == jsondoc.Null
 	case copBool:
-		a, ok := actual.(bool)
+		a, ok := actual.Bool()
 		return ok && a == e.flag
 	case copAny:
 		return true
 	case copContains:
-		switch a := actual.(type) {
-		case string:
-			return e.flag && strings.Contains(a, e.s)
-		case []any:
-			for _, el := range a {
+		switch actual.Kind() {
+		case jsondoc.String:
+			return e.flag && strings.Contains(actual.Text(), e.s)
+		case jsondoc.Array:
+			for _, el := range actual.Elems() {
 				if e.kids[0].match(el, strict) {
 					return true
 				}
@@ -390,17 +387,26 @@ func (e *cval) match(actual any, strict bool) bool {
 		}
 		return false
 	case copMatcher:
-		return e.m.Match(actual, CompareOptions{Strict: strict})
+		return e.m.Match(actual.Any(), CompareOptions{Strict: strict})
 	}
 	return false
 }
 
-// countEqual returns how many of an object node's keys are present in args
-// with a value that matches.
-func (e *cval) countEqual(args map[string]any, strict bool) int {
+// valueNumber reads a number of a document.
+func valueNumber(v jsondoc.Value) (number, bool) {
+	lit, ok := v.Num()
+	if !ok {
+		return number{}, false
+	}
+	return parseNumber(lit)
+}
+
+// countEqual returns how many of an object node's keys are present in
+// args (a JSON object) with a value that matches.
+func (e *cval) countEqual(args jsondoc.Value, strict bool) int {
 	n := 0
 	for i, k := range e.keys {
-		if av, ok := args[k]; ok && e.kids[i].match(av, strict) {
+		if av := args.Get(k); av.Exists() && e.kids[i].match(av, strict) {
 			n++
 		}
 	}
@@ -409,9 +415,9 @@ func (e *cval) countEqual(args map[string]any, strict bool) int {
 
 // satisfiedBy reports whether every key of an object node is present in
 // args with a value that matches (extra keys are allowed).
-func (e *cval) satisfiedBy(args map[string]any, strict bool) bool {
+func (e *cval) satisfiedBy(args jsondoc.Value, strict bool) bool {
 	for i, k := range e.keys {
-		if av, ok := args[k]; !ok || !e.kids[i].match(av, strict) {
+		if av := args.Get(k); !av.Exists() || !e.kids[i].match(av, strict) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -105,10 +106,10 @@ func (g randScoring) trace() Trace {
 			if err != nil {
 				panic(err)
 			}
-			c.Args = v.(map[string]any)
+			c.Args = jsondoc.MustFromAny(v)
 		}
 		if g.r.IntN(12) == 0 {
-			c.Args, c.ArgsRaw, c.ArgsError = nil, "{", "unexpected end of JSON input"
+			c.Args, c.ArgsRaw, c.ArgsError = jsondoc.Value{}, "{", "unexpected end of JSON input"
 		}
 		t.Calls = append(t.Calls, c)
 	}

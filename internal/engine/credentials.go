@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,13 +356,13 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 	cs := &credentialScan{}
 	n := 1
 	for i := range t.Calls {
-		n += len(t.Calls[i].Args) + 1
+		n += t.Calls[i].Args.Len() + 1
 	}
 	w := argWalker{texts: make([]string, 0, n)}
 	for i := range t.Calls {
 		c := &t.Calls[i]
 		w.call = i
-		if c.Args != nil {
+		if c.Args.Exists() {
 			w.collect(c.Args, false)
 		}
 		if c.ArgsRaw != "" {
@@ -402,7 +403,7 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 		for i := range t.Calls {
 			c := &t.Calls[i]
 			w.call = i
-			if c.Args != nil {
+			if c.Args.Exists() {
 				w.place(c.Args)
 			}
 			if c.ArgsRaw != "" {
@@ -489,21 +490,22 @@ type literalValue struct {
 // collect adds the strings of v to w.texts and its literals under
 // secret-named keys to w.literals; secretKey says whether v sits under a
 // key that names a secret (array elements inherit it).
-func (w *argWalker) collect(v any, secretKey bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
+func (w *argWalker) collect(v jsondoc.Value, secretKey bool) {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
 			w.segs = append(w.segs, k)
 			w.collect(e, mayBeLiteral(e) && isSecretKey(k))
 			w.segs = w.segs[:len(w.segs)-1]
 		}
-	case []any:
-		for i, e := range x {
+	case jsondoc.Array:
+		for i, e := range v.Elems() {
 			w.segs = append(w.segs, strconv.Itoa(i))
 			w.collect(e, secretKey)
 			w.segs = w.segs[:len(w.segs)-1]
 		}
-	case string:
+	case jsondoc.String:
+		x := v.Text()
 		if x == "" {
 			return
 		}
@@ -511,23 +513,25 @@ func (w *argWalker) collect(v any, secretKey bool) {
 		if secretKey {
 			w.literal(x, x)
 		}
-	case json.Number:
+	case jsondoc.Number:
 		if secretKey {
-			w.literal(x, "")
+			n, _ := v.Num()
+			w.literal(json.Number(n), "")
 		}
 	}
 }
 
 // mayBeLiteral reports whether v may be, or hold as an array, a literal
 // secret (see literalSecret): only then does its key need checking.
-func mayBeLiteral(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return len(x) >= 4
-	case json.Number:
-		return len(x) >= 4
-	case []any:
-		return len(x) > 0
+func mayBeLiteral(v jsondoc.Value) bool {
+	switch v.Kind() {
+	case jsondoc.String:
+		return len(v.Text()) >= 4
+	case jsondoc.Number:
+		n, _ := v.Num()
+		return len(n) >= 4
+	case jsondoc.Array:
+		return v.Len() > 0
 	}
 	return false
 }
@@ -548,23 +552,23 @@ func (w *argWalker) literal(v any, text string) {
 }
 
 // place walks v again, reporting the findings of each string value at its
-// pointer. Map order is random; scanCredentials sorts the findings.
-func (w *argWalker) place(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
+// pointer; scanCredentials sorts the findings.
+func (w *argWalker) place(v jsondoc.Value) {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
 			w.segs = append(w.segs, k)
 			w.place(e)
 			w.segs = w.segs[:len(w.segs)-1]
 		}
-	case []any:
-		for i, e := range x {
+	case jsondoc.Array:
+		for i, e := range v.Elems() {
 			w.segs = append(w.segs, strconv.Itoa(i))
 			w.place(e)
 			w.segs = w.segs[:len(w.segs)-1]
 		}
-	case string:
-		w.report(x)
+	case jsondoc.String:
+		w.report(v.Text())
 	}
 }
 

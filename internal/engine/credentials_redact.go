@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"maps"
 	"reflect"
 	"slices"
@@ -159,19 +160,24 @@ func (r *redactor) call(i int, c ToolCall) ToolCall {
 	if !r.active() {
 		return c
 	}
-	if c.Args != nil {
-		if v, changed := r.value(c.Args); changed {
-			c.Args = v.(map[string]any)
-		}
+	// Values are rewritten as Go values and read back (only for a trace
+	// with a secret to hide).
+	if c.Args.Exists() {
+		args, _ := c.Args.Any().(map[string]any)
+		v, changed := r.value(args)
+		args, _ = v.(map[string]any)
 		for _, e := range r.exact[i] {
-			if v, changed := replaceAt(c.Args, e.segs, e.marker); changed {
-				c.Args = v.(map[string]any)
+			if v, ch := replaceAt(args, e.segs, e.marker); ch {
+				args, changed = v.(map[string]any), true
 			}
 		}
+		if changed {
+			c.Args = jsondoc.MustFromAny(args)
+		}
 	}
-	if c.Result != nil {
-		if v, changed := r.value(c.Result); changed {
-			c.Result = v
+	if c.Result.Exists() {
+		if v, changed := r.value(c.Result.Any()); changed {
+			c.Result = jsondoc.MustFromAny(v)
 		}
 	}
 	c.Tool = r.text(c.Tool)

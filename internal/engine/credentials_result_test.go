@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 
@@ -179,11 +180,11 @@ func TestRedactTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCalls := []ToolCall{
-		{Tool: "login", Args: map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")},
-			Result: map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"}},
-		{Tool: "get_repo", Args: map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token [REDACTED:github-pat]"}},
-			Result: []any{"ok"}},
-		{Tool: "search", Args: map[string]any{"q": "Lisbon"}, Result: "nothing"},
+		{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")}),
+			Result: jsondoc.MustFromAny(map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"})},
+		{Tool: "get_repo", Args: jsondoc.MustFromAny(map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token [REDACTED:github-pat]"}}),
+			Result: jsondoc.MustFromAny([]any{"ok"})},
+		{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "Lisbon"}), Result: jsondoc.MustFromAny("nothing")},
 	}
 	if diff := cmp.Diff(wantCalls, got.Calls); diff != "" {
 		t.Errorf("calls mismatch (-want +got):\n%s", diff)
@@ -229,13 +230,13 @@ func TestRedactTrace(t *testing.T) {
 func TestRedactKeysIDsAndNames(t *testing.T) {
 	pat := sampleGitHubPAT
 	tr := Trace{Calls: []ToolCall{
-		{Tool: "login", ID: "call-" + pat, Args: map[string]any{"token": pat, "seen": map[string]any{pat: true, pat + "x": "y"}}},
+		{Tool: "login", ID: "call-" + pat, Args: jsondoc.MustFromAny(map[string]any{"token": pat, "seen": map[string]any{pat: true, pat + "x": "y"}})},
 		{Tool: "tool_" + pat, ArgsRaw: `{"auth": "` + pat, ArgsError: "unexpected end near " + pat},
 	}}
 	res := mustEvaluate(t, mustContract(t, `[{"tool": "login"}]`), tr, Options{SecretScanner: testSecrets})
 	const m = "[REDACTED:github-pat]"
 	want := []ToolCall{
-		{Tool: "login", ID: "call-" + m, Args: map[string]any{"token": m, "seen": map[string]any{m: true, m + "x": "y"}}},
+		{Tool: "login", ID: "call-" + m, Args: jsondoc.MustFromAny(map[string]any{"token": m, "seen": map[string]any{m: true, m + "x": "y"}})},
 		{Tool: "tool_" + m, ArgsRaw: `{"auth": "` + m, ArgsError: "unexpected end near " + m},
 	}
 	if diff := cmp.Diff(want, res.TraceCalls); diff != "" {

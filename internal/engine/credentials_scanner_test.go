@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"slices"
 	"strings"
 	"sync"
@@ -58,8 +59,8 @@ func TestScannerGetsTheTraceInOneCall(t *testing.T) {
 	fa := "the answer"
 	tr := Trace{
 		Calls: []ToolCall{
-			{Tool: "login", Args: map[string]any{"user": "ana", "empty": "", "n": json.Number("12345"),
-				"deep": map[string]any{"list": []any{"a1", map[string]any{"k": "b2"}, true, nil}}}, Result: "result text"},
+			{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{"user": "ana", "empty": "", "n": json.Number("12345"),
+				"deep": map[string]any{"list": []any{"a1", map[string]any{"k": "b2"}, true, nil}}}), Result: jsondoc.MustFromAny("result text")},
 			{Tool: "upload", ArgsRaw: `{"x": "raw`, ArgsError: "unexpected end"},
 		},
 		FinalAnswer: &fa,
@@ -100,8 +101,8 @@ func TestFindingAppliesToEveryPlace(t *testing.T) {
 	fa := "again " + s
 	tr := Trace{
 		Calls: []ToolCall{
-			{Tool: "a", Args: map[string]any{"x": s, "y": []any{s}, "password": s}},
-			{Tool: "b", Args: map[string]any{"x": s}, ArgsRaw: s},
+			{Tool: "a", Args: jsondoc.MustFromAny(map[string]any{"x": s, "y": []any{s}, "password": s})},
+			{Tool: "b", Args: jsondoc.MustFromAny(map[string]any{"x": s}), ArgsRaw: s},
 		},
 		FinalAnswer: &fa,
 	}
@@ -136,12 +137,12 @@ func TestNoSecretScanner(t *testing.T) {
 	if diff := cmp.Diff(want, ch); diff != "" {
 		t.Errorf("credentials check (-want +got):\n%s", diff)
 	}
-	if got := res.TraceCalls[0].Args["password"]; got != "[REDACTED:secret-named-argument]" {
+	if got := res.TraceCalls[0].Args.Get("password").Text(); got != "[REDACTED:secret-named-argument]" {
 		t.Errorf("password = %v, want it redacted", got)
 	}
 	// Authorization is secret-named too: its whole value is replaced
 	// wherever it occurs.
-	if got := res.TraceCalls[1].Args["headers"].(map[string]any)["Authorization"]; got != "[REDACTED:secret-named-argument]" {
+	if got := res.TraceCalls[1].Args.Get("headers").Get("Authorization").Text(); got != "[REDACTED:secret-named-argument]" {
 		t.Errorf("Authorization = %v", got)
 	}
 	if want := "Logged in with password [REDACTED:secret-named-argument] and [REDACTED:secret-named-argument]."; *res.FinalAnswer != want {
@@ -165,7 +166,7 @@ func TestNoSecretScanner(t *testing.T) {
 // unknown, while its valid findings are still redacted.
 func TestScannerErrors(t *testing.T) {
 	c := mustContract(t, `[{"tool": "a"}]`)
-	tr := Trace{Calls: []ToolCall{{Tool: "a", Args: map[string]any{"x": "my key ab12cd34ef56"}}}}
+	tr := Trace{Calls: []ToolCall{{Tool: "a", Args: jsondoc.MustFromAny(map[string]any{"x": "my key ab12cd34ef56"})}}}
 	valid := SecretFinding{Text: 0, Rule: "fake", Secret: "ab12cd34ef56"}
 	tests := []struct {
 		name     string
@@ -193,7 +194,7 @@ func TestScannerErrors(t *testing.T) {
 			if ch.Status != CheckUnknown || ch.Detail != tc.detail {
 				t.Errorf("credentials = %s %q, want unknown %q", ch.Status, ch.Detail, tc.detail)
 			}
-			got := res.TraceCalls[0].Args["x"]
+			got := res.TraceCalls[0].Args.Get("x").Text()
 			if redacted := got == "my key [REDACTED:fake]"; redacted != tc.redacted {
 				t.Errorf("x = %q (redacted %v, want %v)", got, redacted, tc.redacted)
 			}
@@ -207,7 +208,7 @@ func TestScanCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := &fakeScanner{onScan: cancel}
-	_, err := Evaluate(ctx, mustContract(t, `[{"tool": "a"}]`), Trace{Calls: []ToolCall{{Tool: "a", Args: map[string]any{"x": "text"}}}}, Options{SecretScanner: f})
+	_, err := Evaluate(ctx, mustContract(t, `[{"tool": "a"}]`), Trace{Calls: []ToolCall{{Tool: "a", Args: jsondoc.MustFromAny(map[string]any{"x": "text"})}}}, Options{SecretScanner: f})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Evaluate error = %v, want context.Canceled", err)
 	}
@@ -219,7 +220,7 @@ func TestScanCancelled(t *testing.T) {
 // computed for it, not taken from the first.
 func TestContractSecretsPerScanner(t *testing.T) {
 	c := mustContract(t, `[{"tool": "deploy", "args": {"key_id": "kid-Zq8vR2kL9xT4"}}]`)
-	tr := Trace{Calls: []ToolCall{{Tool: "deploy", Args: map[string]any{"key_id": "other"}}}}
+	tr := Trace{Calls: []ToolCall{{Tool: "deploy", Args: jsondoc.MustFromAny(map[string]any{"key_id": "other"})}}}
 	show := func(s SecretScanner) string {
 		res := mustEvaluate(t, c, tr, Options{SecretScanner: s})
 		out, _ := json.Marshal(res.ExpectedCalls[0].Args)

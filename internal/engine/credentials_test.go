@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"sync"
 	"testing"
@@ -108,13 +109,13 @@ func TestScanCredentials(t *testing.T) {
 	fa := "Done. Your token is " + sampleGitHubPAT
 	tr := Trace{
 		Calls: []ToolCall{
-			{Tool: "search", Args: map[string]any{"q": "flights to Lisbon", "limit": json.Number("10")}},
-			{Tool: "login", Args: map[string]any{
+			{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "flights to Lisbon", "limit": json.Number("10")})},
+			{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{
 				"user":     "ana",
 				"password": "hunter2!",
 				"auth":     map[string]any{"api_key": "${API_KEY}", "headers": []any{"x", "Bearer " + sampleGitHubPAT}},
 				"a/b~c":    map[string]any{"pin_token": json.Number("987654")},
-			}},
+			})},
 			{Tool: "upload", ArgsRaw: `{"aws": "` + sampleAWSKey + `"`, ArgsError: "unexpected end of JSON input"},
 		},
 		FinalAnswer: &fa,
@@ -145,11 +146,11 @@ func secretTrace() Trace {
 	fa := "Logged in with password hunter2-long and token " + sampleGitHubPAT + "."
 	return Trace{
 		Calls: []ToolCall{
-			{Tool: "login", Args: map[string]any{"user": "ana", "password": "hunter2-long", "pin": json.Number("42")},
-				Result: map[string]any{"echo": "password hunter2-long accepted"}},
-			{Tool: "get_repo", Args: map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token " + sampleGitHubPAT}},
-				Result: []any{"ok"}},
-			{Tool: "search", Args: map[string]any{"q": "Lisbon"}, Result: "nothing"},
+			{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{"user": "ana", "password": "hunter2-long", "pin": json.Number("42")}),
+				Result: jsondoc.MustFromAny(map[string]any{"echo": "password hunter2-long accepted"})},
+			{Tool: "get_repo", Args: jsondoc.MustFromAny(map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token " + sampleGitHubPAT}}),
+				Result: jsondoc.MustFromAny([]any{"ok"})},
+			{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "Lisbon"}), Result: jsondoc.MustFromAny("nothing")},
 		},
 		FinalAnswer: &fa,
 	}
@@ -180,11 +181,11 @@ func TestRedaction(t *testing.T) {
 		}
 	}
 	wantCalls := []ToolCall{
-		{Tool: "login", Args: map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")},
-			Result: map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"}},
-		{Tool: "get_repo", Args: map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token [REDACTED:github-pat]"}},
-			Result: []any{"ok"}},
-		{Tool: "search", Args: map[string]any{"q": "Lisbon"}, Result: "nothing"},
+		{Tool: "login", Args: jsondoc.MustFromAny(map[string]any{"user": "ana", "password": "[REDACTED:secret-named-argument]", "pin": json.Number("42")}),
+			Result: jsondoc.MustFromAny(map[string]any{"echo": "password [REDACTED:secret-named-argument] accepted"})},
+		{Tool: "get_repo", Args: jsondoc.MustFromAny(map[string]any{"repo": "toolscore", "headers": map[string]any{"Authorization": "token [REDACTED:github-pat]"}}),
+			Result: jsondoc.MustFromAny([]any{"ok"})},
+		{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "Lisbon"}), Result: jsondoc.MustFromAny("nothing")},
 	}
 	if diff := cmp.Diff(wantCalls, res.TraceCalls); diff != "" {
 		t.Errorf("TraceCalls mismatch (-want +got):\n%s", diff)

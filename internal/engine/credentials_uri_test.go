@@ -21,19 +21,19 @@ func TestURICredentials(t *testing.T) {
 	if cred.Status != CheckFail || len(cred.Findings) != 2 || cred.Findings[0].Rule != secrets.RuleURICredentials || cred.Findings[0].Path != "/dsn" || cred.Findings[1].Call != -1 {
 		t.Fatalf("credentials check = %+v, want 2 uri-credentials findings (/dsn and the final answer)", cred)
 	}
-	if got := res.TraceCalls[0].Args["dsn"]; got != "postgres://admin:[REDACTED:uri-credentials]@db.internal:5432/prod" {
+	if got := res.TraceCalls[0].Args.Get("dsn").Text(); got != "postgres://admin:[REDACTED:uri-credentials]@db.internal:5432/prod" {
 		t.Errorf("redacted dsn = %q", got)
 	}
 	if res.Passed {
 		t.Error("the safety gate should fail the verdict")
 	}
-	for _, s := range []string{*res.FinalAnswer, res.TraceCalls[1].Args["url"].(string)} {
+	for _, s := range []string{*res.FinalAnswer, res.TraceCalls[1].Args.Get("url").Text()} {
 		if strings.Contains(s, "Pa55w0rdXyZq") {
 			t.Errorf("secret still in %q", s)
 		}
 	}
 	// A URL path with ':' and '@' and a mailto: link hold no password.
-	if res.TraceCalls[1].Args["url"] != "https://example.com/a:b@c" || res.TraceCalls[1].Args["note"] != "mailto:ann@example.com" {
-		t.Errorf("false positive: %v", res.TraceCalls[1].Args)
+	if res.TraceCalls[1].Args.Get("url").Text() != "https://example.com/a:b@c" || res.TraceCalls[1].Args.Get("note").Text() != "mailto:ann@example.com" {
+		t.Errorf("false positive: %s", res.TraceCalls[1].Args.Raw())
 	}
 }

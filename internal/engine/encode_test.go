@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -637,7 +638,9 @@ func realResults(t *testing.T) []evaluated {
 		tr := engine.Trace{Calls: make([]engine.ToolCall, len(pc.Actual))}
 		for j, a := range pc.Actual {
 			tr.Calls[j].Tool, _ = a["tool"].(string)
-			tr.Calls[j].Args, _ = a["args"].(map[string]any)
+			if args, ok := a["args"].(map[string]any); ok {
+				tr.Calls[j].Args = jsondoc.MustFromAny(args)
+			}
 		}
 		res, err := engine.Evaluate(ctx, c, tr, engine.Options{SecretScanner: secretScanner, Strict: pc.Strict, Weights: pc.Weights})
 		if err != nil {

@@ -50,8 +50,10 @@ type evaluation struct {
 	cmp      CompareOptions
 	// trace is the caller's trace; never modified.
 	trace Trace
-	// expected is G, the chosen combination's expected calls.
-	expected []ExpectedCall
+	// expected is G, the chosen combination's expected calls, and
+	// expectedArgs their arguments compiled (nil: not checked).
+	expected     []ExpectedCall
+	expectedArgs []*cval
 	// filledBy[i] is the trace index of the call that filled expected[i]
 	// (SPEC section 4.2), or -1.
 	filledBy []int

@@ -106,13 +106,16 @@ func drawCorpus(t *testing.T) []corpusLine {
 			Tool string         `json:"tool"`
 			Args map[string]any `json:"args,omitempty"`
 		}
+		// (The gold's args are the calls' args decoded, as when the
+		// corpus was drawn.)
 		gold := []goldCall{}
 		for i, c := range p.Trace.Calls {
 			if i == len(p.Trace.Calls)-1 && i > 0 {
 				break // one expected call missing
 			}
 			if c.ArgsError == "" {
-				gold = append(gold, goldCall{Tool: c.Tool, Args: c.Args})
+				args, _ := c.Args.Any().(map[string]any)
+				gold = append(gold, goldCall{Tool: c.Tool, Args: args})
 			}
 		}
 		g, err := json.Marshal(gold)

@@ -319,21 +319,22 @@ func (d *argDiff) empty() bool {
 	return len(d.missing) == 0 && len(d.unexpected) == 0 && len(d.mismatched) == 0
 }
 
-// diffArgs compares expected and actual argument objects key by key,
-// descending into keys whose expected value is a plain object (not a
-// matcher) and whose actual value is an object too. Values are rendered
-// from shownWant and shownGot, the redacted copies of want and got (the
-// same keys where no key held a secret).
-func diffArgs(prefix string, want, got, shownWant, shownGot map[string]any, opts CompareOptions, d *argDiff) {
+// diffArgs appends to d the differences between want, an expected call's
+// arguments (compiled as wc, an object node), and got, a trace call's
+// (keys prefixed with prefix, nested objects walked with "." between
+// keys): keys missing, unexpected and mismatched, each list in key order.
+// shownWant and shownGot are the same arguments as results show them
+// (secrets redacted); mismatched values are rendered from them.
+func diffArgs(prefix string, want map[string]any, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	var buf [16]string
 	keys := buf[:0]
-	if n := len(want) + len(got); n > len(buf) {
+	if n := len(want) + got.Len(); n > len(buf) {
 		keys = make([]string, 0, n)
 	}
 	for k := range want {
 		keys = append(keys, k)
 	}
-	for k := range got {
+	for k := range got.Members() {
 		if _, ok := want[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -341,38 +342,46 @@ func diffArgs(prefix string, want, got, shownWant, shownGot map[string]any, opts
 	slices.Sort(keys)
 	for _, k := range keys {
 		ev, inWant := want[k]
-		av, inGot := got[k]
+		av := got.Get(k)
 		switch {
-		case !inGot:
+		case !av.Exists():
 			d.missing = append(d.missing, prefix+k)
 		case !inWant:
 			d.unexpected = append(d.unexpected, prefix+k)
 		default:
-			em, eok := ev.(map[string]any)
-			am, aok := av.(map[string]any)
-			if eok && aok {
-				if !Compare(ev, av, opts) {
+			kc := wc.kid(k)
+			if em, ok := ev.(map[string]any); ok && av.Kind() == jsondoc.Object {
+				if !kc.match(av, strict) {
 					sw, _ := shownWant[k].(map[string]any)
-					sg, _ := shownGot[k].(map[string]any)
-					diffArgs(prefix+k+".", em, am, sw, sg, opts, d)
+					diffArgs(prefix+k+".", em, kc, av, sw, shownGot.Get(k), strict, d)
 				}
 				continue
 			}
-			if !Compare(ev, av, opts) {
-				d.mismatched = append(d.mismatched, mismatch{key: prefix + k, expected: renderValue(shownWant[k]), actual: renderValue(shownGot[k])})
+			if !kc.match(av, strict) {
+				d.mismatched = append(d.mismatched, mismatch{key: prefix + k, expected: renderValue(shownWant[k]), actual: renderDocValue(shownGot.Get(k))})
 			}
 		}
 	}
 }
 
+// kid returns the compiled value of an object node's key k.
+func (e *cval) kid(k string) *cval {
+	for i, key := range e.keys {
+		if key == k {
+			return &e.kids[i]
+		}
+	}
+	return &cval{op: copNever}
+}
+
 // extraArgs appends to d.unexpected the keys of got that want lacks, for a
 // call known to satisfy want: every key of want is in got, and nested
 // objects already have equal key sets (Compare requires it).
-func extraArgs(want, got map[string]any, d *argDiff) {
-	if len(got) == len(want) {
+func extraArgs(want map[string]any, got jsondoc.Value, d *argDiff) {
+	if got.Len() == len(want) {
 		return
 	}
-	for k := range got {
+	for k := range got.Members() {
 		if _, ok := want[k]; !ok {
 			d.unexpected = append(d.unexpected, k)
 		}
@@ -410,7 +419,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			extraArgs(g.Args, got, &d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs("", g.Args, got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp, &d)
+			diffArgs("", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, &d)
 		}
 		if d.empty() {
 			continue
@@ -559,6 +568,8 @@ func renderValue(v any) string {
 		s = string(x)
 	case string:
 		s = quoteJSON(x)
+	case jsondoc.Value:
+		return renderDocValue(x)
 	case json.Marshaler: // matchers: their own JSON, without re-checking it
 		var buf [64]byte
 		if b, ok := appendMatcherJSON(buf[:0], x); ok {
@@ -571,12 +582,39 @@ func renderValue(v any) string {
 		}
 		s = string(b)
 	default:
-		b, err := json.Marshal(v)
+		b, err := jsondoc.AppendAny(nil, v)
 		if err != nil {
 			return fmt.Sprintf("%v", v)
 		}
 		s = string(b)
 	}
+	return cutValueText(s)
+}
+
+// renderDocValue renders a document's value as renderValue renders the
+// same value decoded: strings quoted without HTML escaping, numbers as
+// their literals, objects and arrays as json.Marshal writes them; cut to
+// maxValueText bytes with "…".
+func renderDocValue(v jsondoc.Value) string {
+	var s string
+	switch v.Kind() {
+	case jsondoc.Invalid, jsondoc.Null:
+		s = "null"
+	case jsondoc.Bool:
+		b, _ := v.Bool()
+		s = strconv.FormatBool(b)
+	case jsondoc.Number:
+		s, _ = v.Num()
+	case jsondoc.String:
+		s = quoteJSON(v.Text())
+	default:
+		s = string(v.AppendJSON(nil))
+	}
+	return cutValueText(s)
+}
+
+// cutValueText cuts s to maxValueText bytes (on a rune boundary) with "…".
+func cutValueText(s string) string {
 	if len(s) <= maxValueText {
 		return s
 	}
@@ -658,13 +696,7 @@ func isJSONScalar(v any) bool {
 }
 
 // isJSONNumber reports whether s is exactly one JSON number.
-func isJSONNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	end, ok := skipJSONNumber(s, 0)
-	return ok && end == len(s)
-}
+func isJSONNumber(s string) bool { return jsondoc.IsNumber(s) }
 
 // appendJSONScalar appends v (see isJSONScalar) as json.Marshal writes it.
 func appendJSONScalar(b []byte, v any) []byte {

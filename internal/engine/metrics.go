@@ -4,47 +4,24 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
-// emptyArgs stands for a trace call without arguments; never written to.
-var emptyArgs = map[string]any{}
-
-// argsOf returns a trace call's arguments, {} for none, and whether they
-// could be read at all.
-func argsOf(c *ToolCall) (map[string]any, bool) {
+// argsOf returns a trace call's arguments (the zero Value, which reads as
+// {}, for none), and whether they could be read at all.
+func argsOf(c *ToolCall) (jsondoc.Value, bool) {
 	if c.ArgsError != "" {
-		return nil, false
-	}
-	if c.Args == nil {
-		return emptyArgs, true
+		return jsondoc.Value{}, false
 	}
 	return c.Args, true
 }
 
-// argsSatisfy reports whether a trace call's arguments satisfy want: every
-// key of want is present and compares equal (extra keys are allowed; this
-// is "every checked argument compares equal" of SPEC section 3). want nil
-// means unchecked and is always satisfied; unreadable arguments never
-// satisfy a non-nil want, not even {}.
-func argsSatisfy(want map[string]any, c *ToolCall, opts CompareOptions) bool {
-	if want == nil {
-		return true
-	}
-	args, ok := argsOf(c)
-	if !ok {
-		return false
-	}
-	for k, ev := range want {
-		av, ok := args[k]
-		if !ok || !Compare(ev, av, opts) {
-			return false
-		}
-	}
-	return true
-}
-
-// argsSatisfyCompiled is argsSatisfy for compiled arguments (nil: not
-// checked).
+// argsSatisfyCompiled reports whether a trace call's arguments satisfy
+// want: every key of want is present and compares equal (extra keys are
+// allowed; this is "every checked argument compares equal" of SPEC section
+// 3). want nil means unchecked and is always satisfied; unreadable
+// arguments never satisfy a non-nil want, not even {}.
 func argsSatisfyCompiled(want *cval, c *ToolCall, strict bool) bool {
 	if want == nil {
 		return true
@@ -437,8 +414,8 @@ func (sc *scorer) arguments(f *figures) {
 		if !ok {
 			continue
 		}
-		provided += len(args)
-		if nk == 0 && len(args) == 0 {
+		provided += args.Len()
+		if nk == 0 && args.Len() == 0 {
 			vacuous = true
 		}
 		correct += sc.correct(g, sc.scored[j])
@@ -630,8 +607,10 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	if ev.optional == nil {
 		ev.optional = []int{}
 	}
+	ev.expectedArgs = make([]*cval, len(G))
 	for i, x := range G {
 		ev.expected[i] = *sc.p.exps[x].call
+		ev.expectedArgs[i] = sc.p.exps[x].args
 	}
 	sc.satisfy(ev.satisfiedBy)
 	sc.violations(ev, opts)
@@ -660,6 +639,14 @@ func (sc *scorer) violations(ev *evaluation, opts Options) {
 	if len(opts.Forbidden) > 0 {
 		ev.forbidden = append(slices.Clip(cf), opts.Forbidden...)
 	}
+	// The options' rules are compiled here, once per evaluation.
+	var extra []*cval
+	if len(opts.Forbidden) > 0 {
+		extra = make([]*cval, len(opts.Forbidden))
+		for r := range opts.Forbidden {
+			extra[r] = compileArgs(opts.Forbidden[r].Args)
+		}
+	}
 	for i := range sc.t.Calls {
 		call := &sc.t.Calls[i]
 		matched := false
@@ -674,7 +661,7 @@ func (sc *scorer) violations(ev *evaluation, opts Options) {
 			continue
 		}
 		for r := range opts.Forbidden {
-			if opts.Forbidden[r].Tool == call.Tool && argsSatisfy(opts.Forbidden[r].Args, call, sc.cmp) {
+			if opts.Forbidden[r].Tool == call.Tool && argsSatisfyCompiled(extra[r], call, sc.strict) {
 				ev.violations = append(ev.violations, violation{call: i, rule: len(cf) + r})
 				break
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math"
 	"math/big"
 	"os"
@@ -110,7 +111,7 @@ func (pc *parityCase) check(t *testing.T, devs []string) bool {
 	for i, a := range pc.Actual {
 		tr.Calls[i].Tool = a["tool"].(string)
 		if args, ok := a["args"].(map[string]any); ok {
-			tr.Calls[i].Args = args
+			tr.Calls[i].Args = jsondoc.MustFromAny(args)
 		}
 	}
 	res, err := Evaluate(context.Background(), c, tr, Options{SecretScanner: testSecrets, Strict: pc.Strict, Weights: pc.Weights})

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"slices"
 	"testing"
 )
@@ -61,8 +63,8 @@ func TestScoringPlan(t *testing.T) {
 		t.Errorf("forbidden rules %+v", p.forbidden)
 	}
 	book := p.exps[4].args
-	if !book.satisfiedBy(map[string]any{"n": 1.0, "who": map[string]any{"k": " v "}, "extra": true}, false) ||
-		book.satisfiedBy(map[string]any{"n": 1.0, "who": map[string]any{"k": " v "}}, true) {
+	if !book.satisfiedBy(jsondoc.MustFromAny(map[string]any{"n": json.Number("1.0"), "who": map[string]any{"k": " v "}, "extra": true}), false) ||
+		book.satisfiedBy(jsondoc.MustFromAny(map[string]any{"n": json.Number("1.0"), "who": map[string]any{"k": " v "}}), true) {
 		t.Error("the book call's compiled arguments do not compare as Compare does")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,7 @@ func TestRunWithService(t *testing.T) {
 	}
 	min := 0.8
 	fa := "ok"
-	trace := engine.Trace{Calls: []engine.ToolCall{{Tool: "lookup", Args: map[string]any{"q": json.Number("1")}}}, FinalAnswer: &fa}
+	trace := engine.Trace{Calls: []engine.ToolCall{{Tool: "lookup", Args: jsondoc.MustFromAny(map[string]any{"q": json.Number("1")})}}, FinalAnswer: &fa}
 	// The agent's own document (the envelope's trace) goes to the service
 	// with the format it was read as.
 	doc := json.RawMessage(`[{"tool":"lookup","args":{"q":1}}]`)
@@ -142,7 +143,7 @@ func TestServiceClient(t *testing.T) {
 	fa := "done"
 	req := &EvaluationRequest{
 		RunID: "r1", TaskID: "t1", Gold: json.RawMessage(`[{"tool":"a"}]`), MinScore: &min,
-		Trace:  engine.Trace{Calls: []engine.ToolCall{{Tool: "a", Args: map[string]any{"x": json.Number("1")}}}, FinalAnswer: &fa},
+		Trace:  engine.Trace{Calls: []engine.ToolCall{{Tool: "a", Args: jsondoc.MustFromAny(map[string]any{"x": json.Number("1")})}}, FinalAnswer: &fa},
 		Labels: map[string]string{"k": "v"},
 	}
 

@@ -304,6 +304,26 @@ func (d *Doc) anyAt(j uint32) any {
 	return nil
 }
 
+// Equal reports whether v and w are the same JSON value as encoding/json
+// would decode them (with UseNumber): objects with the same members (each
+// key's last value), arrays element by element, numbers by their
+// literals (1 and 1.0 differ), strings by their decoded text. Two zero
+// Values are equal. (go-cmp compares Values with it.)
+func (v Value) Equal(w Value) bool {
+	if v.d == nil || w.d == nil {
+		return v.d == w.d
+	}
+	if v == w {
+		return true
+	}
+	var a, b [256]byte
+	return string(v.AppendJSON(a[:0])) == string(w.AppendJSON(b[:0]))
+}
+
+// String returns v's JSON text as AppendJSON writes it ("null" for the
+// zero Value), for messages and %v.
+func (v Value) String() string { return string(v.AppendJSON(nil)) }
+
 // MarshalJSON implements json.Marshaler: v's JSON as AppendJSON writes it,
 // null for the zero Value.
 func (v Value) MarshalJSON() ([]byte, error) {

@@ -3,6 +3,7 @@ package regrade
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 	"time"
@@ -105,8 +106,8 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// the score 0.1.
 	c2, _ := engine.ParseContract([]byte(`{"contract_version": 2, "required": [{"tool": "search", "args": {"q": {"$regex": "^a"}}}, {"tool": "book"}]}`))
 	leaky := engine.Trace{Calls: []engine.ToolCall{
-		{Tool: "search", Args: map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"}},
-		{Tool: "book", Args: map[string]any{}},
+		{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"})},
+		{Tool: "book", Args: jsondoc.MustFromAny(map[string]any{})},
 	}}
 	orig := regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: true}, t0)
 	if orig.Passed || strings.Contains(string(orig.TraceCalls), "k7Hq93LmPz2Xw8Rt") {

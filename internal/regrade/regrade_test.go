@@ -3,6 +3,7 @@ package regrade
 import (
 	"context"
 	"errors"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"sync"
 	"testing"
 	"time"
@@ -31,8 +32,8 @@ var (
 	t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	// traceBoth fails v1 (an unexpected call: 0.65, D) and passes v2 (1,
 	// A); traceSearch passes v1 (1, A) and fails v2 (0.9, A).
-	traceBoth   = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}, {Tool: "book", Args: map[string]any{}}}}
-	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}}}
+	traceBoth   = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc"})}, {Tool: "book", Args: jsondoc.MustFromAny(map[string]any{})}}}
+	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc"})}}}
 )
 
 // *store.DB is the Store cmd/server passes in.

@@ -377,13 +377,13 @@ func CallText(c *engine.ToolCall) string {
 	switch {
 	case c.ArgsError != "":
 		return c.Tool + " " + c.ArgsRaw
-	case len(c.Args) == 0:
+	case c.Args.Len() == 0:
 		return c.Tool + " {}"
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c.Args); err != nil {
+	if err := enc.Encode(c.Args.Any()); err != nil {
 		return c.Tool + " {?}"
 	}
 	return c.Tool + " " + strings.TrimSuffix(buf.String(), "\n")

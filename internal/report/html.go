@@ -137,12 +137,12 @@ func WriteEvalHTML(w io.Writer, e *Eval) error {
 	}
 	for i := range res.TraceCalls {
 		c := &res.TraceCalls[i]
-		cv := callView{Index: i, Tool: c.Tool, Args: indentJSON(c.Args), Error: string(c.Error)}
+		cv := callView{Index: i, Tool: c.Tool, Args: indentJSON(c.Args.Any()), Error: string(c.Error)}
 		if c.ArgsError != "" {
 			cv.Args = c.ArgsRaw + "\n(unreadable: " + c.ArgsError + ")"
 		}
-		if c.Result != nil {
-			cv.Result = indentJSON(c.Result)
+		if c.HasResult() {
+			cv.Result = indentJSON(c.Result.Any())
 		}
 		switch {
 		case slices.Contains(res.ScoredIndexes, i):

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -322,7 +323,7 @@ func TestHTMLEscapes(t *testing.T) {
 	e := evalFixture(t, goodTrace, "")
 	res := *e.Result
 	res.Issues = []engine.Issue{{Tool: `<img src=x onerror=alert(1)>`, Problem: "</td><script>alert(2)</script>", Fix: `" onmouseover="x`}}
-	res.TraceCalls = []engine.ToolCall{{Tool: "<b>t</b>", Args: map[string]any{"q": "</pre><script>alert(3)</script>"}}}
+	res.TraceCalls = []engine.ToolCall{{Tool: "<b>t</b>", Args: jsondoc.MustFromAny(map[string]any{"q": "</pre><script>alert(3)</script>"})}}
 	e.Result = &res
 	var page, md bytes.Buffer
 	if err := WriteEvalHTML(&page, e); err != nil {

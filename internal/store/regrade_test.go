@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,8 @@ var (
 	// traceBoth fails v1 (an unexpected call: score 0.65, grade D) and
 	// passes v2 (1, A); traceSearch passes v1 (1, A) and fails v2 (0.9, A:
 	// the verdict changes, not the grade).
-	traceBoth   = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}, {Tool: "book", Args: map[string]any{}}}}
-	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc"}}}}
+	traceBoth   = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc"})}, {Tool: "book", Args: jsondoc.MustFromAny(map[string]any{})}}}
+	traceSearch = engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc"})}}}
 )
 
 // regradeFixture is a migrated store with contract flights v1 and v2 and
@@ -463,7 +464,7 @@ func TestLatestResultsAndCompare(t *testing.T) {
 func TestReadRegradeChunkCredentials(t *testing.T) {
 	f := newRegradeFixture(t, 1, 0)
 	ctx := context.Background()
-	leaky := engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"}}}}
+	leaky := engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": "abc", "api_key": "k7Hq93LmPz2Xw8Rt"})}}}
 	r := regradetest.Result(t, f.v1, f.c1, leaky, regradetest.Options{SafetyGate: true}, t0.Add(time.Hour))
 	regradetest.Seed(t, f.db, r, 1, time.Minute)
 	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})

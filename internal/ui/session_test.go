@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -74,7 +75,7 @@ func newAuthFixture(t *testing.T) *authFixture {
 	}
 	ref := record.ContractRef{SHA256: strings.Repeat("0", 64), Kind: record.KindContract}
 	answer := "done"
-	tr := engine.Trace{FinalAnswer: &answer, Calls: []engine.ToolCall{{Tool: "search_flights", Args: map[string]any{"destination": "LIS"}}}}
+	tr := engine.Trace{FinalAnswer: &answer, Calls: []engine.ToolCall{{Tool: "search_flights", Args: jsondoc.MustFromAny(map[string]any{"destination": "LIS"})}}}
 	for _, p := range []struct {
 		project int64
 		dst     *string

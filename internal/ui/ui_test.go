@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -157,9 +158,9 @@ func seedRun(t *testing.T, db *store.DB, total, write int) (string, func()) {
 	}
 	answer := "Your seat 12A on flight FL-204 to Lisbon is reserved."
 	tr := engine.Trace{FinalAnswer: &answer, Calls: []engine.ToolCall{
-		{Tool: "search_flights", Args: map[string]any{"destination": "LIS", "date": "2026-12-18"}, ID: "call_1"},
-		{Tool: "get_weather", Args: map[string]any{"city": "Lisbon"}, ID: "call_2"},
-		{Tool: "reserve_seat", Args: map[string]any{"flight_id": "FL-204", "seat": "12A"}, ID: "call_3"},
+		{Tool: "search_flights", Args: jsondoc.MustFromAny(map[string]any{"destination": "LIS", "date": "2026-12-18"}), ID: "call_1"},
+		{Tool: "get_weather", Args: jsondoc.MustFromAny(map[string]any{"city": "Lisbon"}), ID: "call_2"},
+		{Tool: "reserve_seat", Args: jsondoc.MustFromAny(map[string]any{"flight_id": "FL-204", "seat": "12A"}), ID: "call_3"},
 	}}
 	graded := func(task string, index int, d time.Duration) record.RunTaskWrite {
 		res := regradetest.Result(t, record.ContractRef{Name: "flights", Version: 1, SHA256: cv.SHA256, Kind: cv.Kind}, c, tr,

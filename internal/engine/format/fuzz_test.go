@@ -52,7 +52,7 @@ func checkParse(t *testing.T, data []byte, name string) {
 		t.Fatalf("Parse(%q, %q) returned nil Calls", data, name)
 	}
 	for i, c := range p.Trace.Calls {
-		if (c.Args == nil) != (c.ArgsError != "") {
+		if !c.Args.Exists() != (c.ArgsError != "") {
 			t.Fatalf("Parse(%q, %q): call %d has Args %v and ArgsError %q", data, name, i, c.Args, c.ArgsError)
 		}
 	}

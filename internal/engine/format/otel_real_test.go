@@ -115,7 +115,7 @@ func TestOTelReal(t *testing.T) {
 				if v, ok := wm["args_exported"]; ok {
 					wantArgs = v
 				}
-				if diff := cmp.Diff(wantArgs, any(c.Args)); diff != "" {
+				if diff := cmp.Diff(wantArgs, c.Args.Any()); diff != "" {
 					t.Errorf("call %d (%s): args (-want +got):\n%s", i, c.Tool, diff)
 				}
 				if id, ok := wm["id"].(string); ok && c.ID != id {
@@ -128,7 +128,7 @@ func TestOTelReal(t *testing.T) {
 					t.Errorf("call %d (%s): error %q, want %v", i, c.Tool, c.Error, e)
 				}
 				if r, ok := wm["result"]; ok {
-					gr := c.Result
+					gr := c.Result.Any()
 					if s, isText := gr.(string); isText {
 						gr = decodeExact(t, s)
 					}

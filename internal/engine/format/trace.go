@@ -174,16 +174,19 @@ func visible(s string) *string {
 func (b *builder) setArgs(c *engine.ToolCall, v jsondoc.Value) {
 	switch v.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
-		c.Args = map[string]any{}
+		c.Args = emptyObject
 	case jsondoc.Object:
-		c.Args = v.Any().(map[string]any)
+		c.Args = v
 	case jsondoc.String:
 		b.setArgsText(c, v.Text())
 	default:
-		c.Args, c.ArgsRaw = nil, string(v.AppendJSON(nil))
+		c.Args, c.ArgsRaw = jsondoc.Value{}, string(v.AppendJSON(nil))
 		c.ArgsError = "arguments are " + aType(v) + ", not a JSON object"
 	}
 }
+
+// emptyObject is the arguments of a call that has none: {}.
+var emptyObject = jsondoc.MustFromAny(map[string]any{})
 
 // setArgsText decodes argument text once, strictly, as one JSON object with
 // numbers kept exactly. "" and white space mean {}. Invalid JSON, or JSON
@@ -191,12 +194,12 @@ func (b *builder) setArgs(c *engine.ToolCall, v jsondoc.Value) {
 // ArgsError the reason.
 func (b *builder) setArgsText(c *engine.ToolCall, s string) {
 	if strings.TrimSpace(s) == "" {
-		c.Args = map[string]any{}
+		c.Args = emptyObject
 		return
 	}
 	v, err := b.dec.Parse(s)
 	if err != nil {
-		c.Args, c.ArgsRaw = nil, s
+		c.Args, c.ArgsRaw = jsondoc.Value{}, s
 		var se *jsondoc.SyntaxError
 		if errors.As(err, &se) {
 			c.ArgsError = "invalid JSON at " + strconv.Itoa(se.Line) + ":" + strconv.Itoa(se.Column) + ": " + se.Msg
@@ -206,22 +209,25 @@ func (b *builder) setArgsText(c *engine.ToolCall, s string) {
 		return
 	}
 	if v.Kind() != jsondoc.Object {
-		c.Args, c.ArgsRaw = nil, s
+		c.Args, c.ArgsRaw = jsondoc.Value{}, s
 		c.ArgsError = "arguments are " + aType(v) + ", not a JSON object"
 		return
 	}
-	c.Args = v.Any().(map[string]any)
+	c.Args = v
 }
 
 // setResult sets c's result to v; JSON null and the zero Value mean none.
 func setResult(c *engine.ToolCall, v jsondoc.Value) {
-	c.Result = v.Any()
+	if v.IsNull() {
+		v = jsondoc.Value{}
+	}
+	c.Result = v
 }
 
 // setRaw keeps free-text input (OpenAI custom tools) as the call's raw
 // arguments: such a call never satisfies an expected call's arguments.
 func setRaw(c *engine.ToolCall, input string) {
-	c.Args, c.ArgsRaw = nil, input
+	c.Args, c.ArgsRaw = jsondoc.Value{}, input
 	c.ArgsError = "custom tool input is free text, not JSON arguments"
 }
 

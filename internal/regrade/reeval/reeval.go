@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // storedOptions are the evaluation options the service stores with each
@@ -55,27 +56,23 @@ func Options(raw json.RawMessage) (engine.Options, error) {
 	return opts, nil
 }
 
-// Calls reads stored trace calls (an EvaluationResult's trace_calls),
-// numbers kept as json.Number as the engine wants them. Every call must
-// name its tool. The result is what encoding/json decodes into
-// []engine.ToolCall (with UseNumber).
+// Calls reads stored trace calls (an EvaluationResult's trace_calls).
+// Every call must name its tool. The result is what encoding/json decodes
+// into []engine.ToolCall.
 //
 // Stored calls are what json.Marshal wrote for engine.ToolCall, so they
-// are read with the engine's fast decoder (engine.DecodeJSON: about 40%
-// less CPU and half the allocations on the medium workload); anything
-// else (an unknown or differently cased key, a value of another type,
-// trailing data, a syntax error) is read again with encoding/json, which
-// then gives the result or the error.
+// are read in one pass over a jsondoc document, their arguments and
+// results kept as its values; anything else (an unknown or differently
+// cased key, a value of another type, a syntax error) is read again with
+// encoding/json, which then gives the result or the error.
 //
 // Errors: "trace_calls: ..." naming what is wrong.
 func Calls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	if calls, ok := fastCalls(raw); ok {
 		return calls, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var calls []engine.ToolCall
-	if err := dec.Decode(&calls); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&calls); err != nil {
 		return nil, fmt.Errorf("trace_calls: %w", err)
 	}
 	if calls == nil {
@@ -92,77 +89,62 @@ func Calls(raw json.RawMessage) ([]engine.ToolCall, error) {
 // fastCalls is Calls for stored calls in the exact shape json.Marshal
 // writes for engine.ToolCall: a JSON array of objects whose keys are
 // ToolCall's JSON names, each holding a value of its field's type, every
-// call naming its tool, no call with two "args" keys. It reports false for
-// anything else, which Calls then reads with encoding/json.
-//
-// Two "args" keys in one call are the one case where encoding/json's
-// result differs from a generic decode's (it merges both objects into the
-// Args map; a generic decode keeps the last). The generic decode cannot
-// show them, so fastCalls counts "args" keys in the text: with no \u
-// escape of a letter in the text (json.Marshal writes none), every key
-// named args appears as "args" followed by a colon, so as many of those as
-// calls with args means no call has two (keys named args inside arguments
-// or results only make the count larger, and the text goes to
-// encoding/json).
+// call naming its tool. It reports false for anything else, which Calls
+// then reads with encoding/json. A repeated key keeps its last value, as
+// encoding/json does for these fields.
 func fastCalls(raw []byte) ([]engine.ToolCall, bool) {
-	if hasLetterEscape(raw) {
+	v, err := jsondoc.Parse(raw)
+	if err != nil || v.Kind() != jsondoc.Array {
 		return nil, false
 	}
-	v, err := engine.DecodeJSON(raw)
-	if err != nil {
-		return nil, false
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	calls := make([]engine.ToolCall, len(list))
-	withArgs := 0
-	for i, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
+	calls := make([]engine.ToolCall, v.Len())
+	for i, m := range v.Elems() {
+		if m.Kind() != jsondoc.Object {
 			return nil, false
 		}
 		c := &calls[i]
-		for k, v := range m {
+		var ok bool
+		for k, x := range m.Members() {
 			switch k {
 			case "tool":
-				if c.Tool, ok = v.(string); !ok {
+				if c.Tool, ok = x.Str(); !ok {
 					return nil, false
 				}
 			case "args":
-				withArgs++
-				switch a := v.(type) {
-				case nil:
-				case map[string]any:
-					c.Args = a
+				switch x.Kind() {
+				case jsondoc.Null:
+					c.Args = jsondoc.Value{}
+				case jsondoc.Object:
+					c.Args = x
 				default:
 					return nil, false
 				}
 			case "id":
-				if c.ID, ok = optString(v); !ok {
+				if c.ID, ok = optString(x); !ok {
 					return nil, false
 				}
 			case "result":
-				c.Result = v
+				if !x.IsNull() {
+					c.Result = x
+				}
 			case "error":
-				switch ev := v.(type) {
-				case nil:
-				case bool:
-					if ev {
+				switch x.Kind() {
+				case jsondoc.Null:
+				case jsondoc.Bool:
+					if b, _ := x.Bool(); b {
 						c.Error = "true"
 					}
-				case string:
-					c.Error = engine.CallError(ev)
+				case jsondoc.String:
+					c.Error = engine.CallError(x.Text())
 				default:
 					return nil, false
 				}
 			case "args_raw":
-				if c.ArgsRaw, ok = optString(v); !ok {
+				if c.ArgsRaw, ok = optString(x); !ok {
 					return nil, false
 				}
 			case "args_error":
-				if c.ArgsError, ok = optString(v); !ok {
+				if c.ArgsError, ok = optString(x); !ok {
 					return nil, false
 				}
 			default:
@@ -173,65 +155,15 @@ func fastCalls(raw []byte) ([]engine.ToolCall, bool) {
 			return nil, false
 		}
 	}
-	if countKey(raw, `"args"`) != withArgs {
-		return nil, false
-	}
 	return calls, true
 }
 
-// countKey counts the places in JSON text raw where quoted (a string with
-// its quotes) is followed, after optional white space, by a colon.
-func countKey(raw []byte, quoted string) int {
-	n := 0
-	for i := 0; ; {
-		j := bytes.Index(raw[i:], []byte(quoted))
-		if j < 0 {
-			return n
-		}
-		i += j + len(quoted)
-		k := i
-		for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
-			k++
-		}
-		if k < len(raw) && raw[k] == ':' {
-			n++
-		}
-	}
-}
-
-// hasLetterEscape reports whether raw holds a \u escape of an ASCII
-// letter, which could spell a key such as "\u0061rgs".
-func hasLetterEscape(raw []byte) bool {
-	for i := 0; ; {
-		j := bytes.Index(raw[i:], []byte(`\u00`))
-		if j < 0 || i+j+6 > len(raw) {
-			return false
-		}
-		i += j + 4
-		hi, lo := raw[i]|0x20, raw[i+1]|0x20
-		// 0x41-0x5a and 0x61-0x7a: "4" or "6" then 1-f, "5" or "7" then 0-a.
-		switch hi {
-		case '4', '6':
-			if lo >= '1' && lo <= '9' || lo >= 'a' && lo <= 'f' {
-				return true
-			}
-		case '5', '7':
-			if lo >= '0' && lo <= '9' || lo == 'a' {
-				return true
-			}
-		}
-	}
-}
-
 // optString reads a JSON string or null into a Go string field.
-func optString(v any) (string, bool) {
-	switch s := v.(type) {
-	case nil:
+func optString(v jsondoc.Value) (string, bool) {
+	if v.IsNull() {
 		return "", true
-	case string:
-		return s, true
 	}
-	return "", false
+	return v.Str()
 }
 
 // Evaluate grades stored calls and final answer against c with opts, as

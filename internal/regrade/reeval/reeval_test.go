@@ -3,6 +3,7 @@ package reeval
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []engine.ToolCall{{Tool: "a", Args: map[string]any{"n": json.Number("1.50"), "big": json.Number("12345678901234567890")}, Error: "true"}}
+	want := []engine.ToolCall{{Tool: "a", Args: jsondoc.MustFromAny(map[string]any{"n": json.Number("1.50"), "big": json.Number("12345678901234567890")}), Error: "true"}}
 	if diff := cmp.Diff(want, calls); diff != "" {
 		t.Errorf("Calls (-want +got):\n%s", diff)
 	}
@@ -80,7 +81,7 @@ func TestEvaluateKeepsCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stored call, its secret already redacted.
-	calls := []engine.ToolCall{{Tool: "search", Args: map[string]any{"api_key": "[REDACTED:secret-named-argument]"}}}
+	calls := []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"api_key": "[REDACTED:secret-named-argument]"})}}
 	failed := &engine.Check{Name: "credentials", Status: engine.CheckFail, Detail: "1 secret found", Calls: []int{0},
 		Findings: []engine.Finding{{Call: 0, Path: "/api_key", Rule: "secret-named-argument", Value: "****"}}}
 	for _, tc := range []struct {
