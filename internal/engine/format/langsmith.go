@@ -19,8 +19,10 @@ import (
 // Runs with run_type "tool" are calls, in dotted_order (else start_time,
 // else document order): the tool is the run's name, the arguments its
 // inputs (LangChain's {"input": "<JSON text>"} is decoded), the result its
-// outputs ({"output": x} gives x), and a run error makes an error. Tool
-// runs carry no call id. The final answer is the root run's output: the
+// outputs ({"output": x} gives x; a LangChain ToolMessage gives its
+// content), and a run error makes an error. LangChain's tool runs carry
+// their call id (extra.tool_call_id), and then take the model's argument
+// text from the llm run that requested them. The final answer is the root run's output: the
 // last message of outputs.messages (OpenAI or LangChain style) or a string
 // outputs.output / outputs.answer; else the last llm run's completion.
 type langSmithAdapter struct{}
@@ -205,28 +207,43 @@ func (langSmithAdapter) Parse(in *Input) (engine.Trace, error) {
 	slices.SortStableFunc(ordered, func(a, c *lsRun) int {
 		return strings.Compare(a.get(key).Text(), c.get(key).Text())
 	})
+	requested := langSmithRequestedArgs(runs)
 	b := newBuilder()
 	var lastLLM *lsRun
 	for _, r := range ordered {
 		switch r.get("run_type").Text() {
 		case "tool":
-			c := engine.ToolCall{Tool: r.get("name").Text()}
+			c := engine.ToolCall{Tool: r.get("name").Text(), ID: idString(r.get("extra").Get("tool_call_id"))}
+			var msg jsondoc.Value // the LangChain ToolMessage the tool returned
+			if out := r.get("outputs"); isObj(out) {
+				o := out
+				if x := out.Get("output"); out.Len() == 1 && set(x) {
+					o = x
+				}
+				if m, ok := langChainToolMessage(o); ok {
+					msg = m
+					o = m.Get("content")
+					if c.ID == "" {
+						c.ID = idString(m.Get("tool_call_id"))
+					}
+				}
+				setResult(&c, o)
+			}
 			inputs := r.get("inputs")
 			if s := inputs.Get("input"); s.Kind() == jsondoc.String && inputs.Len() == 1 {
 				inputs = s // LangChain: the tool input as JSON text
 			}
-			b.setArgs(&c, inputs)
-			if out := r.get("outputs"); isObj(out) {
-				if o := out.Get("output"); out.Len() == 1 && set(o) {
-					setResult(&c, o)
-				} else {
-					setResult(&c, out)
-				}
+			if text, ok := requested[c.ID]; ok && c.ID != "" {
+				b.setArgsText(&c, text) // the model's exact argument text
+			} else {
+				b.setArgs(&c, inputs)
 			}
 			if e := r.get("error"); set(e) {
-				if c.Error = engine.CallError(errorText(e)); c.Error == "" {
+				if c.Error = engine.CallError(langSmithError(errorText(e))); c.Error == "" {
 					c.Error = "true"
 				}
+			} else if msg.Get("status").Text() == "error" {
+				c.Error = engine.CallError(cmp.Or(msg.Get("content").Text(), "true"))
 			}
 			k := b.add(c)
 			b.done[k] = true
@@ -302,12 +319,95 @@ func langSmithMessageText(m jsondoc.Value) *string {
 	return visible(partsText(m.Get("content"), "text", "output_text"))
 }
 
-// langSmithLLMToolCalls counts the tool calls an llm run's completion
-// requests (OpenAI choices).
-func langSmithLLMToolCalls(r *lsRun) int {
-	ch := r.get("outputs").Get("choices")
-	if !isArr(ch) || ch.Len() == 0 {
-		return 0
+// langSmithError is a run's error text without the stack trace the
+// LangChain tracers append after a blank line (JS: "message\n\nError:
+// message\n    at ..."; Python: "...\n\nTraceback (most recent call
+// last): ...").
+func langSmithError(s string) string {
+	head, rest, ok := strings.Cut(s, "\n\n")
+	if ok && head != "" && (strings.Contains(rest, "\n    at ") || strings.HasPrefix(rest, "Traceback (most recent call last):")) {
+		return head
 	}
-	return ch.Index(0).Get("message").Get("tool_calls").Len()
+	return s
+}
+
+// langSmithLLMToolCalls counts the tool calls an llm run's completion
+// requests (OpenAI choices, or LangChain generations).
+func langSmithLLMToolCalls(r *lsRun) int {
+	n := 0
+	langSmithRequests(r, func(string, jsondoc.Value) { n++ })
+	return n
+}
+
+// langSmithRequests calls f with the id and the function of every tool call
+// an llm run's completion requests: OpenAI choices[0].message.tool_calls,
+// or in LangChain generations the message's additional_kwargs.tool_calls
+// (the provider's calls, with the argument text), else its tool_calls
+// ({name, args, id}: f gets the call itself).
+func langSmithRequests(r *lsRun, f func(id string, fn jsondoc.Value)) {
+	out := r.get("outputs")
+	var msgs []jsondoc.Value
+	if ch := out.Get("choices"); isArr(ch) && ch.Len() > 0 {
+		msgs = append(msgs, ch.Index(0).Get("message"))
+	}
+	for _, g := range out.Get("generations").Elems() {
+		if isObj(g) {
+			msgs = append(msgs, g.Get("message"))
+		}
+		for _, x := range g.Elems() { // [[generation, ...], ...]
+			msgs = append(msgs, x.Get("message"))
+		}
+	}
+	for _, m := range msgs {
+		if kw := m.Get("kwargs"); isObj(kw) && m.Get("lc").Exists() {
+			m = kw
+		}
+		if tc := m.Get("additional_kwargs").Get("tool_calls"); isArr(tc) && tc.Len() > 0 {
+			for _, c := range tc.Elems() {
+				f(idString(c.Get("id")), c.Get("function"))
+			}
+			continue
+		}
+		for _, c := range m.Get("tool_calls").Elems() {
+			f(idString(c.Get("id")), c)
+		}
+	}
+}
+
+// langSmithRequestedArgs maps call ids to the argument text the model sent
+// (the "arguments" text of the llm runs' requested calls).
+func langSmithRequestedArgs(runs []*lsRun) map[string]string {
+	out := map[string]string{}
+	for _, r := range runs {
+		if r.get("run_type").Text() != "llm" {
+			continue
+		}
+		langSmithRequests(r, func(id string, fn jsondoc.Value) {
+			if a := fn.Get("arguments"); id != "" && a.Kind() == jsondoc.String {
+				out[id] = a.Text()
+			}
+		})
+	}
+	return out
+}
+
+// langChainToolMessage reports whether v is a LangChain ToolMessage, as a
+// serialised constructor ({lc: 1, id: [..., "ToolMessage"], kwargs}) or a
+// message dict ({type: "tool", content, tool_call_id}), and gives its
+// fields.
+func langChainToolMessage(v jsondoc.Value) (jsondoc.Value, bool) {
+	if !isObj(v) {
+		return jsondoc.Value{}, false
+	}
+	if kw := v.Get("kwargs"); isObj(kw) && v.Get("lc").Exists() {
+		id := v.Get("id")
+		if isArr(id) && id.Len() > 0 && id.Index(id.Len()-1).Text() == "ToolMessage" {
+			return kw, true
+		}
+		return jsondoc.Value{}, false
+	}
+	if v.Get("type").Text() == "tool" && v.Get("content").Exists() && v.Get("tool_call_id").Exists() {
+		return v, true
+	}
+	return jsondoc.Value{}, false
 }

@@ -24,6 +24,7 @@ var realSources = map[string][]string{
 	"ai-sdk-v7":              {"ai-sdk", "openai"},
 	"ai-sdk-anthropic-v5":    {"ai-sdk", "anthropic"},
 	"ai-sdk-anthropic-v6":    {"ai-sdk", "anthropic"},
+	"langsmith-langchain":    {"langsmith"},
 	"openai-agents-js":       {"openai-agents", "openai-responses"},
 	"openai-agents-python":   {"openai-agents", "openai-responses"},
 	"openai-agents-js-multi": {"openai-agents", "openai-responses"},
