@@ -140,6 +140,10 @@ type otelExec struct {
 	id     string
 	name   string
 	args   jsondoc.Value
+	// whole: args is a traceloop.entity.input kept whole (several
+	// positional arguments), no argument object: a joined request's
+	// arguments are taken instead.
+	whole  bool
 	result jsondoc.Value
 	err    engine.CallError
 	joined bool
@@ -263,7 +267,8 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			if name == "" {
 				name = strings.TrimSuffix(s.name, ".tool")
 			}
-			execs = append(execs, &otelExec{span: s, name: name, args: traceloopArgs(&b.dec, a["traceloop.entity.input"]), result: a["traceloop.entity.output"], err: spanErr(s)})
+			args, whole := traceloopArgs(&b.dec, a["traceloop.entity.input"])
+			execs = append(execs, &otelExec{span: s, name: name, args: args, whole: whole, result: a["traceloop.entity.output"], err: spanErr(s)})
 		case tlKind == "agent" || tlKind == "workflow":
 			if v, ok := a["traceloop.entity.output"].Str(); ok {
 				if dv, ok := decodeText(&b.dec, v); ok {
@@ -335,7 +340,7 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 		if r := sl.req; r != nil {
 			c.Tool, c.ID, e = r.name, r.id, r.exec
 			args := r.args
-			if args.Kind() != jsondoc.String && e != nil {
+			if args.Kind() != jsondoc.String && e != nil && !(e.whole && set(args)) {
 				if e.args.Kind() == jsondoc.String || !set(args) {
 					args = e.args
 				}
@@ -562,15 +567,16 @@ func oiToolMessages(a map[string]jsondoc.Value, into map[string]jsondoc.Value) {
 // traceloopArgs reads traceloop.entity.input, {"args": [...], "kwargs":
 // {...}} as JSON text: the kwargs when there are no positional arguments,
 // the one positional argument when it is an object and there are no
-// kwargs; otherwise the text is kept whole (it is no argument object).
-func traceloopArgs(p *jsondoc.Parser, v jsondoc.Value) jsondoc.Value {
+// kwargs; otherwise the text is kept whole (it is no argument object) and
+// whole is true.
+func traceloopArgs(p *jsondoc.Parser, v jsondoc.Value) (args jsondoc.Value, whole bool) {
 	s, ok := v.Str()
 	if !ok {
-		return v
+		return v, false
 	}
 	m, ok := decodeText(p, s)
 	if !ok || !isObj(m) {
-		return v
+		return v, false
 	}
 	pos, kw := m.Get("args"), m.Get("kwargs")
 	if !isArr(pos) {
@@ -581,14 +587,14 @@ func traceloopArgs(p *jsondoc.Parser, v jsondoc.Value) jsondoc.Value {
 	}
 	switch {
 	case pos.Len() == 0 && kw.Exists():
-		return kw
+		return kw, false
 	case pos.Len() == 1 && kw.Len() == 0:
 		if obj := pos.Index(0); isObj(obj) {
-			return obj
+			return obj, false
 		}
 	case pos.Len() == 0 && !set(m.Get("kwargs")):
 		empty, _ := p.Parse("{}")
-		return empty
+		return empty, false
 	}
-	return v
+	return v, true
 }
