@@ -135,11 +135,11 @@ type otelTurn struct {
 
 // otelExec is an executed tool: a tool span of one of the conventions.
 type otelExec struct {
-	span   *genSpan
-	oi     bool // an OpenInference TOOL span
-	id     string
-	name   string
-	args   jsondoc.Value
+	span *genSpan
+	oi   bool // an OpenInference TOOL span
+	id   string
+	name string
+	args jsondoc.Value
 	// whole: args is a traceloop.entity.input kept whole (several
 	// positional arguments), no argument object: a joined request's
 	// arguments are taken instead.
