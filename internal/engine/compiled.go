@@ -97,13 +97,13 @@ func countDoc(v jsondoc.Value) (nodes, keys int) {
 	return nodes, keys
 }
 
-// isMatcherObject reports whether an object of a contract is a matcher
-// (some key starts with "$"), as contractParser.expected decides.
+// isMatcherObject reports whether an object of a valid contract is a
+// matcher: contractParser.expected makes one of an object with a key
+// starting with "$", which must then be its only key, so the first key
+// tells.
 func isMatcherObject(v jsondoc.Value) bool {
 	for k := range v.Members() {
-		if strings.HasPrefix(k, "$") {
-			return true
-		}
+		return strings.HasPrefix(k, "$")
 	}
 	return false
 }
@@ -147,7 +147,7 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 		}
 	case jsondoc.String:
 		s := v.Text()
-		dst.op, dst.s, dst.t = copString, s, trimSpace(s)
+		dst.op, dst.s, dst.t = copString, s, trimSpaceFast(s)
 	case jsondoc.Bool:
 		f, _ := v.Bool()
 		dst.op, dst.flag = copBool, f
