@@ -49,6 +49,11 @@ type evaluationRequest struct {
 	SafetyGate  *bool              `json:"safety_gate"`
 	Weights     map[string]float64 `json:"weights"`
 	MinScore    *float64           `json:"min_score"`
+
+	// contract, gold, trace and forbidden are the members of the same
+	// names as values of the request's jsondoc tape (readRequest): the
+	// raw fields above are their text.
+	contract, gold, trace, forbidden jsondoc.Value
 }
 
 // evalOptions are the evaluation options stored with a result, so that a
