@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,30 +86,42 @@ func newContractCache(store ContractStore, maxBytes int64) *contractCache {
 // goroutines' allocations meanwhile only raise it) and raw once per
 // combination plus once for the copy an inline entry keeps.
 func parseMeasured(raw []byte) (*engine.Contract, int64, error) {
+	c, _, cost, err := parseMeasuredDoc(raw)
+	return c, cost, err
+}
+
+// parseMeasuredDoc is parseMeasured that also returns the document it read
+// raw into (its own copy of raw, which the contract keeps: never the
+// request's tape, which holds the trace too), for the canonical hash.
+func parseMeasuredDoc(raw []byte) (*engine.Contract, jsondoc.Value, int64, error) {
 	before := allocatedBytes()
-	c, err := engine.ParseContract(raw)
+	doc, err := jsondoc.Parse(raw)
 	if err != nil {
-		return nil, 0, err
+		return nil, jsondoc.Value{}, 0, err
 	}
-	return c, int64(allocatedBytes()-before) + int64(len(raw))*int64(1+c.Combinations()), nil
+	c, err := engine.ParseContractValue(doc)
+	if err != nil {
+		return nil, jsondoc.Value{}, 0, err
+	}
+	return c, doc, int64(allocatedBytes()-before) + int64(len(raw))*int64(1+c.Combinations()), nil
 }
 
 // parseInline parses an inline contract or gold list (CPU only; call it on
-// a worker). Errors are the engine's, with pointers relative to raw.
+// a worker): raw is its text in the request, looked up by hash and, on a
+// miss, read once into its own document, which gives both the contract
+// and its canonical hash. Errors are the engine's, with pointers relative
+// to raw.
 func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 	key := cacheKey{hash: maphash.Bytes(cc.seed, raw)}
 	if pc, ok := cc.entries.get(key, raw); ok {
 		return pc, nil
 	}
-	c, cost, err := parseMeasured(raw)
+	c, doc, cost, err := parseMeasuredDoc(raw)
 	if err != nil {
 		return nil, err
 	}
-	_, sum, err := jsondoc.Canonical(raw)
-	if err != nil {
-		return nil, err
-	}
-	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: sum, Kind: kindOf(c)}}
+	sum := sha256.Sum256(doc.AppendCanonical(make([]byte, 0, len(raw))))
+	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}}
 	cc.entries.add(key, bytes.Clone(raw), pc, cost)
 	return pc, nil
 }

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
-	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Media types the API reads.
@@ -140,20 +139,6 @@ func limitError(k problemKind, base string, err error) error {
 	}
 	ptr := base + se.Pointer
 	return &apiError{kind: k, detail: ptrOrRoot(ptr) + ": " + se.Msg, errors: []FieldProblem{{Pointer: ptr, Message: se.Msg}}, cause: err}
-}
-
-// checkLimits applies the JSON layer's limits (jsondoc: numeric literals of
-// at most MaxNumberLen bytes, at most MaxDepth levels) to a whole request
-// document that encoding/json read, for the fields it decoded itself
-// (numbers such as min_score and weights).
-//
-// Errors: 422 invalid-request at the offending value's pointer.
-func checkLimits(data []byte) error {
-	if jsondoc.Valid(string(data)) {
-		return nil
-	}
-	_, err := jsondoc.Parse(data)
-	return limitError(probInvalidRequest, "", err)
 }
 
 // decodeStrict decodes one JSON document into v, refusing unknown fields

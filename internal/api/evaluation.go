@@ -79,7 +79,6 @@ type evalInput struct {
 	registryCV *record.ContractVersion // else the stored version, parsed on a worker
 	project    int64                   // the project of registryCV
 	body       []byte                  // the request (item) the input was decoded from
-	fast       bool                    // decoded by decodeFast: raw fields are not yet known to be valid JSON
 }
 
 // Limits of the caller's identifiers.
@@ -94,19 +93,21 @@ const (
 // decodeEvaluation decodes and checks one evaluation request. Pointers in
 // its errors are relative to the request object.
 func decodeEvaluation(data []byte) (*evalInput, error) {
-	in := &evalInput{body: data, fast: true}
-	if !decodeFast(data, &in.req) {
-		in.req, in.fast = evaluationRequest{}, false
-		if err := decodeStrict(data, &in.req, ""); err != nil {
-			return nil, err
-		}
+	in := &evalInput{body: data}
+	doc, err := parseRequest(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := readRequest(doc, &in.req); err != nil {
+		return nil, err
 	}
 	req := &in.req
 	var errs []FieldProblem
 	add := func(ptr, format string, args ...any) {
 		errs = append(errs, FieldProblem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
 	}
-	hasContract, hasGold := !isNull(req.Contract), !isNull(req.Gold)
+	present := func(v jsondoc.Value) bool { return v.Exists() && !v.IsNull() }
+	hasContract, hasGold := present(req.contract), present(req.gold)
 	switch {
 	case hasContract && hasGold:
 		add("/gold", "give either contract or gold, not both")
@@ -114,28 +115,24 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 		add("/contract", "required: an inline contract (object), a gold list (array) or a registry reference (\"name\" or \"name@version\")")
 	case hasGold:
 		in.inline, in.inlinePtr, in.wantGold = req.Gold, "/gold", true
-		if c := bytes.TrimSpace(req.Gold)[0]; c != '[' && c != '{' {
+		if k := req.gold.Kind(); k != jsondoc.Array && k != jsondoc.Object {
 			add("/gold", "must be an array of expected calls or an object with calls")
 		}
 	default:
-		switch bytes.TrimSpace(req.Contract)[0] {
-		case '"':
-			var ref string
-			if err := json.Unmarshal(req.Contract, &ref); err != nil {
-				return nil, in.syntaxError(err)
-			}
-			name, version, err := parseRef(ref)
+		switch req.contract.Kind() {
+		case jsondoc.String:
+			name, version, err := parseRef(req.contract.Text())
 			if err != nil {
 				add("/contract", "%v", err)
 			}
 			in.refName, in.refVersion = name, version
-		case '{', '[':
+		case jsondoc.Object, jsondoc.Array:
 			in.inline, in.inlinePtr = req.Contract, "/contract"
 		default:
 			add("/contract", "must be an object (inline contract), an array (gold list) or a string (registry reference)")
 		}
 	}
-	if isNull(req.Trace) {
+	if !present(req.trace) {
 		add("/trace", "required: the agent's trace, in any supported format")
 	}
 	if req.Format != "" && req.Format != "auto" && !slices.Contains(format.Names(), req.Format) {
@@ -159,38 +156,15 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 			add("/labels/"+escapePointer(k), "a label value must be at most %d bytes of UTF-8 without NUL", maxLabelValue)
 		}
 	}
-	if req.MinScore != nil || len(req.Weights) > 0 {
-		// Numbers encoding/json decoded: the JSON layer's limits are
-		// checked here (the contract, trace and forbidden rules meet them
-		// when they are parsed).
-		if err := checkLimits(data); err != nil {
-			return nil, err
-		}
-	}
 	if req.MinScore != nil && (*req.MinScore < 0 || *req.MinScore > 1) {
 		add("/min_score", "must be in [0, 1], got %v", *req.MinScore)
 	}
 	errs = append(errs, fieldErrors("", engine.CheckWeights("/weights", req.Weights))...)
 	if len(errs) > 0 {
-		if err := in.syntaxError(nil); err != nil {
-			return nil, err // bad JSON is reported before bad fields
-		}
 		slices.SortStableFunc(errs, func(a, b FieldProblem) int { return strings.Compare(a.Pointer, b.Pointer) })
 		return nil, &apiError{kind: probInvalidRequest, detail: errs[0].Pointer + ": " + errs[0].Message, errors: errs}
 	}
 	return in, nil
-}
-
-// syntaxError returns the precise 400 for a request whose raw field
-// turned out not to be JSON (decodeFast only delimits them), or err when
-// the request is valid JSON.
-func (in *evalInput) syntaxError(err error) error {
-	if in.fast {
-		if serr := decodeStrict(in.body, &evaluationRequest{}, ""); serr != nil {
-			return serr
-		}
-	}
-	return err
 }
 
 // resolveContract looks up a registry reference (I/O; done on the request
@@ -214,14 +188,12 @@ func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
 	return err
 }
 
-// parseForbidden reads the request's forbidden rules with the engine's
-// contract parser (engine.ParseForbidden), so matchers in their args work
-// as in contracts; problems point into the request's "forbidden".
-func parseForbidden(raw json.RawMessage) ([]engine.ForbiddenCall, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	rules, err := engine.ParseForbidden(raw)
+// parseForbidden reads the request's forbidden rules, a value of the
+// request's tape, with the engine's contract parser
+// (engine.ParseForbiddenValue), so matchers in their args work as in
+// contracts; problems point into the request's "forbidden".
+func parseForbidden(v jsondoc.Value) ([]engine.ForbiddenCall, error) {
+	rules, err := engine.ParseForbiddenValue(v)
 	if err != nil {
 		var ve *engine.ValidationError
 		if errors.As(err, &ve) {
@@ -248,10 +220,6 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		var err error
 		pc, err = s.contracts.parseInline(in.inline)
 		if err != nil {
-			var se *engine.SyntaxError
-			if errors.As(err, &se) {
-				return nil, limitError(probInvalidContract, in.inlinePtr, in.syntaxError(err))
-			}
 			var ve *engine.ValidationError
 			if errors.As(err, &ve) {
 				return nil, &apiError{kind: probInvalidContract, detail: "the contract does not validate",
@@ -264,25 +232,13 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 				errors: []FieldProblem{{Pointer: "/gold", Message: "is a contract; send it as contract"}}}
 		}
 	}
-	forbidden, err := parseForbidden(req.Forbidden)
+	forbidden, err := parseForbidden(req.forbidden)
 	if err != nil {
-		return nil, limitError(probInvalidRequest, "/forbidden", in.syntaxError(err))
+		return nil, err
 	}
-	doc, err := traceDocument(req.Trace)
+	parsed, err := parseTrace(req.trace, req.Format)
 	if err != nil {
-		return nil, in.syntaxError(err)
-	}
-	parsed, err := format.Parse(doc, req.Format)
-	if err != nil {
-		if in.fast && !json.Valid(req.Trace) {
-			return nil, in.syntaxError(err)
-		}
-		ptr := "/trace"
-		var se *engine.SyntaxError
-		if t := bytes.TrimSpace(req.Trace); errors.As(err, &se) && len(t) > 0 && t[0] != '"' {
-			ptr += se.Pointer // a limit of the JSON layer, inside the trace as sent
-		}
-		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: ptr, Message: err.Error()}}, cause: err}
+		return nil, err
 	}
 	trace := parsed.Trace
 	if req.FinalAnswer != nil {
@@ -364,19 +320,25 @@ func storedNULProblem(out *record.Result, in *evalInput) error {
 		errors: []FieldProblem{{Pointer: ptr, Message: "holds a NUL character (\\u0000)"}}}
 }
 
-// traceDocument returns the trace document of a request's trace field: a
+// parseTrace reads the request's trace, a value of the request's tape: a
 // JSON string is the raw trace text (JSON Lines, Server-Sent Events or
-// JSON, as a file would hold it), anything else is the trace itself.
-func traceDocument(raw json.RawMessage) ([]byte, error) {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '"' {
-		return raw, nil
+// JSON, as a file would hold it), read by format.Parse; anything else is
+// the trace itself, read as it is by format.ParseValue.
+//
+// Errors: 422 invalid-trace at /trace (for a JSON layer's limit inside
+// the text of a string trace too).
+func parseTrace(v jsondoc.Value, name string) (*format.Parsed, error) {
+	var parsed *format.Parsed
+	var err error
+	if text, ok := v.Str(); ok {
+		parsed, err = format.Parse([]byte(text), name)
+	} else {
+		parsed, err = format.ParseValue(v, name)
 	}
-	var text string
-	if err := json.Unmarshal(t, &text); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
 	}
-	return []byte(text), nil
+	return parsed, nil
 }
 
 // nonNil returns an empty slice for a nil one, so it encodes as [].

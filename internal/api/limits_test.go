@@ -276,7 +276,9 @@ func TestNumberAndDepthLimits(t *testing.T) {
 		{"validate", "/v1/validate", `{"contract_version": 2, "required": [{"tool": "search", "args": {"n": ` + long + `}}]}`,
 			"invalid-contract", "/required/0/args/n"},
 		{"deep contract", "/v1/evaluations?store=false", `{"contract": {"contract_version": 2, "required": [{"tool": "search", "args": {"a": ` + deep + `}}]}, "trace": []}`,
-			"invalid-contract", "/contract/required/0/args" + strings.Repeat("/a", 997)},
+			// The limit counts from the top of the request, which the
+			// contract is one level inside.
+			"invalid-contract", "/contract/required/0/args" + strings.Repeat("/a", 996)},
 		{"min_score out of float64", "/v1/evaluations?store=false", `{"contract": ` + c + `, "trace": [], "min_score": 1e999999}`,
 			"invalid-request", "/min_score"},
 		{"weight out of float64", "/v1/evaluations?store=false", `{"contract": ` + c + `, "trace": [], "weights": {"argument_f1": -1e400}}`,

@@ -240,7 +240,7 @@ func checkRuleOptions(rule *otlp.Rule) error {
 	doc := append([]byte(`{"contract":"x","trace":[],`), rule.Options[1:]...) // the options' members after the two required fields
 	in, err := decodeEvaluation(doc)
 	if err == nil {
-		_, err = parseForbidden(in.req.Forbidden)
+		_, err = parseForbidden(in.req.forbidden)
 	}
 	if err == nil {
 		return nil
