@@ -14,21 +14,23 @@ type Roller interface {
 
 // Rollup timing: each step counts at most rollupStep of results in one
 // transaction; steps follow each other while more remains, then the next
-// round starts rollupEvery later.
+// round starts rollupEvery later. The first round waits rollupEvery too,
+// so that a restarted server first resumes the work it was doing
+// (rescued regrade chunks, harness tasks) rather than counting history.
 const (
 	rollupStep  = 7 * 24 * time.Hour
 	rollupEvery = time.Minute
 )
 
 // RunRollup keeps the overview's aggregates current until ctx ends: a
-// round at once, then one a minute. A failed round is logged and tried
-// again at the next one; the overview stays correct meanwhile, reading
-// more results itself.
+// round a minute, the first a minute after the start. A failed round is
+// logged and tried again at the next one; the overview stays correct
+// meanwhile, reading more results itself.
 func RunRollup(ctx context.Context, r Roller, log *zap.Logger) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	t := time.NewTimer(0)
+	t := time.NewTimer(rollupEvery)
 	defer t.Stop()
 	for {
 		select {

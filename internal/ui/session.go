@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -159,6 +160,28 @@ type loginView struct {
 	CSRF    string
 	Next    string
 	Problem string
+	// PlainHTTP tells the page was served over plain HTTP to a host that
+	// is not this machine, where browsers drop the Secure session cookie.
+	PlainHTTP bool
+}
+
+// plainHTTP reports whether r came over plain HTTP (no TLS, no proxy
+// saying X-Forwarded-Proto: https) for a host other than localhost, where
+// a browser keeps no Secure cookie.
+func plainHTTP(r *http.Request) bool {
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		return false
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // safeNext returns next when it is a console path, else the overview.
@@ -189,7 +212,7 @@ func (c *Console) renderLogin(w http.ResponseWriter, r *http.Request, status int
 	}
 	http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: token, Path: "/", MaxAge: int(signinTTL.Seconds()),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	return c.renderStatus(w, r, status, "login.tmpl", "", "sign in", loginView{CSRF: token, Next: next, Problem: problem})
+	return c.renderStatus(w, r, status, "login.tmpl", "", "sign in", loginView{CSRF: token, Next: next, Problem: problem, PlainHTTP: plainHTTP(r)})
 }
 
 // crossOrigin refuses a state-changing request the browser marks as sent

@@ -36,6 +36,8 @@ type authFixture struct {
 	readA, ingestA, readB string
 	readAID               uuid.UUID
 	resultA, resultB      string
+	// console is the console's handler, for requests with another Host.
+	console http.Handler
 }
 
 func newAuthFixture(t *testing.T) *authFixture {
@@ -91,9 +93,9 @@ func newAuthFixture(t *testing.T) *authFixture {
 	authn := auth.NewAuthenticator(auth.Config{Store: db, TTL: 10 * time.Millisecond})
 	srv := api.New(api.Config{Store: db, Logger: zap.NewNop(), Auth: authn})
 	t.Cleanup(srv.Close)
-	console := ui.New(ui.Config{Store: db, Auth: authn, Logger: zap.NewNop()})
+	f.console = ui.New(ui.Config{Store: db, Auth: authn, Logger: zap.NewNop()}).Handler()
 	mux := http.NewServeMux()
-	mux.Handle("/ui/", console.Handler())
+	mux.Handle("/ui/", f.console)
 	mux.Handle("/", srv.Handler())
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
@@ -190,6 +192,25 @@ func TestSignIn(t *testing.T) {
 	}
 	if resp, _ := f.do(t, http.MethodGet, "/ui/static/console.css", nil, nil, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("static files without a session: %d", resp.StatusCode)
+	}
+
+	// Over plain HTTP to another host the form warns that the Secure
+	// cookie will not be kept; on localhost or behind TLS it does not.
+	for host, warn := range map[string]bool{"console.example": true, "10.0.0.5:8080": true, "localhost:8080": false, "127.0.0.1": false, "[::1]:8080": false} {
+		req := httptest.NewRequest(http.MethodGet, "/ui/login", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		f.console.ServeHTTP(rec, req)
+		if got := strings.Contains(rec.Body.String(), `id="plain-http"`); got != warn {
+			t.Errorf("host %s: plain-HTTP warning %v, want %v", host, got, warn)
+		}
+	}
+	req := httptest.NewRequest(http.MethodGet, "/ui/login", nil)
+	req.Host, req.Header["X-Forwarded-Proto"] = "console.example", []string{"https"}
+	rec := httptest.NewRecorder()
+	f.console.ServeHTTP(rec, req)
+	if strings.Contains(rec.Body.String(), `id="plain-http"`) {
+		t.Error("behind a TLS proxy: a plain-HTTP warning")
 	}
 
 	// The forged and the refused sign-ins set no session.
