@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,10 +245,7 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			if name == "" {
 				name = s.name
 			}
-			id := a["tool.id"].Text()
-			if id == "" {
-				id = a["tool_call.id"].Text()
-			}
+			id := cmp.Or(a["tool.id"].Text(), a["tool_call.id"].Text(), a["gen_ai.tool.call.id"].Text())
 			args, ok := a["input.value"]
 			if !ok {
 				args = a["tool.parameters"]
@@ -530,6 +528,9 @@ func oiOutput(a map[string]jsondoc.Value) (string, []otelRequest) {
 		if !hasContent && !hasRole {
 			break
 		}
+		if !hasContent {
+			content = oiContentsText(a, p)
+		}
 		text = content
 		for m := 0; ; m++ {
 			q := p + "tool_calls." + strconv.Itoa(m) + ".tool_call."
@@ -541,6 +542,23 @@ func oiOutput(a map[string]jsondoc.Value) (string, []otelRequest) {
 		}
 	}
 	return text, calls
+}
+
+// oiContentsText joins the text parts of a message's multimodal contents
+// (p + "contents.N.message_content.{type, text}"), which OpenInference
+// writes instead of p + "content" (@arizeai/openinference-vercel does).
+func oiContentsText(a map[string]jsondoc.Value, p string) string {
+	var sb strings.Builder
+	for n := 0; ; n++ {
+		q := p + "contents." + strconv.Itoa(n) + ".message_content."
+		typ, ok := a[q+"type"].Str()
+		if !ok {
+			return sb.String()
+		}
+		if typ == "text" {
+			sb.WriteString(a[q+"text"].Text())
+		}
+	}
 }
 
 // oiToolMessages records the tool messages of an OpenInference LLM span's
