@@ -168,7 +168,10 @@ func (v *evaluationView) appendJSON(b []byte) []byte {
 		}
 	}
 	if len(v.Labels) > 0 {
-		labels, _ := json.Marshal(v.Labels) // a map[string]string always encodes
+		labels := v.labelsJSON // encoded once with the result
+		if labels == nil {
+			labels, _ = json.Marshal(v.Labels) // a map[string]string always encodes
+		}
 		b = append(b, `"labels":`...)
 		b = append(b, labels...)
 		b = append(b, ',')

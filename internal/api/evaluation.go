@@ -93,11 +93,17 @@ const (
 // decodeEvaluation decodes and checks one evaluation request. Pointers in
 // its errors are relative to the request object.
 func decodeEvaluation(data []byte) (*evalInput, error) {
-	in := &evalInput{body: data}
 	doc, err := parseRequest(data)
 	if err != nil {
 		return nil, err
 	}
+	return decodeParsed(data, doc)
+}
+
+// decodeParsed is decodeEvaluation on the request's tape doc, read from
+// data by parseRequest.
+func decodeParsed(data []byte, doc jsondoc.Value) (*evalInput, error) {
+	in := &evalInput{body: data}
 	if err := readRequest(doc, &in.req); err != nil {
 		return nil, err
 	}
@@ -263,6 +269,9 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		Options:     opts,
 		FinalAnswer: res.FinalAnswer,
 	}
+	if len(req.Labels) > 0 {
+		out.LabelsJSON, _ = json.Marshal(req.Labels) // once, for the row and the answer; a map[string]string always marshals
+	}
 	if out.ExpectedCalls, err = pc.expected.encode(res); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
@@ -365,29 +374,32 @@ type evaluationView struct {
 	CreatedAt *time.Time `json:"created_at,omitempty"`
 	// RegradeOf and RegradeID are set only for a regrade result: the
 	// original it re-evaluates and the regrade that wrote it.
-	RegradeOf     string            `json:"regrade_of,omitempty"`
-	RegradeID     string            `json:"regrade_id,omitempty"`
-	Stored        bool              `json:"stored"`
-	Contract      contractRefView   `json:"contract"`
-	TaskID        string            `json:"task_id,omitempty"`
-	RunID         string            `json:"run_id,omitempty"`
-	Agent         string            `json:"agent,omitempty"`
-	Labels        map[string]string `json:"labels,omitempty"`
-	Format        string            `json:"format"`
-	Score         float64           `json:"score"`
-	Grade         string            `json:"grade"`
-	Passed        bool              `json:"passed"`
-	MinScore      float64           `json:"min_score"`
-	SafetyGate    bool              `json:"safety_gate"`
-	Options       json.RawMessage   `json:"options"`
-	Metrics       json.RawMessage   `json:"metrics"`
-	ExpectedCalls json.RawMessage   `json:"expected_calls"`
-	TraceCalls    json.RawMessage   `json:"trace_calls"`
-	ScoredCalls   json.RawMessage   `json:"scored_calls"`
-	ScoredIndexes json.RawMessage   `json:"scored_indexes"`
-	FinalAnswer   *string           `json:"final_answer"`
-	Checks        json.RawMessage   `json:"checks"`
-	Issues        json.RawMessage   `json:"issues"`
+	RegradeOf  string            `json:"regrade_of,omitempty"`
+	RegradeID  string            `json:"regrade_id,omitempty"`
+	Stored     bool              `json:"stored"`
+	Contract   contractRefView   `json:"contract"`
+	TaskID     string            `json:"task_id,omitempty"`
+	RunID      string            `json:"run_id,omitempty"`
+	Agent      string            `json:"agent,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Format     string            `json:"format"`
+	Score      float64           `json:"score"`
+	Grade      string            `json:"grade"`
+	Passed     bool              `json:"passed"`
+	MinScore   float64           `json:"min_score"`
+	SafetyGate bool              `json:"safety_gate"`
+	// labelsJSON is Labels as JSON when the result carries it
+	// (record.Result.LabelsJSON).
+	labelsJSON    json.RawMessage
+	Options       json.RawMessage `json:"options"`
+	Metrics       json.RawMessage `json:"metrics"`
+	ExpectedCalls json.RawMessage `json:"expected_calls"`
+	TraceCalls    json.RawMessage `json:"trace_calls"`
+	ScoredCalls   json.RawMessage `json:"scored_calls"`
+	ScoredIndexes json.RawMessage `json:"scored_indexes"`
+	FinalAnswer   *string         `json:"final_answer"`
+	Checks        json.RawMessage `json:"checks"`
+	Issues        json.RawMessage `json:"issues"`
 }
 
 func contractRef(c record.ContractRef) contractRefView {
@@ -400,6 +412,7 @@ func viewEvaluation(r *record.Result) evaluationView {
 		Format: r.Format, Score: r.Score, Grade: r.Grade, Passed: r.Passed, MinScore: r.MinScore, SafetyGate: r.SafetyGate,
 		Options: r.Options, Metrics: r.Metrics, ExpectedCalls: r.ExpectedCalls, TraceCalls: r.TraceCalls,
 		ScoredCalls: r.ScoredCalls, ScoredIndexes: r.ScoredIndexes, FinalAnswer: r.FinalAnswer, Checks: r.Checks, Issues: r.Issues,
+		labelsJSON: r.LabelsJSON,
 	}
 	if r.ID != uuid.Nil {
 		t := r.CreatedAt
@@ -476,6 +489,15 @@ func requestHash(r *http.Request, body []byte, media string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// requestHashDoc is requestHash of a JSON body already read into doc: the
+// same hash, from the tape instead of a second read.
+func requestHashDoc(r *http.Request, doc jsondoc.Value) string {
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.Path + "\n"))
+	h.Write(doc.AppendCanonical(make([]byte, 0, len(doc.Raw()))))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // writeCanonical writes the canonical form of a JSON document to w, or
 // the document as is when it is not JSON.
 func writeCanonical(w io.Writer, doc []byte) {
@@ -521,14 +543,22 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
 	}
 	project := ProjectFrom(ctx)
+	doc, perr := parseRequest(body) // the one read of the body
 	var hash string
 	if store && key != "" {
-		hash = requestHash(r, body, mediaJSON)
+		if perr == nil {
+			hash = requestHashDoc(r, doc)
+		} else {
+			hash = requestHash(r, body, mediaJSON)
+		}
 		if done, err := s.replaySingle(w, r, project, key, hash); done || err != nil {
 			return err
 		}
 	}
-	in, err := decodeEvaluation(body)
+	if perr != nil {
+		return perr
+	}
+	in, err := decodeParsed(body, doc)
 	if err != nil {
 		return err
 	}

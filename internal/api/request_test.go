@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,4 +190,19 @@ func foldedName(v jsondoc.Value) bool {
 		}
 	}
 	return false
+}
+
+// TestRequestHashDoc checks that hashing a request from its tape gives
+// requestHash's value (stored idempotency keys keep matching).
+func TestRequestHashDoc(t *testing.T) {
+	r := httptest.NewRequest("POST", "/v1/evaluations", nil)
+	for _, doc := range requestCorpus {
+		v, err := parseRequest([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := requestHashDoc(r, v), requestHash(r, []byte(doc), mediaJSON); got != want {
+			t.Errorf("%s: requestHashDoc %s, requestHash %s", doc, got, want)
+		}
+	}
 }

@@ -79,6 +79,10 @@ type Result struct {
 	Issues        json.RawMessage
 	// FinalAnswer is the trace's final answer (nil when absent).
 	FinalAnswer *string
+	// LabelsJSON is Labels as JSON (json.Marshal's bytes), encoded once
+	// by the server for both the row and the answer; nil when Labels is
+	// empty or the writer leaves it to the store.
+	LabelsJSON json.RawMessage
 	// SharesTrace, set only on a regrade result being written, says that
 	// TraceCalls are byte for byte those of its original (RegradeOf): the
 	// store then keeps no copy and reads return the original's

@@ -65,10 +65,7 @@ func qualifiedResultColumns() string {
 }
 
 func resultRow(r *record.Result) []any {
-	labels := []byte("{}")
-	if len(r.Labels) > 0 {
-		labels, _ = json.Marshal(r.Labels) // a map[string]string always marshals
-	}
+	labels := labelsJSON(r)
 	var version any
 	if r.Contract.Version > 0 {
 		version = int32(r.Contract.Version)
@@ -81,6 +78,19 @@ func resultRow(r *record.Result) []any {
 		text(r.Options), text(r.ExpectedCalls), text(r.TraceCalls), text(r.ScoredIndexes),
 		r.FinalAnswer, text(r.Metrics), text(r.Checks), text(r.Issues),
 	}
+}
+
+// labelsJSON returns r's labels as the JSON the labels column takes:
+// r.LabelsJSON when the server encoded them, {} for none.
+func labelsJSON(r *record.Result) []byte {
+	switch {
+	case len(r.Labels) == 0:
+		return []byte("{}")
+	case len(r.LabelsJSON) > 0:
+		return r.LabelsJSON
+	}
+	b, _ := json.Marshal(r.Labels) // a map[string]string always marshals
+	return b
 }
 
 // text returns b for a NOT NULL text or json column: pgx writes a []byte

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -347,10 +346,7 @@ func optString(s string) *string {
 }
 
 func (a *resultArrays) add(r *record.Result, key *string) {
-	labels := []byte("{}")
-	if len(r.Labels) > 0 {
-		labels, _ = json.Marshal(r.Labels) // a map[string]string always marshals
-	}
+	labels := labelsJSON(r)
 	var version *int32
 	if r.Contract.Version > 0 {
 		v := int32(r.Contract.Version)
