@@ -1,6 +1,7 @@
 package format
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -13,12 +14,15 @@ import (
 //
 // Each "tools/call" request (params.name, params.arguments) is a call, in
 // log order, with its id as the call id. Its response (same id, the
-// earliest unanswered request first, so a reused id pairs in order) gives
-// the result: "result" (content, structuredContent, isError) taken whole,
+// earliest waiting request first, so a reused id pairs in order; other
+// methods' requests wait for their answers too, and a tools/call takes
+// only an error or a CallToolResult, so the client's answer to a server's
+// ping with the same id is never a call's result) gives the result:
+// "result" (content, structuredContent, isError) taken whole,
 // with isError true making the call an error whose text is the content's
 // text; a JSON-RPC "error" makes the call an error with its message.
-// Notifications and other methods are skipped. MCP logs carry no final
-// answer. Ids 1 and "1" are distinct, as JSON-RPC says.
+// A call named by notifications/cancelled keeps no result. Other
+// notifications and methods are skipped. MCP logs carry no final answer. Ids 1 and "1" are distinct, as JSON-RPC says.
 type mcpAdapter struct{}
 
 func (mcpAdapter) Name() string { return "mcp" }
@@ -90,6 +94,9 @@ func mcpID(v jsondoc.Value) (string, bool) {
 
 func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 	b := newBuilder()
+	// pending lists, by id, the requests still waiting for a response: the
+	// index of a tools/call's call, or -1 for another method (a server's
+	// ping, say, whose id the two sides number independently).
 	pending := map[string][]int{}
 	var err error
 	eachMCP(in.Records(), func(m jsondoc.Value) {
@@ -109,7 +116,8 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 			return
 		}
 		key, hasID := mcpID(m.Get("id"))
-		if m.Get("method").Text() == "tools/call" {
+		switch method := m.Get("method").Text(); {
+		case method == "tools/call":
 			params := m.Get("params")
 			c := engine.ToolCall{Tool: params.Get("name").Text(), ID: idString(m.Get("id"))}
 			b.setArgs(&c, params.Get("arguments"))
@@ -120,16 +128,41 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 				b.done[k] = true // a notification gets no answer
 			}
 			return
-		}
-		if !hasID || set(m.Get("method")) {
+		case method == "notifications/cancelled":
+			// A cancelled call keeps no result, even if one arrives.
+			if rk, ok := mcpID(m.Get("params").Get("requestId")); ok {
+				for i, k := range pending[rk] {
+					if k >= 0 {
+						b.done[k] = true
+						pending[rk] = slices.Delete(pending[rk], i, i+1)
+						break
+					}
+				}
+			}
+			return
+		case set(m.Get("method")):
+			if hasID {
+				pending[key] = append(pending[key], -1)
+			}
 			return
 		}
+		if !hasID {
+			return
+		}
+		// The response answers the earliest waiting request with its id
+		// that it fits: a tools/call takes an error or a CallToolResult
+		// (content, structuredContent or isError), so a client's empty
+		// answer to a server's ping never answers a call.
 		q := pending[key]
-		if len(q) == 0 {
+		i := slices.IndexFunc(q, func(k int) bool { return k < 0 || !m.Get("result").Exists() || isCallToolResult(m.Get("result")) })
+		if i < 0 {
+			return
+		}
+		k := q[i]
+		pending[key] = slices.Delete(q, i, i+1)
+		if k < 0 {
 			return // the answer to another method
 		}
-		k := q[0]
-		pending[key] = q[1:]
 		b.done[k] = true
 		c := &b.calls[k]
 		if res := m.Get("result"); res.Exists() {
@@ -152,4 +185,10 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 		return engine.Trace{}, err
 	}
 	return b.trace(), nil
+}
+
+// isCallToolResult reports whether a response's result has the shape of a
+// tools/call result: an object with content, structuredContent or isError.
+func isCallToolResult(r jsondoc.Value) bool {
+	return isObj(r) && (r.Get("content").Exists() || r.Get("structuredContent").Exists() || r.Get("isError").Exists())
 }

@@ -31,6 +31,7 @@ var realSources = map[string][]string{
 	"openai-agents-js-0.3":   {"openai-agents", "openai-responses"},
 	"langsmith":              {"langsmith"},
 	"mcp-proxy":              {"mcp-log"},
+	"mcp-messages":           {"mcp"},
 	"pydantic-ai":            {"pydantic-ai"},
 	"google-adk-js":          {"google-adk"},
 	"google-adk-python":      {"google-adk"},
