@@ -14,7 +14,7 @@ import (
 
 // otelRealSources are the folders of testdata/real whose traces the otel
 // adapter reads: traces made by the real libraries (see each README.md).
-var otelRealSources = []string{"ai-sdk-otel-v5", "ai-sdk-otel-v6", "ai-sdk-otel-v7", "openinference", "openllmetry", "openllmetry-positional", "openinference-vercel", "otel-python-console"}
+var otelRealSources = []string{"ai-sdk-otel-v5", "ai-sdk-otel-v6", "ai-sdk-otel-v7", "openinference", "openllmetry", "openllmetry-positional", "openinference-vercel", "ai-sdk-otel-anthropic-v6", "otel-python-console"}
 
 // otelRealFiles lists the traces of the otelRealSources: every file but
 // the oracles, goldens, generators and READMEs.

@@ -11,7 +11,7 @@
 // NAME.messages.json (result.response.messages) and NAME.steps.json
 // (JSON.stringify(result.steps)), with -stream for streamText.
 
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { FakeProvider } from './fake.mjs';
 import { writeExpect, writeJSON, installedVersion, rawJSON } from './scenarios.mjs';
 
@@ -164,6 +164,71 @@ export async function runAISDKAnthropic(dir, m) {
       }
     }
   } finally {
+    await fake.close();
+  }
+}
+
+// runAISDKAnthropicOTel runs the same scenarios with experimental_telemetry
+// and saves the spans as the OpenTelemetry JS SDK's OTLP/HTTP JSON exporter
+// POSTs them (one batch per run) to the fake collector of
+// ../otel-kit/kit.mjs: NAME.json (generateText) and NAME-stream.json. m adds
+// to runAISDKAnthropic's modules NodeTracerProvider, BatchSpanProcessor,
+// OTLPTraceExporter, resourceFromAttributes and startCollector (kit.mjs).
+export async function runAISDKAnthropicOTel(dir, m) {
+  for (const f of readdirSync(dir)) {
+    if (/\.json$/.test(f) && !/^package/.test(f)) rmSync(`${dir}/${f}`);
+  }
+  const version = installedVersion(dir, 'ai');
+  const provVersion = installedVersion(dir, '@ai-sdk/anthropic');
+  const fake = await new FakeProvider().start();
+  const collector = await m.startCollector();
+  const tracerProvider = new m.NodeTracerProvider({
+    resource: m.resourceFromAttributes({ 'service.name': 'toolscore-corpus-ai-sdk-otel-anthropic' }),
+    spanProcessors: [new m.BatchSpanProcessor(new m.OTLPTraceExporter({ url: collector.url }), { scheduledDelayMillis: 600000, maxExportBatchSize: 1000 })],
+  });
+  tracerProvider.register();
+  const tracer = tracerProvider.getTracer('ai');
+  const anthropic = m.createAnthropic({ baseURL: fake.url + '/v1', apiKey: 'sk-ant-test' });
+  const schema = (keys) => m.ai.jsonSchema({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, { type: 'string' }])), additionalProperties: true });
+  const tools = {};
+  for (const [name, f] of Object.entries(returns)) {
+    tools[name] = m.ai.tool({ description: `The ${name} tool.`, inputSchema: schema(['city']), execute: async (a) => f(a) });
+  }
+  tools.send_report = m.ai.tool({ description: 'Send the report (run by the client).', inputSchema: schema(['to']) });
+  const note = `ai@${version}, @ai-sdk/anthropic@${provVersion}, experimental_telemetry (ai.* spans); expected calls written from the scenario in _shared/aisdk-anthropic.mjs`;
+  try {
+    for (const sc of scenarios) {
+      for (const mode of ['generate', 'stream']) {
+        fake.use(sc);
+        const opts = {
+          model: anthropic('claude-sonnet-4-5'),
+          tools,
+          prompt: sc.prompt,
+          stopWhen: m.ai.stepCountIs(sc.maxSteps ?? 10),
+          maxRetries: 0,
+          experimental_telemetry: { isEnabled: true, functionId: `corpus-${sc.name}`, tracer },
+        };
+        let text;
+        if (mode === 'generate') {
+          text = (await m.ai.generateText(opts)).text;
+        } else {
+          const r = m.ai.streamText({ ...opts, onError: ({ error }) => { throw error; } });
+          await r.consumeStream();
+          text = await r.text;
+        }
+        await tracerProvider.forceFlush();
+        if (fake.turn !== sc.turns.length) throw new Error(`${sc.name} ${mode}: ${fake.turn} of ${sc.turns.length} turns played`);
+        if (text !== (sc.turns.at(-1).text ?? '')) throw new Error(`${sc.name} ${mode}: text ${JSON.stringify(text)}`);
+        const name = mode === 'stream' ? `${sc.name}-stream` : sc.name;
+        const bodies = collector.take();
+        if (bodies.length !== 1) throw new Error(`${name}: ${bodies.length} exports`);
+        writeFileSync(`${dir}/${name}.json`, bodies[0] + '\n');
+        writeExpect(dir, name, oracle(sc), note);
+      }
+    }
+  } finally {
+    await tracerProvider.shutdown();
+    await collector.close();
     await fake.close();
   }
 }
