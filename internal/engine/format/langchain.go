@@ -16,8 +16,10 @@ import (
 // as (mode, chunk) or (namespace, chunk) tuples); "values" output (a state
 // per step: the last one is read); a single message; a single tool call.
 //
-// AI messages give calls from tool_calls (name, args object, id) and
-// invalid_tool_calls (arguments kept raw, with the recorded error). A call
+// AI messages give calls from tool_calls (name, args object, id; the
+// arguments text of the same call in additional_kwargs.tool_calls when
+// there is one) and invalid_tool_calls (arguments kept raw, with the
+// recorded error). A call
 // also present in additional_kwargs.tool_calls or as a content block is
 // counted once: those are read only when tool_calls and invalid_tool_calls
 // are both absent. Tool messages are results joined by tool_call_id, an
@@ -358,6 +360,15 @@ func (p *lcParser) aiCalls(f jsondoc.Value) bool {
 	if len(tcs) == 0 && len(invalid) == 0 {
 		return p.fallbackCalls(f)
 	}
+	// The provider's raw calls keep the model's argument text (LangChain
+	// JS and Python keep OpenAI's in additional_kwargs.tool_calls), which
+	// tool_calls hold parsed: big integers rounded, 1.10 written 1.1.
+	rawArgs := map[string]string{}
+	for _, tm := range f.Get("additional_kwargs").Get("tool_calls").Elems() {
+		if a := tm.Get("function").Get("arguments"); a.Kind() == jsondoc.String && idString(tm.Get("id")) != "" {
+			rawArgs[idString(tm.Get("id"))+"\x00"+tm.Get("function").Get("name").Text()] = a.Text()
+		}
+	}
 	var calls []engine.ToolCall
 	for _, tm := range tcs {
 		if tm.Get("function").Exists() {
@@ -368,7 +379,11 @@ func (p *lcParser) aiCalls(f jsondoc.Value) bool {
 			continue
 		}
 		c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
-		p.b.setArgs(&c, tm.Get("args"))
+		if text, ok := rawArgs[c.ID+"\x00"+c.Tool]; ok && c.ID != "" {
+			p.b.setArgsText(&c, text)
+		} else {
+			p.b.setArgs(&c, tm.Get("args"))
+		}
 		calls = append(calls, c)
 	}
 	for _, tm := range invalid {

@@ -32,6 +32,7 @@ var realSources = map[string][]string{
 	"langsmith":              {"langsmith"},
 	"mcp-proxy":              {"mcp-log"},
 	"mcp-messages":           {"mcp"},
+	"langchain-js":           {"langchain"},
 	"pydantic-ai":            {"pydantic-ai"},
 	"google-adk-js":          {"google-adk"},
 	"google-adk-python":      {"google-adk"},
