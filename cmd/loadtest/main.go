@@ -14,6 +14,11 @@
 // calls); task_id and agent rotate over 64 and 4 values. The API key
 // (scope ingest) comes from TOOLSCORE_API_KEY.
 //
+// It opens at most -max-conns connections (default 100, below the
+// server's per-address cap) and discards answer bodies unless -keep-body.
+// service-bench.sh in this directory runs it against fresh servers and
+// databases, alternating old and new server binaries.
+//
 // With -abuse NAME it runs one of issue 14's abuse scenarios instead
 // (abuse.go), e.g.
 //
@@ -70,6 +75,8 @@ type options struct {
 	timeout  time.Duration
 	pgDB     string
 	key      string
+	maxConns int
+	keepBody bool
 	// abuse scenarios (abuse.go)
 	abuse            string
 	abuseN           int
@@ -91,6 +98,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.step, "step", 250, "rate increment for -find")
 	fs.DurationVar(&o.maxP99, "max-p99", 100*time.Millisecond, "a rate is sustained when >= 99.9% succeed (2xx) and p99 <= max-p99")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.IntVar(&o.maxConns, "max-conns", 100, "connections to the server at most (below the server's TOOLSCORE_MAX_CONNS_PER_IP, default 128, which closes the ones beyond); 0 for no cap")
+	fs.BoolVar(&o.keepBody, "keep-body", false, "read each answer's body into memory (vegeta's default); off, bodies are read and discarded, which costs the load generator less CPU")
 	fs.StringVar(&o.pgDB, "pg-db", "", "with -pid: count the CPU of Postgres backends of this database (and Postgres's background processes); empty: every postgres process")
 	fs.StringVar(&o.abuse, "abuse", "", "run an abuse scenario instead of a load test: cache-flood, slow-body, big-number, deep-contract or slowloris (abuse.go)")
 	fs.IntVar(&o.abuseN, "abuse-n", 90, "with -abuse: requests or connections of the attack")
@@ -110,8 +119,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	default:
 		return o, fmt.Errorf("-workload must be small, medium or large, got %q", *size)
 	}
-	if o.rate < 1 || o.duration <= 0 || o.step < 1 {
-		return o, errors.New("-rate, -duration and -step must be positive")
+	if o.rate < 1 || o.duration <= 0 || o.step < 1 || o.maxConns < 0 {
+		return o, errors.New("-rate, -duration and -step must be positive, -max-conns 0 or more")
 	}
 	return o, nil
 }
@@ -222,7 +231,14 @@ func attack(ctx context.Context, o options, target string, bs [][]byte, rate int
 		t.Body = bs[n.Add(1)%uint64(len(bs))]
 		return nil
 	}
-	atk := vegeta.NewAttacker(vegeta.Timeout(o.timeout), vegeta.KeepAlive(true), vegeta.HTTP2(false), vegeta.Workers(64))
+	opts := []func(*vegeta.Attacker){vegeta.Timeout(o.timeout), vegeta.KeepAlive(true), vegeta.HTTP2(false), vegeta.Workers(64)}
+	if o.maxConns > 0 {
+		opts = append(opts, vegeta.MaxConnections(o.maxConns))
+	}
+	if !o.keepBody {
+		opts = append(opts, vegeta.MaxBody(0))
+	}
+	atk := vegeta.NewAttacker(opts...)
 	var m vegeta.Metrics
 	rss := newSampler(o.pid)
 	cpu0 := cpuTimes(o.pid, o.pgDB)

@@ -46,8 +46,18 @@ func TestParseOptions(t *testing.T) {
 		t.Errorf("parseOptions(-workload huge) = %v", err)
 	}
 	o, err := parseOptions([]string{"-store=false", "-rate", "5"}, io.Discard)
-	if err != nil || o.store || o.rate != 5 || o.size.Name != "medium" {
+	if err != nil || o.store || o.rate != 5 || o.size.Name != "medium" || o.maxConns != 100 || o.keepBody {
 		t.Errorf("parseOptions = %+v, %v", o, err)
+	}
+}
+
+func TestParseOptionsConnections(t *testing.T) {
+	o, err := parseOptions([]string{"-max-conns", "0", "-keep-body"}, io.Discard)
+	if err != nil || o.maxConns != 0 || !o.keepBody {
+		t.Errorf("parseOptions(-max-conns 0 -keep-body) = %+v, %v", o, err)
+	}
+	if _, err := parseOptions([]string{"-max-conns", "-1"}, io.Discard); err == nil {
+		t.Error("parseOptions(-max-conns -1) succeeded")
 	}
 }
 
