@@ -221,6 +221,8 @@ type contractParser struct {
 	// compiled are the expected calls' arguments compiled from the
 	// document, by the identity of their Args map (see Contract.compiled).
 	compiled map[unsafe.Pointer]*cval
+	// custom are the custom matcher operators (ParseOptions.Matchers).
+	custom map[string]MatcherFunc
 }
 
 // fail records a problem at the value v, the tokens below it appended to

@@ -35,7 +35,10 @@
 // space, unless [CompareOptions].Strict. Expected values may hold a
 // [Matcher] at any depth: the JSON operators $regex, $contains, $one_of,
 // $any, $type and $approx become [Regex], [Contains], [OneOf], [Any],
-// [Type] and [Approx]; callers can add their own.
+// [Type] and [Approx]. Callers add their own: a Matcher value placed in
+// an [ExpectedCall]'s Args, or a custom operator ("$iata") that
+// [ParseContractWith] reads with the [MatcherFunc] given in
+// [ParseOptions] (injected per call: there is no registry).
 //
 // # Purity
 //

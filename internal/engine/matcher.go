@@ -473,7 +473,10 @@ func (p *contractParser) matcher(obj jsondoc.Value) any {
 		m.Value = val
 		return m
 	}
-	return bad(arg, fmt.Sprintf("unknown matcher %q (valid: %s)", op, strings.Join(matcherKeys, ", ")))
+	if f, ok := p.custom[op]; ok {
+		return p.customMatcher(op, arg, f)
+	}
+	return bad(arg, fmt.Sprintf("unknown matcher %q (valid: %s)", op, p.validMatcherNames()))
 }
 
 // finiteValue reads a number of a document as a finite float64: false for
