@@ -5,13 +5,17 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -417,5 +421,73 @@ func TestMaxAge(t *testing.T) {
 	}
 	if n := e.metric("toolscore_otlp_traces_assembled_total", "trigger", "max_age"); n != 1 {
 		t.Errorf("assembled at max age = %v, want 1", n)
+	}
+}
+
+// TestJobRetriesOnlyFailedTraces: traces closed together are graded by
+// one job; when grading one of them fails with a transient error, the
+// others' results are committed at once and the job's next attempt
+// grades only the failed one: each trace ends with exactly one result.
+func TestJobRetriesOnlyFailedTraces(t *testing.T) {
+	e := newEnv(t, otlp.Config{Workers: 1})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.rule("all", `{"contract": "flights"}`)
+	var calls sync.Map // trace id -> number of gradings
+	failing := hexID(2)
+	hook := func(body []byte) error {
+		var b struct{ Labels map[string]string }
+		if err := json.Unmarshal(body, &b); err != nil {
+			return err
+		}
+		id := b.Labels["otel.trace_id"]
+		n, _ := calls.LoadOrStore(id, new(atomic.Int32))
+		if n.(*atomic.Int32).Add(1) == 1 && id == failing {
+			return errors.New("database unavailable")
+		}
+		return nil
+	}
+	e.beforeGrade.Store(&hook)
+	var spans []*tracepb.Span
+	for i := 1; i <= 3; i++ {
+		spans = append(spans, rootSpan(i), toolSpan(i, 2, "search_flights", `{"destination":"LIS"}`))
+	}
+	if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export("svc", spans...)); code != 200 {
+		t.Fatalf("export = %d %s", code, body)
+	}
+	first := e.waitFinal(hexID(1), 0)
+	if st := e.waitFinal(hexID(3), 0); st.State != "graded" || first.State != "graded" {
+		t.Fatalf("traces 1 and 3 = %+v, %+v; want graded", first, st)
+	}
+	// Graded before the failed trace's retry (river's first retry comes
+	// after 1 s at the earliest).
+	var st traceState
+	e.mustJSON("GET", "/v1/traces/"+failing, nil, 200, &st)
+	if st.State != "closed" {
+		t.Errorf("failed trace right after the others = %+v, want closed (its retry pending)", st)
+	}
+	if st = e.waitFinal(failing, 0); st.State != "graded" {
+		t.Fatalf("failed trace after its retry = %+v, want graded", st)
+	}
+	for i := 1; i <= 3; i++ {
+		n, _ := calls.Load(hexID(i))
+		want := int32(1)
+		if hexID(i) == failing {
+			want = 2
+		}
+		if got := n.(*atomic.Int32).Load(); got != want {
+			t.Errorf("trace %d graded %d times, want %d", i, got, want)
+		}
+	}
+	var results int64
+	if err := e.db.Pool().QueryRow(t.Context(), `SELECT count(*) FROM results`).Scan(&results); err != nil || results != 3 {
+		t.Errorf("results = %d (%v), want 3", results, err)
+	}
+	var jobs []int64
+	rows, err := e.db.Pool().Query(t.Context(), `SELECT jsonb_array_length(args->'traces') FROM river_job WHERE kind = 'otlp_traces'`)
+	if err == nil {
+		jobs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	}
+	if err != nil || len(jobs) != 1 || jobs[0] != 3 {
+		t.Errorf("grading jobs' trace counts = %v (%v), want one job of 3 traces", jobs, err)
 	}
 }

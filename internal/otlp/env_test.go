@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ type env struct {
 	// token is a key of project default with every scope, sent by do;
 	// ingest a key with the ingest scope only.
 	token, ingest string
+	// beforeGrade, when set, runs before each grading with the
+	// evaluation body; its error is the grading's.
+	beforeGrade atomic.Pointer[func(body []byte) error]
 }
 
 // newEnv starts an env; cfg's Store, Grade, Logger and Registerer are
@@ -59,6 +63,11 @@ func newEnv(t *testing.T, cfg otlp.Config) *env {
 	e := &env{t: t, db: db, dbURL: dbURL, reg: reg}
 	cfg.Store, cfg.Logger, cfg.Registerer = db, log, reg
 	cfg.Grade = func(ctx context.Context, project int64, body []byte, id uuid.UUID) (*record.Result, error) {
+		if f := e.beforeGrade.Load(); f != nil {
+			if err := (*f)(body); err != nil {
+				return nil, err
+			}
+		}
 		return e.api.Grade(ctx, project, body, id)
 	}
 	if cfg.Quiet == 0 {

@@ -18,26 +18,30 @@
 // A trace is complete when its root span has ended and no span arrived
 // for Config.Quiet, or at Config.MaxAge (then marked incomplete). Each
 // process runs an assembler that closes due traces with FOR UPDATE SKIP
-// LOCKED and queues one grading job per closed trace in the same
-// transaction, so replicas share the work and a trace is closed once.
+// LOCKED and queues their grading jobs in the same transaction (each
+// closed trace in exactly one job, a job grading up to 64 traces closed
+// together: jobsFor), so replicas share the work and a trace is closed
+// once.
 // Spans arriving after a trace closed are late: counted, and either
 // dropped or, with Config.LateSpans "regrade", reopening the trace as its
 // next revision, graded again as a regrade of the first result.
 //
 // # Grading
 //
-// The job assembles the stored spans into one OTLP/JSON export (AppendJSON;
+// The job reads its traces and their spans in one round trip, assembles
+// each trace's spans into one OTLP/JSON export (AppendJSON;
 // a span repeated by an exporter's retry is kept once), finds the first
 // grading rule in force that matches (Rule), and grades the document with
 // Config.Grade, which is the API's own evaluation path: the result equals
 // POST /v1/evaluations of the same OTLP/JSON with the rule's contract and
-// options. The result, the trace's final state and the job's completion
-// commit together, and the trace moves to its final state only from
-// closed at the job's revision: one result per trace revision, however
-// often the job runs.
+// options. The results, the traces' final states and the job's
+// completion commit together (store.DB.FinishOTLPTraces), and a trace
+// moves to its final state only from closed at the job's revision: one
+// result per trace revision, however often the job runs.
 package otlp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,8 +77,8 @@ type Store interface {
 	WriteSpans(ctx context.Context, w record.SpanWrite) (record.SpanWriteResult, error)
 	CloseDueTraces(ctx context.Context, limit int, quiet time.Duration, hook func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error) ([]record.ClosedTrace, error)
 	GetOTLPTrace(ctx context.Context, projectID int64, traceID [16]byte) (record.OTLPTrace, error)
-	ReadOTLPTrace(ctx context.Context, projectID int64, traceID [16]byte) (record.OTLPTrace, [][]byte, error)
-	FinishOTLPTrace(ctx context.Context, f record.TraceFinish, hook func(context.Context, pgx.Tx) error) (bool, error)
+	ReadOTLPTraces(ctx context.Context, projectID int64, traceIDs [][16]byte) ([]record.StoredTrace, error)
+	FinishOTLPTraces(ctx context.Context, fs []record.TraceFinish, hook func(context.Context, pgx.Tx) error) ([]bool, error)
 	PurgeOTLP(ctx context.Context, keepSpans, keepTraces time.Duration, limit int) (int64, int64, error)
 	CountOpenTraces(ctx context.Context) (int64, error)
 	CreateGradingRule(ctx context.Context, r record.GradingRule) (record.GradingRule, bool, error)
@@ -230,6 +234,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, store: cfg.Store, log: cfg.Logger, exports: make(chan struct{}, cfg.MaxExports), rules: newRuleCache(cfg.Store)}
 	s.metrics = newMetrics(cfg.Registerer, cfg.Background.CountOpenTraces)
 	workers := river.NewWorkers()
+	river.AddWorker(workers, &tracesWorker{s: s})
 	river.AddWorker(workers, &traceWorker{s: s})
 	client, err := river.NewClient(riverpgxv5.New(cfg.Store.Pool()), &river.Config{Workers: workers})
 	if err != nil {
@@ -246,6 +251,7 @@ func (s *Service) Config() Config { return s.cfg }
 // river client that works this process's jobs, and returns the queue to
 // give that client.
 func (s *Service) Register(workers *river.Workers) map[string]river.QueueConfig {
+	river.AddWorker(workers, &tracesWorker{s: s})
 	river.AddWorker(workers, &traceWorker{s: s})
 	return map[string]river.QueueConfig{Queue: {MaxWorkers: s.cfg.Workers}}
 }
@@ -302,11 +308,7 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	closed, err := s.cfg.Background.CloseDueTraces(ctx, s.cfg.SweepBatch, s.cfg.Quiet, func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error {
-		params := make([]river.InsertManyParams, len(closed))
-		for i, c := range closed {
-			params[i] = river.InsertManyParams{Args: traceArgs{ProjectID: c.ProjectID, TraceID: TraceID(c.TraceID).String(), Revision: c.Revision}}
-		}
-		_, err := s.inserts.InsertManyTx(ctx, tx, params)
+		_, err := s.inserts.InsertManyTx(ctx, tx, s.jobsFor(closed))
 		return err
 	})
 	for _, c := range closed {
@@ -317,6 +319,43 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 		s.metrics.assembled.WithLabelValues(trigger).Inc()
 	}
 	return len(closed), err
+}
+
+// Limits of one grading job: it grades up to jobTraces traces, and more
+// than one only while their spans add up to at most jobSpans.
+const (
+	jobTraces = 64
+	jobSpans  = 4096
+)
+
+// jobsFor groups closed traces into grading jobs, each of one project:
+// as many jobs as there are workers (when there are enough traces), each
+// of at most jobTraces traces and jobSpans spans (or of one trace), so
+// that a sweep's traces are graded in parallel while each job's
+// transactions and river's per-job work are shared by its traces.
+func (s *Service) jobsFor(closed []record.ClosedTrace) []river.InsertManyParams {
+	closed = slices.Clone(closed)
+	slices.SortStableFunc(closed, func(a, b record.ClosedTrace) int { return cmp.Compare(a.ProjectID, b.ProjectID) })
+	per := min(max((len(closed)+s.cfg.Workers-1)/s.cfg.Workers, 1), jobTraces)
+	var params []river.InsertManyParams
+	var cur tracesArgs
+	spans := 0
+	flush := func() {
+		if len(cur.Traces) > 0 {
+			params = append(params, river.InsertManyParams{Args: cur})
+		}
+		cur, spans = tracesArgs{}, 0
+	}
+	for _, c := range closed {
+		if len(cur.Traces) > 0 && (cur.ProjectID != c.ProjectID || len(cur.Traces) == per || spans+c.Spans > jobSpans) {
+			flush()
+		}
+		cur.ProjectID = c.ProjectID
+		cur.Traces = append(cur.Traces, traceRef{TraceID: TraceID(c.TraceID).String(), Revision: c.Revision})
+		spans += c.Spans
+	}
+	flush()
+	return params
 }
 
 // purge applies the retention settings every minute.
@@ -605,7 +644,50 @@ func newMetrics(reg prometheus.Registerer, countOpen func(context.Context) (int6
 	return m
 }
 
-// traceArgs are the arguments of one trace's grading job.
+// tracesArgs are the arguments of one grading job: traces of one
+// project, each at the revision the assembler closed.
+type tracesArgs struct {
+	ProjectID int64      `json:"project_id"`
+	Traces    []traceRef `json:"traces"`
+}
+
+// traceRef is one trace revision to grade.
+type traceRef struct {
+	TraceID  string `json:"trace_id"`
+	Revision int    `json:"revision"`
+}
+
+// Kind implements river.JobArgs.
+func (tracesArgs) Kind() string { return "otlp_traces" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts. A trace revision is
+// closed, and so put in a job, once (the assembler's transaction);
+// FinishOTLPTraces writes it once however often a job runs.
+func (tracesArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: Queue} }
+
+// tracesWorker grades the traces of one job.
+type tracesWorker struct {
+	river.WorkerDefaults[tracesArgs]
+	s *Service
+}
+
+// Work implements river.Worker.
+func (w *tracesWorker) Work(ctx context.Context, job *river.Job[tracesArgs]) error {
+	complete := func(ctx context.Context, tx pgx.Tx) error {
+		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+		return err
+	}
+	err := w.s.grade(ctx, job.Args.ProjectID, job.Args.Traces, complete)
+	if err != nil && ctx.Err() == nil {
+		w.s.log.Warn("trace grading job failed, retrying", zap.Int("traces", len(job.Args.Traces)),
+			zap.String("first_trace_id", job.Args.Traces[0].TraceID), zap.Int("attempt", job.Attempt), zap.Error(err))
+	}
+	return err
+}
+
+// traceArgs are the arguments of a job grading one trace (kind
+// otlp_trace): the assembler queues tracesArgs, but a database may still
+// hold such jobs, which traceWorker grades the same way.
 type traceArgs struct {
 	ProjectID int64  `json:"project_id"`
 	TraceID   string `json:"trace_id"`
@@ -615,8 +697,7 @@ type traceArgs struct {
 // Kind implements river.JobArgs.
 func (traceArgs) Kind() string { return "otlp_trace" }
 
-// InsertOpts implements river.JobArgsWithInsertOpts: one job per trace
-// revision, also by river's unique index.
+// InsertOpts implements river.JobArgsWithInsertOpts.
 func (traceArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
@@ -629,51 +710,96 @@ type traceWorker struct {
 
 // Work implements river.Worker.
 func (w *traceWorker) Work(ctx context.Context, job *river.Job[traceArgs]) error {
-	err := w.s.grade(ctx, job)
-	if err != nil && ctx.Err() == nil {
-		w.s.log.Warn("trace grading job failed, retrying", zap.String("trace_id", job.Args.TraceID),
-			zap.Int("attempt", job.Attempt), zap.Error(err))
-	}
-	return err
-}
-
-// grade assembles, matches, grades and stores one trace revision.
-func (s *Service) grade(ctx context.Context, job *river.Job[traceArgs]) error {
-	a := job.Args
-	id, err := ParseTraceID(a.TraceID)
-	if err != nil {
-		return river.JobCancel(err)
-	}
 	complete := func(ctx context.Context, tx pgx.Tx) error {
 		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 		return err
 	}
-	t, data, err := s.store.ReadOTLPTrace(ctx, a.ProjectID, id)
-	if errors.Is(err, engine.ErrNotFound) {
-		return river.JobCancel(err) // purged meanwhile
+	return w.s.grade(ctx, job.Args.ProjectID, []traceRef{{TraceID: job.Args.TraceID, Revision: job.Args.Revision}}, complete)
+}
+
+// grade assembles, matches and grades trace revisions of a project and
+// commits their outcomes with the job's completion (complete) in one
+// transaction. A trace no longer closed at its revision (done by an
+// earlier run of the job, reopened, purged) is skipped. When grading a
+// trace fails with a transient error, the others' outcomes are committed
+// without completing the job, and the error is returned: the job's next
+// attempt grades only what is left.
+func (s *Service) grade(ctx context.Context, projectID int64, refs []traceRef, complete func(context.Context, pgx.Tx) error) error {
+	ids := make([][16]byte, 0, len(refs))
+	revision := make(map[[16]byte]int, len(refs))
+	for _, r := range refs {
+		id, err := ParseTraceID(r.TraceID)
+		if err != nil {
+			s.log.Error("trace grading job with an invalid trace id", zap.String("trace_id", r.TraceID))
+			continue
+		}
+		ids = append(ids, id)
+		revision[id] = r.Revision
 	}
+	stored, err := s.store.ReadOTLPTraces(ctx, projectID, ids)
 	if err != nil {
 		return err
 	}
-	if t.State != record.TraceClosed || t.Revision != a.Revision {
-		return nil // done by an earlier run, or reopened: a later job grades it
+	var rules []activeRule
+	if len(stored) > 0 {
+		if rules, err = s.rules.get(ctx, projectID); err != nil {
+			return err
+		}
 	}
-	f := record.TraceFinish{ProjectID: a.ProjectID, TraceID: id, Revision: a.Revision}
+	fs := make([]record.TraceFinish, 0, len(stored))
+	lastSeen := make([]time.Time, 0, len(stored))
+	var failed error
+	for i := range stored {
+		t := &stored[i]
+		if t.State != record.TraceClosed || t.Revision != revision[t.TraceID] {
+			continue
+		}
+		f, err := s.outcome(ctx, t, rules)
+		if err != nil {
+			failed = err
+			continue
+		}
+		fs = append(fs, f)
+		lastSeen = append(lastSeen, t.LastSeen)
+	}
+	hook := complete
+	if failed != nil {
+		if len(fs) == 0 {
+			return failed
+		}
+		hook = nil
+	}
+	written, err := s.store.FinishOTLPTraces(ctx, fs, hook)
+	if err != nil {
+		return err
+	}
+	for i, w := range written {
+		if w {
+			s.metrics.finished.WithLabelValues(string(fs[i].State)).Inc()
+			s.metrics.lag.Observe(time.Since(lastSeen[i]).Seconds())
+		}
+	}
+	return failed
+}
+
+// outcome assembles, matches and grades one closed trace revision and
+// returns what to write for it.
+//
+// Errors: transient ones only (the rules or the grading unavailable);
+// what no retry can cure is the failed state.
+func (s *Service) outcome(ctx context.Context, t *record.StoredTrace, rules []activeRule) (record.TraceFinish, error) {
+	f := record.TraceFinish{ProjectID: t.ProjectID, TraceID: t.TraceID, Revision: t.Revision}
 	keep := s.cfg.KeepUnmatched || s.cfg.KeepSpans > 0
-	rs, _, err := Assemble(data)
+	rs, _, err := Assemble(t.Data)
 	switch {
 	case err != nil:
 		f.State, f.Reason, f.KeepSpans = record.TraceFailed, err.Error(), keep
-		return s.finish(ctx, f, t, complete)
+		return f, nil
 	case len(rs) == 0:
 		f.State, f.Reason, f.KeepSpans = record.TraceFailed, "no span is stored (purged before grading)", keep
-		return s.finish(ctx, f, t, complete)
+		return f, nil
 	}
 	attrs := TraceAttrs(rs)
-	rules, err := s.rules.get(ctx, a.ProjectID)
-	if err != nil {
-		return err
-	}
 	var rule *activeRule
 	var ref string
 	for i := range rules {
@@ -686,49 +812,36 @@ func (s *Service) grade(ctx context.Context, job *river.Job[traceArgs]) error {
 	}
 	if rule == nil {
 		f.State, f.Reason, f.KeepSpans = record.TraceUnmatched, "no grading rule matches", keep
-		return s.finish(ctx, f, t, complete)
+		return f, nil
 	}
+	id := TraceID(t.TraceID)
 	f.RuleName, f.RuleVersion = rule.name, rule.version
 	body := EvaluationBody(rule.rule, ref, attrs, AppendJSON(nil, rs), id, t.Incomplete)
 	rid, err := uuid.NewV7()
 	if err != nil {
-		return err
+		return f, err
 	}
-	res, err := s.cfg.Grade(ctx, a.ProjectID, body, rid)
+	res, err := s.cfg.Grade(ctx, t.ProjectID, body, rid)
 	switch {
 	case errors.Is(err, ErrRejected):
 		f.State, f.Reason, f.KeepSpans = record.TraceFailed, err.Error(), keep
-		return s.finish(ctx, f, t, complete)
+		return f, nil
 	case err != nil:
-		return err
+		return f, err
 	case isEmptyList(res.TraceCalls) && !rule.rule.GradeWithoutToolCalls:
 		f.State, f.Reason, f.KeepSpans = record.TraceNoToolCalls, "the trace has no tool call and the rule does not grade such traces", keep
-		return s.finish(ctx, f, t, complete)
+		return f, nil
 	}
 	res.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
 	if t.Revision > 1 && t.FirstResultID != uuid.Nil {
 		res.RegradeOf = t.FirstResultID
 		if res.RegradeID, err = uuid.NewV7(); err != nil {
-			return err
+			return f, err
 		}
 	}
 	f.State, f.Result = record.TraceGraded, res
 	f.KeepSpans = s.cfg.LateSpans == LateRegrade || s.cfg.KeepSpans > 0
-	return s.finish(ctx, f, t, complete)
-}
-
-// finish commits a trace's outcome with the job's completion and counts
-// it.
-func (s *Service) finish(ctx context.Context, f record.TraceFinish, t record.OTLPTrace, complete func(context.Context, pgx.Tx) error) error {
-	written, err := s.store.FinishOTLPTrace(ctx, f, complete)
-	if err != nil {
-		return err
-	}
-	if written {
-		s.metrics.finished.WithLabelValues(string(f.State)).Inc()
-		s.metrics.lag.Observe(time.Since(t.LastSeen).Seconds())
-	}
-	return nil
+	return f, nil
 }
 
 // isEmptyList reports whether JSON text is an empty array.

@@ -100,6 +100,15 @@ type ClosedTrace struct {
 	Revision   int
 	Incomplete bool
 	LastSeen   time.Time
+	// Spans is the number of spans received for it.
+	Spans int
+}
+
+// StoredTrace is a trace with the data of its stored span batches, in
+// arrival order (empty once they were purged).
+type StoredTrace struct {
+	OTLPTrace
+	Data [][]byte
 }
 
 // TraceFinish is what a grading job writes for a trace: its final state,

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,14 +203,14 @@ func (db *DB) CloseDueTraces(ctx context.Context, limit int, quiet time.Duration
 		FROM (SELECT project_id, trace_id FROM otlp_traces WHERE state = 'open' AND due_at <= now()
 			ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED) AS d
 		WHERE t.project_id = d.project_id AND t.trace_id = d.trace_id
-		RETURNING t.project_id, t.trace_id, t.revision, t.incomplete, t.last_seen`, limit, quiet.Microseconds())
+		RETURNING t.project_id, t.trace_id, t.revision, t.incomplete, t.last_seen, t.spans`, limit, quiet.Microseconds())
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var c record.ClosedTrace
 		var id []byte
-		if err := rows.Scan(&c.ProjectID, &id, &c.Revision, &c.Incomplete, &c.LastSeen); err != nil {
+		if err := rows.Scan(&c.ProjectID, &id, &c.Revision, &c.Incomplete, &c.LastSeen, &c.Spans); err != nil {
 			return nil, err
 		}
 		c.TraceID = [16]byte(id)
@@ -266,96 +267,185 @@ func (db *DB) GetOTLPTrace(ctx context.Context, projectID int64, traceID [16]byt
 	return t, nil
 }
 
-// ReadOTLPTrace returns a trace and its stored span batches' data in
-// arrival order.
+// ReadOTLPTraces returns the traces of a project with the given ids and
+// their stored span batches' data in arrival order, in one round trip:
+// the traces in trace id order, those not found left out.
 //
-// Errors: engine.ErrNotFound; engine.ErrUnavailable.
-func (db *DB) ReadOTLPTrace(ctx context.Context, projectID int64, traceID [16]byte) (record.OTLPTrace, [][]byte, error) {
-	t, err := db.GetOTLPTrace(ctx, projectID, traceID)
-	if err != nil {
-		return t, nil, err
+// Errors: engine.ErrUnavailable.
+func (db *DB) ReadOTLPTraces(ctx context.Context, projectID int64, traceIDs [][16]byte) ([]record.StoredTrace, error) {
+	ids := make([][]byte, len(traceIDs))
+	for i := range traceIDs {
+		ids[i] = traceIDs[i][:]
 	}
-	rows, err := db.pool.Query(ctx, `SELECT data FROM otlp_spans WHERE project_id = $1 AND trace_id = $2 ORDER BY seq`, projectID, traceID[:])
+	var batch pgx.Batch
+	batch.Queue(`SELECT `+otlpTraceSelect+` FROM otlp_traces WHERE project_id = $1 AND trace_id = ANY($2) ORDER BY trace_id`, projectID, ids)
+	batch.Queue(`SELECT trace_id, data FROM otlp_spans WHERE project_id = $1 AND trace_id = ANY($2) ORDER BY trace_id, seq`, projectID, ids)
+	br := db.pool.SendBatch(ctx, &batch)
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
-		return t, nil, fmt.Errorf("read spans of %x: %w", traceID, translate(err))
+		return nil, fmt.Errorf("read traces: %w", translate(err))
 	}
-	data, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]byte, error) {
-		var b []byte
-		err := r.Scan(&b)
-		return b, err
+	traces, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (record.StoredTrace, error) {
+		t, err := scanOTLPTrace(r)
+		return record.StoredTrace{OTLPTrace: t}, err
 	})
 	if err != nil {
-		return t, nil, fmt.Errorf("read spans of %x: %w", traceID, translate(err))
+		return nil, fmt.Errorf("read traces: %w", translate(err))
 	}
-	return t, data, nil
+	if rows, err = br.Query(); err != nil {
+		return nil, fmt.Errorf("read spans: %w", translate(err))
+	}
+	// Both lists are in trace id order: merge them.
+	i := 0
+	var id, data []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &data}, func() error {
+		for i < len(traces) && bytes.Compare(traces[i].TraceID[:], id) < 0 {
+			i++
+		}
+		if i < len(traces) && bytes.Equal(traces[i].TraceID[:], id) {
+			traces[i].Data = append(traces[i].Data, slices.Clone(data))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read spans: %w", translate(err))
+	}
+	return traces, br.Close()
 }
 
 // resultLinkColumns are resultColumns plus the regrade link, for a
 // result that is a regrade of an earlier one.
 var resultLinkColumns = slices.Concat(resultColumns, []string{"regrade_of", "regrade_id"})
 
-// FinishOTLPTrace writes a grading job's outcome for one revision of a
-// trace, in one transaction: the trace moves from closed to f.State (with
-// the rule, the reason and the result id), f.Result is inserted, the span
-// batches are deleted unless f.KeepSpans, and hook runs (to complete the
-// job). The move happens only while the trace is closed at f.Revision, so
-// a job that runs twice, or a trace reopened meanwhile, writes nothing
-// but the hook: written reports whether it happened. A result of revision
-// 2 and later is written as a regrade of revision 1's (f.Result's
-// RegradeOf and RegradeID set by the caller).
+// FinishOTLPTraces writes a grading job's outcomes for revisions of
+// traces, in one transaction: each trace moves from closed to its
+// f.State (with the rule, the reason and the result id), the results are
+// inserted, the span batches of those not f.KeepSpans are deleted, and
+// hook runs (to complete the job). A trace moves only while it is closed
+// at f.Revision, so a job that runs twice, or a trace reopened meanwhile,
+// writes nothing for it: written[i] reports whether fs[i] was written. A
+// result of revision 2 and later is written as a regrade of revision 1's
+// (its RegradeOf and RegradeID set by the caller). Rows are locked in
+// (project, trace id) order, the order WriteSpans locks them in.
 //
 // Errors: engine.ErrUnavailable; record.ErrInvalidText; the hook's error
 // (nothing is written).
-func (db *DB) FinishOTLPTrace(ctx context.Context, f record.TraceFinish, hook func(context.Context, pgx.Tx) error) (written bool, err error) {
+func (db *DB) FinishOTLPTraces(ctx context.Context, fs []record.TraceFinish, hook func(context.Context, pgx.Tx) error) (written []bool, err error) {
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("finish trace %x: %w", f.TraceID, translate(err))
+			err = fmt.Errorf("finish traces: %w", translate(err))
 		}
 	}()
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if fs[a].ProjectID != fs[b].ProjectID {
+			return cmp.Compare(fs[a].ProjectID, fs[b].ProjectID)
+		}
+		return bytes.Compare(fs[a].TraceID[:], fs[b].TraceID[:])
+	})
+	n := len(fs)
+	projects, ids := make([]int64, n), make([][]byte, n)
+	revisions, ruleVersions := make([]int32, n), make([]int32, n)
+	states, ruleNames, reasons := make([]string, n), make([]string, n), make([]string, n)
+	resultIDs, regradeIDs := make([]*uuid.UUID, n), make([]*uuid.UUID, n)
+	keep := make([]bool, n)
+	for k, i := range order {
+		f := &fs[i]
+		projects[k], ids[k], revisions[k], states[k] = f.ProjectID, f.TraceID[:], int32(f.Revision), string(f.State)
+		ruleNames[k], ruleVersions[k], reasons[k], keep[k] = f.RuleName, int32(f.RuleVersion), f.Reason, f.KeepSpans
+		if r := f.Result; r != nil {
+			resultIDs[k] = &r.ID
+			if r.RegradeID != uuid.Nil {
+				regradeIDs[k] = &r.RegradeID
+			}
+		}
+	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
-	var resultID, regradeID *uuid.UUID
-	if f.Result != nil {
-		resultID = &f.Result.ID
-		if f.Result.RegradeID != uuid.Nil {
-			regradeID = &f.Result.RegradeID
+	written = make([]bool, n)
+	if n > 0 {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM otlp_traces t
+				JOIN unnest($1::bigint[], $2::bytea[]) AS u(project_id, trace_id) ON t.project_id = u.project_id AND t.trace_id = u.trace_id
+				ORDER BY t.project_id, t.trace_id FOR UPDATE OF t`, projects, ids); err != nil {
+			return nil, err
 		}
-	}
-	tag, err := tx.Exec(ctx, `UPDATE otlp_traces SET state = $4, finished_at = now(),
-			rule_name = nullif($5, ''), rule_version = nullif($6, 0), reason = nullif($7, ''),
-			result_id = $8, first_result_id = coalesce(first_result_id, $8), regrade_id = $9,
-			spans_purged = spans_purged OR NOT $10
-		WHERE project_id = $1 AND trace_id = $2 AND revision = $3 AND state = 'closed'`,
-		f.ProjectID, f.TraceID[:], int32(f.Revision), string(f.State), f.RuleName, int32(f.RuleVersion), f.Reason, resultID, regradeID, f.KeepSpans)
-	if err != nil {
-		return false, err
-	}
-	written = tag.RowsAffected() == 1
-	if written {
-		if r := f.Result; r != nil {
-			cols, row := resultColumns, resultRow(r)
-			if r.RegradeID != uuid.Nil {
-				cols, row = resultLinkColumns, append(row, [16]byte(r.RegradeOf), [16]byte(r.RegradeID))
+		rows, err := tx.Query(ctx, `UPDATE otlp_traces AS t SET state = u.state, finished_at = now(),
+				rule_name = nullif(u.rule_name, ''), rule_version = nullif(u.rule_version, 0), reason = nullif(u.reason, ''),
+				result_id = u.result_id, first_result_id = coalesce(t.first_result_id, u.result_id), regrade_id = u.regrade_id,
+				spans_purged = t.spans_purged OR NOT u.keep
+			FROM unnest($1::bigint[], $2::bytea[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::uuid[], $9::uuid[], $10::bool[])
+				AS u(project_id, trace_id, revision, state, rule_name, rule_version, reason, result_id, regrade_id, keep)
+			WHERE t.project_id = u.project_id AND t.trace_id = u.trace_id AND t.revision = u.revision AND t.state = 'closed'
+			RETURNING t.project_id, t.trace_id`,
+			projects, ids, revisions, states, ruleNames, ruleVersions, reasons, resultIDs, regradeIDs, keep)
+		if err != nil {
+			return nil, err
+		}
+		done := map[traceKey]bool{}
+		var p int64
+		var id []byte
+		if _, err := pgx.ForEachRow(rows, []any{&p, &id}, func() error {
+			done[traceKey{p, [16]byte(id)}] = true
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		var plain, linked [][]any
+		var delProjects []int64
+		var delIDs [][]byte
+		for k, i := range order {
+			f := &fs[i]
+			if !done[traceKey{f.ProjectID, f.TraceID}] {
+				continue
 			}
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"results"}, cols, pgx.CopyFromRows([][]any{row})); err != nil {
-				return false, err
+			written[i] = true
+			if r := f.Result; r != nil {
+				if r.RegradeID != uuid.Nil {
+					linked = append(linked, append(resultRow(r), [16]byte(r.RegradeOf), [16]byte(r.RegradeID)))
+				} else {
+					plain = append(plain, resultRow(r))
+				}
+			}
+			if !keep[k] {
+				delProjects, delIDs = append(delProjects, f.ProjectID), append(delIDs, ids[k])
 			}
 		}
-		if !f.KeepSpans {
-			if _, err := tx.Exec(ctx, `DELETE FROM otlp_spans WHERE project_id = $1 AND trace_id = $2`, f.ProjectID, f.TraceID[:]); err != nil {
-				return false, err
+		for _, c := range []struct {
+			cols []string
+			rows [][]any
+		}{{resultColumns, plain}, {resultLinkColumns, linked}} {
+			if len(c.rows) > 0 {
+				if _, err := tx.CopyFrom(ctx, pgx.Identifier{"results"}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if len(delIDs) > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM otlp_spans AS s USING unnest($1::bigint[], $2::bytea[]) AS u(project_id, trace_id)
+				WHERE s.project_id = u.project_id AND s.trace_id = u.trace_id`, delProjects, delIDs); err != nil {
+				return nil, err
 			}
 		}
 	}
 	if hook != nil {
 		if err := hook(ctx, tx); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
 	return written, tx.Commit(ctx)
+}
+
+// traceKey identifies a trace across projects.
+type traceKey struct {
+	project int64
+	id      [16]byte
 }
 
 // PurgeOTLP applies the retention settings, up to limit traces per call:
