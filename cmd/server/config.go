@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"regexp"
 	"runtime"
@@ -165,6 +166,11 @@ type Config struct {
 	// (api.Config ContractCacheBytes): TOOLSCORE_CONTRACT_CACHE_BYTES,
 	// -contract-cache-bytes; default 134217728 (128 MiB).
 	ContractCacheBytes int64
+	// PprofAddr, when set, serves net/http/pprof's profiles on this
+	// loopback address (host 127.0.0.1, ::1 or localhost), apart from the
+	// API, for profiling under load: TOOLSCORE_PPROF_ADDR, -pprof-addr;
+	// default "" (off).
+	PprofAddr string
 }
 
 // LoadConfig reads the configuration from getenv and the command-line
@@ -248,6 +254,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	num("TOOLSCORE_MAX_BODY_READERS", &cfg.MaxBodyReaders)
 	num("TOOLSCORE_MAX_CONNS_PER_IP", &cfg.MaxConnsPerIP)
 	num64("TOOLSCORE_CONTRACT_CACHE_BYTES", &cfg.ContractCacheBytes)
+	str("TOOLSCORE_PPROF_ADDR", &cfg.PprofAddr)
 	var allowed string
 	str("TOOLSCORE_RUN_ALLOWED_HOSTS", &allowed)
 	dur("TOOLSCORE_OTLP_QUIET", &cfg.OTLPQuiet)
@@ -287,6 +294,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.IntVar(&cfg.MaxBodyReaders, "max-body-readers", cfg.MaxBodyReaders, "request bodies received at once (TOOLSCORE_MAX_BODY_READERS)")
 	fs.IntVar(&cfg.MaxConnsPerIP, "max-conns-per-ip", cfg.MaxConnsPerIP, "open connections per remote address, 0 for no cap (TOOLSCORE_MAX_CONNS_PER_IP)")
 	fs.Int64Var(&cfg.ContractCacheBytes, "contract-cache-bytes", cfg.ContractCacheBytes, "bytes of parsed contracts kept (TOOLSCORE_CONTRACT_CACHE_BYTES)")
+	fs.StringVar(&cfg.PprofAddr, "pprof-addr", cfg.PprofAddr, "loopback address serving net/http/pprof, for debugging; empty for none (TOOLSCORE_PPROF_ADDR)")
 	fs.StringVar(&allowed, "run-allowed-hosts", allowed, "agent hosts server-side runs may reach, comma-separated: names, *.suffixes, IPs, CIDRs; none refuses runs (TOOLSCORE_RUN_ALLOWED_HOSTS)")
 	fs.DurationVar(&cfg.OTLPQuiet, "otlp-quiet", cfg.OTLPQuiet, "quiet period after which a trace whose root span ended is graded (TOOLSCORE_OTLP_QUIET)")
 	fs.DurationVar(&cfg.OTLPMaxAge, "otlp-max-age", cfg.OTLPMaxAge, "age at which a trace is graded anyway, flagged incomplete (TOOLSCORE_OTLP_MAX_AGE)")
@@ -387,10 +395,22 @@ func (c Config) validate() error {
 	if c.MetricsToken != "" && len(c.MetricsToken) < 16 {
 		return fmt.Errorf("TOOLSCORE_METRICS_TOKEN must be at least 16 characters, got %d", len(c.MetricsToken))
 	}
+	if c.PprofAddr != "" {
+		host, _, err := net.SplitHostPort(c.PprofAddr)
+		if err != nil || (host != "localhost" && !isLoopback(host)) {
+			return fmt.Errorf("TOOLSCORE_PPROF_ADDR must be a loopback host:port such as 127.0.0.1:6060, got %q", c.PprofAddr)
+		}
+	}
 	if _, err := zap.ParseAtomicLevel(c.LogLevel); err != nil {
 		return fmt.Errorf("TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)
 	}
 	return nil
+}
+
+// isLoopback reports whether host is a loopback IP address.
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
@@ -427,6 +447,6 @@ func (c Config) LogFields() []zap.Field {
 		zap.Stringer("otlp_keep_traces", c.OTLPKeepTraces), zap.Int("otlp_workers", c.OTLPWorkers), zap.Int64("otlp_max_body_bytes", c.OTLPMaxBodyBytes),
 		zap.Stringer("header_timeout", c.HeaderTimeout), zap.Stringer("body_timeout", c.BodyTimeout),
 		zap.Int("max_body_readers", c.MaxBodyReaders), zap.Int("max_conns_per_ip", c.MaxConnsPerIP),
-		zap.Int64("contract_cache_bytes", c.ContractCacheBytes),
+		zap.Int64("contract_cache_bytes", c.ContractCacheBytes), zap.String("pprof_addr", c.PprofAddr),
 	}
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"io"
+	"net/http"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -82,6 +86,14 @@ func TestLoadConfig(t *testing.T) {
 		{name: "max age under quiet", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_OTLP_QUIET": "1m", "TOOLSCORE_OTLP_MAX_AGE": "30s"},
 			wantErr: "TOOLSCORE_OTLP_MAX_AGE (30s) must be at least TOOLSCORE_OTLP_QUIET (1m0s)"},
 		{name: "bad level", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_LOG_LEVEL": "loud"}, wantErr: `TOOLSCORE_LOG_LEVEL must be debug, info, warn or error, got "loud"`},
+		{name: "pprof", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_PPROF_ADDR": "127.0.0.1:6060"},
+			want: func(c *Config) { c.PprofAddr = "127.0.0.1:6060" }},
+		{name: "pprof flag", env: map[string]string{"DATABASE_URL": "postgres://db/x"}, args: []string{"-pprof-addr", "[::1]:0"},
+			want: func(c *Config) { c.PprofAddr = "[::1]:0" }},
+		{name: "pprof on every address", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_PPROF_ADDR": ":6060"},
+			wantErr: `TOOLSCORE_PPROF_ADDR must be a loopback host:port such as 127.0.0.1:6060, got ":6060"`},
+		{name: "pprof not loopback", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_PPROF_ADDR": "10.0.0.1:6060"},
+			wantErr: `TOOLSCORE_PPROF_ADDR must be a loopback host:port such as 127.0.0.1:6060, got "10.0.0.1:6060"`},
 		{name: "stray argument", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"serve"}, wantErr: "unexpected arguments: [serve]"},
 	}
 	for _, tc := range tests {
@@ -119,5 +131,25 @@ func TestRedacted(t *testing.T) {
 		if got := Redacted(tc.in); got != tc.want {
 			t.Errorf("Redacted(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestServePprof(t *testing.T) {
+	addr, stop, err := servePprof("127.0.0.1:0", zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := http.Get("http://" + addr.String() + "/debug/pprof/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), os.Args[0]) {
+		t.Errorf("GET /debug/pprof/cmdline = %d %q, want 200 with the command line", resp.StatusCode, b)
+	}
+	if _, _, err := servePprof("127.0.0.1:-1", zap.NewNop()); err == nil {
+		t.Error("servePprof on port -1 succeeded")
 	}
 }

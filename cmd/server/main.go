@@ -204,6 +204,13 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	defer stopRollup()
 	go ui.RunRollup(rctx, db, log)
 
+	if cfg.PprofAddr != "" {
+		_, stopPprof, err := servePprof(cfg.PprofAddr, log)
+		if err != nil {
+			return fmt.Errorf("listen on TOOLSCORE_PPROF_ADDR: %w", err)
+		}
+		defer stopPprof()
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
