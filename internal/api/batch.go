@@ -230,7 +230,7 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request, project int
 	}
 	var itemErrors []*batchItemView
 	if k.RequestSHA256 != hash || json.Unmarshal(k.ItemErrors, &itemErrors) != nil || len(itemErrors) != len(k.ResultIDs) {
-		return true, newError(probIdempotency, "Idempotency-Key %q was used with another request", key)
+		return true, newError(probIdempotency, "the Idempotency-Key was used with another request")
 	}
 	var want []uuid.UUID
 	for _, id := range k.ResultIDs {
@@ -243,7 +243,7 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request, project int
 		return true, err
 	}
 	if len(rs) != len(want) {
-		return true, fmt.Errorf("idempotency key %q: stored results are missing", key)
+		return true, fmt.Errorf("idempotency record: stored results are missing")
 	}
 	out := batchView{Items: make([]batchItemView, len(k.ResultIDs)), Stored: true}
 	next := 0

@@ -624,14 +624,14 @@ func (s *Server) replaySingle(w http.ResponseWriter, r *http.Request, project in
 		return true, err
 	}
 	if k.RequestSHA256 != hash || len(k.ResultIDs) != 1 {
-		return true, newError(probIdempotency, "Idempotency-Key %q was used with another request", key)
+		return true, newError(probIdempotency, "the Idempotency-Key was used with another request")
 	}
 	rs, err := s.store.GetResults(r.Context(), project, k.ResultIDs)
 	if err != nil {
 		return true, err
 	}
 	if len(rs) != 1 {
-		return true, fmt.Errorf("idempotency key %q: stored result %s is missing", key, k.ResultIDs[0])
+		return true, fmt.Errorf("idempotency record: stored result %s is missing", k.ResultIDs[0])
 	}
 	s.metrics.idempotentReplay.Inc()
 	w.Header().Set("Idempotent-Replayed", "true")

@@ -24,6 +24,13 @@ func TestIdempotencyCanonical(t *testing.T) {
 	}
 	problemOf(t, b.do(t, "POST", "/v1/evaluations", `{"gold": `+goldList+`, "trace": `+traceHalf+`, "agent": "b"}`, "Idempotency-Key", "k-1"),
 		409, "idempotency-conflict")
+	// A key may be a credential: the conflict does not echo it.
+	const secretKey = "ghp_R7cXk2Vq9LmN4bT8wZ3yH6jF1dS5aQ0pE2uK"
+	b.do(t, "POST", "/v1/evaluations", `{"gold": `+goldList+`, "trace": `+traceHalf+`}`, "Idempotency-Key", secretKey)
+	conflict := b.do(t, "POST", "/v1/evaluations", `{"gold": `+goldList+`, "trace": `+traceHalf+`, "agent": "c"}`, "Idempotency-Key", secretKey)
+	if p := problemOf(t, conflict, 409, "idempotency-conflict"); p.Detail != "the Idempotency-Key was used with another request" {
+		t.Errorf("conflict detail = %q", p.Detail)
+	}
 
 	item := body(`"gold":`+goldList, `"trace":`+traceHalf)
 	firstBatch := b.do(t, "POST", "/v1/evaluations/batch", item+"\n"+item+"\n", "Content-Type", "application/x-ndjson", "Idempotency-Key", "b-1")
@@ -32,8 +39,8 @@ func TestIdempotencyCanonical(t *testing.T) {
 	if firstBatch.Code != 200 || againBatch.Header().Get("Idempotent-Replayed") != "true" {
 		t.Errorf("NDJSON batch replay = %d (Idempotent-Replayed %q) %s", againBatch.Code, againBatch.Header().Get("Idempotent-Replayed"), againBatch.Body)
 	}
-	if n := len(b.store.results); n != 3 {
-		t.Errorf("stored results = %d, want 3", n)
+	if n := len(b.store.results); n != 4 {
+		t.Errorf("stored results = %d, want 4", n)
 	}
 
 	p := problemOf(t, b.do(t, "POST", "/v1/evaluations", item, "Idempotency-Key", ""), 400, "invalid-parameter")

@@ -2,16 +2,20 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"go.uber.org/zap/zaptest"
@@ -544,5 +548,73 @@ func TestRecovery(t *testing.T) {
 	var n int
 	if err := direct.pool.QueryRow(ctx, `SELECT count(*) FROM results`).Scan(&n); err != nil || n != 2 {
 		t.Errorf("results = %d, %v; want 2 (the one written while down must not exist)", n, err)
+	}
+}
+
+// TestIdempotencyKeyHashed: the store keeps an Idempotency-Key's SHA-256
+// only (migration 00013), never its text; a key stored before 00013 is
+// hashed in place and still finds its record, and down gives the hash
+// back as hex text.
+func TestIdempotencyKeyHashed(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := newResult(t, 1, nil), newResult(t, 2, nil)
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 12); err != nil {
+		t.Fatalf("DownTo(12): %v", err)
+	}
+	const old, secret = "old-key-1", "AKIAQYLPMN5HHHFPZAM2" // an AWS access key id's form
+	if _, err := db.pool.Exec(ctx, `INSERT INTO idempotency_keys (project_id, key, request_sha256, result_ids) VALUES (1, $1, 'aa', $2)`,
+		old, []uuid.UUID{r1.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() = %d, %v", v, err)
+	}
+	if got, err := db.GetIdempotency(ctx, 1, old); err != nil || got.RequestSHA256 != "aa" || len(got.ResultIDs) != 1 || got.ResultIDs[0] != r1.ID {
+		t.Errorf("GetIdempotency(key stored before 00013) = %+v, %v", got, err)
+	}
+	key := &record.Idempotency{ProjectID: 1, Key: secret, RequestSHA256: "bb", ResultIDs: []uuid.UUID{r2.ID}}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r2}, Idempotency: key}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetIdempotency(ctx, 1, secret); err != nil || got.ResultIDs[0] != r2.ID {
+		t.Errorf("GetIdempotency(new key) = %+v, %v", got, err)
+	}
+	rows, err := db.pool.Query(ctx, `SELECT encode(key_sha256, 'hex'), k::text FROM idempotency_keys k ORDER BY request_sha256`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Hash, Text string }
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHash := []string{fmt.Sprintf("%x", sha256.Sum256([]byte(old))), fmt.Sprintf("%x", sha256.Sum256([]byte(secret)))}
+	if len(got) != 2 || got[0].Hash != wantHash[0] || got[1].Hash != wantHash[1] {
+		t.Errorf("stored key hashes = %v, want %v", got, wantHash)
+	}
+	for _, g := range got {
+		if strings.Contains(g.Text, old) || strings.Contains(g.Text, secret) {
+			t.Errorf("an idempotency row holds its key in clear: %s", g.Text)
+		}
+	}
+	if _, err := p.DownTo(ctx, 12); err != nil {
+		t.Fatalf("DownTo(12) again: %v", err)
+	}
+	var keys []string
+	if rows, err = db.pool.Query(ctx, `SELECT key FROM idempotency_keys ORDER BY request_sha256`); err == nil {
+		keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || !slices.Equal(keys, wantHash) {
+		t.Errorf("keys after down = %v, %v; want the hashes %v", keys, err, wantHash)
 	}
 }

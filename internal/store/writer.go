@@ -177,7 +177,7 @@ func (w *writer) flush(group []*writeReq) {
 		case err != nil:
 			r.done <- err
 		case conflicts[i]:
-			r.done <- fmt.Errorf("%w: idempotency key %q is already used", engine.ErrConflict, r.batch.Idempotency.Key)
+			r.done <- fmt.Errorf("%w: the idempotency key is already used", engine.ErrConflict)
 		default:
 			r.done <- nil
 		}
@@ -190,7 +190,7 @@ func (w *writer) flush1(r *writeReq) {
 	case err != nil:
 		r.done <- err
 	case conflicts[0]:
-		r.done <- fmt.Errorf("%w: idempotency key %q is already used", engine.ErrConflict, r.batch.Idempotency.Key)
+		r.done <- fmt.Errorf("%w: the idempotency key is already used", engine.ErrConflict)
 	default:
 		r.done <- nil
 	}
@@ -217,13 +217,13 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 		var keyed []int
 		var cols resultArrays
 		for i, r := range group {
-			var key *string
+			var key []byte
 			if k := r.batch.Idempotency; k != nil {
 				keyed = append(keyed, i)
-				key = &k.Key
-				b.Queue(`INSERT INTO idempotency_keys (project_id, key, request_sha256, result_ids, item_errors)
-					VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, key) DO NOTHING`,
-					k.ProjectID, k.Key, k.RequestSHA256, k.ResultIDs, nullJSON(k.ItemErrors))
+				key = idempotencyHash(k.Key)
+				b.Queue(`INSERT INTO idempotency_keys (project_id, key_sha256, request_sha256, result_ids, item_errors)
+					VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, key_sha256) DO NOTHING`,
+					k.ProjectID, key, k.RequestSHA256, k.ResultIDs, nullJSON(k.ItemErrors))
 			}
 			for j := range r.batch.Results {
 				cols.add(&r.batch.Results[j], key)
@@ -306,7 +306,7 @@ FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[],
 	$8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
 	$13::float8[], $14::text[], $15::bool[], $16::float8[], $17::bool[],
 	$18::text[], $19::text[], $20::text[], $21::text[],
-	$22::text[], $23::text[], $24::text[], $25::text[], $26::text[])
+	$22::text[], $23::text[], $24::text[], $25::text[], $26::bytea[])
 	AS r(id, project_id, created_at,
 	contract_name, contract_version, contract_sha256, contract_kind,
 	task_id, run_id, agent, labels, trace_format,
@@ -314,7 +314,7 @@ FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[],
 	options, expected_calls, trace_calls, scored_indexes,
 	final_answer, metrics, checks, issues, idem_key)
 WHERE r.idem_key IS NULL OR EXISTS (SELECT 1 FROM idempotency_keys k
-	WHERE k.project_id = r.project_id AND k.key = r.idem_key AND r.id = ANY (k.result_ids))`
+	WHERE k.project_id = r.project_id AND k.key_sha256 = r.idem_key AND r.id = ANY (k.result_ids))`
 
 // resultArrays holds results column by column for insertResultsSQL.
 type resultArrays struct {
@@ -335,7 +335,7 @@ type resultArrays struct {
 	options, expected, trace, scoredIdx [][]byte // text(): never nil
 	answer                              []*string
 	metrics, checks, issues             [][]byte
-	idemKey                             []*string
+	idemKey                             [][]byte // idempotencyHash, nil for none
 }
 
 func optString(s string) *string {
@@ -345,7 +345,7 @@ func optString(s string) *string {
 	return &s
 }
 
-func (a *resultArrays) add(r *record.Result, key *string) {
+func (a *resultArrays) add(r *record.Result, key []byte) {
 	labels := labelsJSON(r)
 	var version *int32
 	if r.Contract.Version > 0 {
