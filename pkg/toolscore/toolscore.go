@@ -323,6 +323,10 @@ func EvaluateContract(ctx context.Context, c *Contract, calls []ToolCall, opts O
 // TRACE` on bytes. Custom matchers need LoadContract with WithMatcher and
 // EvaluateContract on ParseTrace's calls.
 //
+// It reads and validates the expectation on every call: to grade many
+// traces against one expectation, LoadContract it once and call
+// EvaluateContract with each trace's calls.
+//
 // Errors name the document: "expectation: ..." wraps LoadContract's errors
 // and "trace: ..." ParseTrace's (errors.As still finds the *SyntaxError,
 // *ValidationError or *ShapeError); the rest are EvaluateContract's.
@@ -354,19 +358,6 @@ func evaluate(ctx context.Context, c *engine.Contract, t engine.Trace, opts *Opt
 // adapter is what reads a caller's calls everywhere else), so that
 // EvaluateContract grades them exactly as the CLI grades that document.
 func engineTrace(calls []ToolCall) (engine.Trace, error) {
-	for i := range calls {
-		for _, f := range []struct {
-			name string
-			raw  json.RawMessage
-		}{{"args", calls[i].Args}, {"result", calls[i].Result}} {
-			if len(f.raw) == 0 {
-				continue
-			}
-			if _, err := jsondoc.Parse(f.raw); err != nil {
-				return engine.Trace{}, fmt.Errorf("%w: calls[%d].%s: %w", ErrInvalidTrace, i, f.name, err)
-			}
-		}
-	}
 	doc := struct {
 		Calls []ToolCall `json:"calls"`
 	}{calls}
@@ -377,13 +368,32 @@ func engineTrace(calls []ToolCall) (engine.Trace, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(doc); err != nil {
-		return engine.Trace{}, fmt.Errorf("%w: %w", ErrInvalidTrace, err)
+		return engine.Trace{}, badCall(calls, err)
 	}
 	p, err := format.Parse(buf.Bytes(), "plain")
 	if err != nil {
 		return engine.Trace{}, err
 	}
 	return p.Trace, nil
+}
+
+// badCall names the call whose Args or Result is not JSON, which made
+// encoding the calls fail with err.
+func badCall(calls []ToolCall, err error) error {
+	for i := range calls {
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"args", calls[i].Args}, {"result", calls[i].Result}} {
+			if len(f.raw) == 0 {
+				continue
+			}
+			if _, perr := jsondoc.Parse(f.raw); perr != nil {
+				return fmt.Errorf("%w: calls[%d].%s: %w", ErrInvalidTrace, i, f.name, perr)
+			}
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrInvalidTrace, err)
 }
 
 // publicCalls converts the engine's calls.
@@ -443,7 +453,8 @@ type Result struct {
 	// Options.KeepSecrets.
 	TraceCalls []ToolCall `json:"trace_calls"`
 	// ScoredCalls are the calls the score compared, in trace order
-	// (optional calls are left out).
+	// (optional calls are left out): the TraceCalls at ScoredIndexes,
+	// sharing their Args and Result.
 	ScoredCalls []ToolCall `json:"scored_calls"`
 	// ScoredIndexes are the trace indexes of ScoredCalls.
 	ScoredIndexes []int `json:"scored_indexes"`
@@ -459,6 +470,20 @@ type Result struct {
 
 // newResult converts the engine's result.
 func newResult(r *engine.EvaluationResult) *Result {
+	trace := publicCalls(r.TraceCalls)
+	// The scored calls are the trace calls at the scored indexes: their
+	// conversions are shared.
+	scored := make([]ToolCall, 0, len(r.ScoredIndexes))
+	for _, i := range r.ScoredIndexes {
+		if i < 0 || i >= len(trace) {
+			scored = nil
+			break
+		}
+		scored = append(scored, trace[i])
+	}
+	if scored == nil || len(r.ScoredCalls) != len(scored) {
+		scored = publicCalls(r.ScoredCalls)
+	}
 	return &Result{
 		Score:         r.Score,
 		Grade:         r.Grade,
@@ -467,8 +492,8 @@ func newResult(r *engine.EvaluationResult) *Result {
 		SafetyGate:    r.SafetyGate,
 		Metrics:       r.Metrics,
 		ExpectedCalls: r.ExpectedCalls,
-		TraceCalls:    publicCalls(r.TraceCalls),
-		ScoredCalls:   publicCalls(r.ScoredCalls),
+		TraceCalls:    trace,
+		ScoredCalls:   scored,
 		ScoredIndexes: r.ScoredIndexes,
 		FinalAnswer:   r.FinalAnswer,
 		Checks:        r.Checks,
