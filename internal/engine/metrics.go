@@ -67,8 +67,23 @@ type scorer struct {
 	used, optBuf           []bool
 
 	// G is the current combination (set by use): indexes into p.exps;
-	// gTool holds their tool ids.
+	// gTool holds their tool ids; choice is the options it was made from,
+	// valid when gValid.
 	G, gTool []int
+	choice   []int
+	gValid   bool
+	// filled reports that fill has run for G: scored, sTool, filledBy,
+	// firstS, nextS and optIdx (the trace indexes left out as optional)
+	// are G's.
+	filled bool
+	optIdx []int
+	// have says which figures of G last holds (haveBase: the tool counts,
+	// selection, invocation, tool correctness and redundancy; countG and
+	// countS are then G's too); satBy[i] is the trace index satisfying
+	// G[i] (or -1) once have has needRecall.
+	have  need
+	last  figures
+	satBy []int
 }
 
 // scorerPool recycles scorers and their buffers across evaluations.
@@ -112,6 +127,7 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 			}
 		}
 	}
+	sc.gValid, sc.filled, sc.have = false, false, 0
 	sc.cursor = grow(sc.cursor, sc.nt)
 	sc.countG = grow(sc.countG, sc.nt)
 	sc.countS = grow(sc.countS, sc.nt)
@@ -169,8 +185,14 @@ func (sc *scorer) name(id int) string {
 }
 
 // use makes the combination that picks option choice[g] of the g-th group
-// the current one, G.
+// the current one, G. When it already is, what was computed for it is
+// kept.
 func (sc *scorer) use(choice []int) {
+	if sc.gValid && slices.Equal(sc.choice, choice) {
+		return
+	}
+	sc.choice = append(sc.choice[:0], choice...)
+	sc.gValid, sc.filled, sc.have = true, false, 0
 	p := sc.p
 	sc.G = append(sc.G[:0], p.runs[0]...)
 	for g, si := range p.groups {
@@ -186,11 +208,15 @@ func (sc *scorer) use(choice []int) {
 // fill walks the trace for combination G (SPEC section 4.2): the k-th trace
 // call of a tool fills the k-th expected call of that tool; of the calls
 // left over, those matching an optional entry are left out; everything
-// else is scored. It sets sc.scored, sc.sTool, sc.filledBy, and sc.firstS
-// and sc.nextS (the first scored position of each tool, and the next
-// scored position of the same tool, -1 for none), and returns the indexes
-// left out as optional (only when wantOptional).
-func (sc *scorer) fill(wantOptional bool) []int {
+// else is scored. It sets sc.scored, sc.sTool, sc.filledBy, sc.firstS and
+// sc.nextS (the first scored position of each tool, and the next scored
+// position of the same tool, -1 for none), and sc.optIdx (the indexes
+// left out as optional), once per combination.
+func (sc *scorer) fill() {
+	if sc.filled {
+		return
+	}
+	sc.filled, sc.have = true, 0
 	cursor := sc.cursor[:sc.nt]
 	for t := range cursor {
 		cursor[t] = -1
@@ -205,15 +231,13 @@ func (sc *scorer) fill(wantOptional bool) []int {
 	}
 	sc.scored = sc.scored[:0]
 	sc.sTool = sc.sTool[:0]
-	var optional []int
+	sc.optIdx = sc.optIdx[:0]
 	for i, t := range sc.callTool {
 		if e := cursor[t]; e >= 0 {
 			sc.filledBy[e] = i
 			cursor[t] = sc.nextSame[e]
 		} else if sc.optional != nil && sc.optional[i] {
-			if wantOptional {
-				optional = append(optional, i)
-			}
+			sc.optIdx = append(sc.optIdx, i)
 			continue
 		}
 		sc.scored = append(sc.scored, i)
@@ -229,7 +253,6 @@ func (sc *scorer) fill(wantOptional bool) []int {
 		sc.nextS[k] = firstS[t]
 		firstS[t] = k
 	}
-	return optional
 }
 
 func grow(s []int, n int) []int {
@@ -257,6 +280,7 @@ const (
 	needArgs   need = 1 << iota // precision, recall, f1
 	needSeq                     // the edit distance
 	needRecall                  // required_call_recall
+	haveBase                    // (in scorer.have) the tool counts and what they give
 	needAll    = needArgs | needSeq | needRecall
 )
 
@@ -264,7 +288,6 @@ const (
 // whose weight is 0 is not computed: its term is 0·m = +0 whatever m in
 // [0,1].
 func (sc *scorer) score() float64 {
-	sc.fill(false)
 	var n need
 	if sc.w.ArgumentF1 != 0 {
 		n |= needArgs
@@ -275,13 +298,42 @@ func (sc *scorer) score() float64 {
 	if sc.w.RequiredCallRecall != 0 {
 		n |= needRecall
 	}
-	f := sc.figures(n)
+	f := sc.figuresOf(n)
 	return sc.w.composite(f.selection, f.f1, f.seqAcc, f.redundantRate, f.recall2)
+}
+
+// figuresOf returns the figures of the current combination G: the tool
+// counts, selection, invocation, tool correctness and redundancy, and the
+// rest as n says (the others are 0, or what an earlier call computed).
+// Each part is computed once per combination.
+func (sc *scorer) figuresOf(n need) figures {
+	sc.fill()
+	if sc.have&haveBase == 0 {
+		sc.last = sc.figures(n)
+		sc.have = haveBase | n
+		return sc.last
+	}
+	if miss := n &^ sc.have; miss != 0 {
+		g := sc.figures(miss)
+		f := &sc.last
+		if miss&needArgs != 0 {
+			f.precision, f.recall, f.f1 = g.precision, g.recall, g.f1
+		}
+		if miss&needSeq != 0 {
+			f.editDistance, f.normDistance, f.seqAcc = g.editDistance, g.normDistance, g.seqAcc
+		}
+		if miss&needRecall != 0 {
+			f.recall2 = g.recall2
+		}
+		sc.have |= miss
+	}
+	return sc.last
 }
 
 // figures computes SPEC section 3 for the current combination G against
 // sc.scored (set by fill): the tool counts, selection, invocation, tool
-// correctness and redundancy always, the rest as n says.
+// correctness and redundancy always, the rest as n says. With needRecall
+// it sets sc.satBy.
 func (sc *scorer) figures(n need) figures {
 	var f figures
 	nG, nS := len(sc.G), len(sc.scored)
@@ -369,10 +421,11 @@ func (sc *scorer) figures(n need) figures {
 
 	// required_call_recall
 	if n&needRecall != 0 {
+		sc.satBy = grow(sc.satBy, nG)
 		if nG == 0 {
 			f.recall2 = 1
 		} else {
-			f.recall2 = float64(sc.satisfy(nil)) / float64(nG)
+			f.recall2 = float64(sc.satisfy(sc.satBy)) / float64(nG)
 		}
 	}
 	return f
@@ -581,8 +634,11 @@ func (sc *scorer) levenshteinBits() int {
 // chosen one). The result shares nothing with sc's buffers.
 func (sc *scorer) evaluation(opts Options) *evaluation {
 	G := sc.G
-	optional := sc.fill(true)
-	f := sc.figures(needAll)
+	f := sc.figuresOf(needAll)
+	var optional []int
+	if len(sc.optIdx) > 0 {
+		optional = slices.Clone(sc.optIdx)
+	}
 	// One allocation for the evaluation and its metrics, one for the
 	// per-expected-call indexes.
 	both := &struct {
@@ -612,7 +668,7 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		ev.expected[i] = *sc.p.exps[x].call
 		ev.expectedArgs[i] = sc.p.exps[x].args
 	}
-	sc.satisfy(ev.satisfiedBy)
+	copy(ev.satisfiedBy, sc.satBy[:len(G)])
 	sc.violations(ev, opts)
 
 	m := &both.m
