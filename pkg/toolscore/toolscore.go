@@ -37,10 +37,10 @@
 //
 // # Compatibility
 //
-// The module follows semantic versioning. While it is at v0 (no v1 tag),
-// a minor version may change this package's API; such changes are named
-// in the release notes. What is meant to stay, and will be kept from
-// v1.0.0 on:
+// The module follows semantic versioning. While it is at v0 (no v1 tag
+// yet), any new version may still change this package's API, and Go
+// programs should pin the version they use (go.mod does). What is meant
+// to stay, and will be kept from v1.0.0 on:
 //
 //   - the functions, options and types of this package as documented here,
 //     and the JSON names of [Result] and its parts, which are those of the
