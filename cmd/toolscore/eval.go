@@ -178,6 +178,9 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 		diff = report.Compare(f.baseline, base.Result, res, maxDrop)
 	}
 	if f.json {
+		if parsed.Warning != "" {
+			fmt.Fprintf(s.err, "toolscore: %s: warning: %s\n", displayName(tracePath), parsed.Warning)
+		}
 		if err := report.WriteSavedIndented(s.out, report.Header{ExpectationSHA256: sha}, res); err != nil {
 			return fmt.Errorf("write JSON: %w", err)
 		}

@@ -77,8 +77,12 @@ type inspectCall struct {
 
 // inspectOutput is the `inspect --json` document.
 type inspectOutput struct {
-	Format      string        `json:"format"`
-	Reason      string        `json:"reason"`
+	Format string `json:"format"`
+	Reason string `json:"reason"`
+	// Warning says that the trace has no calls although the document
+	// holds what looks like tool calls (format.Parsed.Warning); absent
+	// otherwise.
+	Warning     string        `json:"warning,omitempty"`
 	Calls       []inspectCall `json:"calls"`
 	FinalAnswer *string       `json:"final_answer"`
 	// Secrets are the redacted secrets (masked), absent when none was.
@@ -113,6 +117,7 @@ func newInspectOutput(p *format.Parsed, secrets []engine.Finding) inspectOutput 
 	out := inspectOutput{
 		Format:      p.Format,
 		Reason:      p.Reason,
+		Warning:     p.Warning,
 		Calls:       make([]inspectCall, len(p.Trace.Calls)),
 		FinalAnswer: p.Trace.FinalAnswer,
 		Secrets:     secrets,

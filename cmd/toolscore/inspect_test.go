@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,5 +37,37 @@ func TestInspectSecrets(t *testing.T) {
 			}
 			compareGolden(t, tc.name, out.String())
 		})
+	}
+}
+
+// TestNoCallsWarning: a trace read with 0 calls from a document holding
+// tool results (here OpenAI tool messages whose calls were cut off) is
+// flagged by inspect (reason, --json warning) and eval (a Warning line;
+// with --json, on standard error).
+func TestNoCallsWarning(t *testing.T) {
+	const warning = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai format does not read: tool_call_id at /1/tool_call_id"
+	trace := writeFile(t, "cut.json", `[{"role":"user","content":"book it"},{"role":"tool","tool_call_id":"c1","content":"booked"},{"role":"assistant","content":"Booked."}]`)
+	gold := writeFile(t, "gold.json", `[{"tool":"book","args":{}}]`)
+	r := runCLI(t, "", "inspect", trace)
+	if r.code != exitOK || !strings.Contains(r.stdout, "Reason        a list of 3 OpenAI chat messages (role/content); "+warning+"\n") {
+		t.Errorf("inspect: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "inspect", "--json", trace)
+	var out struct{ Reason, Warning string }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Warning != warning || !strings.HasSuffix(out.Reason, "; "+warning) {
+		t.Errorf("inspect --json: %v %+v\n%s", err, out, r.stdout)
+	}
+	r = runCLI(t, "", "eval", gold, trace)
+	if r.code != exitFail || !strings.Contains(r.stdout, "\nWarning      "+warning+"\n") {
+		t.Errorf("eval: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "eval", "--json", gold, trace)
+	if r.code != exitFail || r.stderr != "toolscore: "+trace+": warning: "+warning+"\n" {
+		t.Errorf("eval --json: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// A trace with calls has no warning line.
+	r = runCLI(t, "", "eval", example("gold.json"), example("trace.json"))
+	if strings.Contains(r.stdout, "Warning") || r.stderr != "" {
+		t.Errorf("eval of the example: %s%s", r.stdout, r.stderr)
 	}
 }

@@ -140,6 +140,9 @@ func (r *evalReport) writeSummary(b *strings.Builder, p painter) {
 		fmt.Fprintf(b, "%-12s %s\n", "Ignored", ignoredKeys(c.IgnoredKeys))
 	}
 	fmt.Fprintf(b, "%-12s %s (%s, %d call%s, %s)\n", "Trace", r.tracePath, r.parsed.Format, n, plural(n), answer)
+	if w := r.parsed.Warning; w != "" {
+		fmt.Fprintf(b, "%-12s %s\n", "Warning", p.paint(w, sgrYellow))
+	}
 	fmt.Fprintf(b, "%-12s %s (min score %s)\n", "Score", fmtScore(r.res.Score), fmtNum(r.res.MinScore))
 	switch {
 	case !r.res.SafetyGate:

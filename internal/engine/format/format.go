@@ -51,6 +51,11 @@ type Parsed struct {
 	Reason string `json:"reason"`
 	// Form is how the document was written: json, jsonl or sse.
 	Form Form `json:"form"`
+	// Warning is set when the trace has no calls although the document
+	// holds what looks like tool calls or results (or, for LangSmith, llm
+	// runs that asked for tools no run recorded): it says so and names the
+	// first places. Reason ends with it too. "" otherwise.
+	Warning string `json:"warning,omitempty"`
 	// Trace is the normalised trace. Trace.Calls is never nil.
 	Trace engine.Trace `json:"trace"`
 }
@@ -397,7 +402,18 @@ func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error
 	if t.Calls == nil {
 		t.Calls = []engine.ToolCall{}
 	}
-	return &Parsed{Format: a.Name(), Reason: reason, Form: in.Form, Trace: t}, nil
+	p := &Parsed{Format: a.Name(), Reason: reason, Form: in.Form, Trace: t}
+	if len(t.Calls) == 0 {
+		if n, ok := a.(noCallsNoter); ok {
+			p.Warning = n.noCalls(in)
+		} else {
+			p.Warning = unreadToolContent(in, a.Name())
+		}
+		if p.Warning != "" {
+			p.Reason += "; " + p.Warning
+		}
+	}
+	return p, nil
 }
 
 // describe names the shape of a document for the "no format fits" error.

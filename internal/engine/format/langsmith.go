@@ -96,13 +96,10 @@ func (langSmithAdapter) Detect(in *Input) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	tools, llmCalls := 0, 0
+	tools := 0
 	for _, r := range runs {
-		switch r.get("run_type").Text() {
-		case "tool":
+		if r.get("run_type").Text() == "tool" {
 			tools++
-		case "llm":
-			llmCalls += langSmithLLMToolCalls(r)
 		}
 	}
 	what := "a LangSmith run tree"
@@ -112,11 +109,26 @@ func (langSmithAdapter) Detect(in *Input) (string, bool) {
 	case len(recs) > 1 || kind == "runs":
 		what = "a LangSmith run list"
 	}
-	reason := what + " (" + plural(len(runs), "run") + ", " + plural(tools, "tool run") + ")"
-	if tools == 0 && llmCalls > 0 {
-		reason += "; its llm runs request " + plural(llmCalls, "tool call") + " but no tool run was recorded, so the trace has no calls"
+	return what + " (" + plural(len(runs), "run") + ", " + plural(tools, "tool run") + ")", true
+}
+
+// noCalls says why a run tree read with no calls: its llm runs asked for
+// tool calls, but no tool run was recorded (tools that were not traced).
+func (langSmithAdapter) noCalls(in *Input) string {
+	runs, err := langSmithRuns(in)
+	if err != nil {
+		return ""
 	}
-	return reason, true
+	llmCalls := 0
+	for _, r := range runs {
+		if r.get("run_type").Text() == "llm" {
+			llmCalls += langSmithLLMToolCalls(r)
+		}
+	}
+	if llmCalls == 0 {
+		return ""
+	}
+	return "the llm runs request " + plural(llmCalls, "tool call") + " but no tool run was recorded, so the trace has no calls"
 }
 
 // langSmithRuns flattens the document's runs: trees (child_runs), lists,
