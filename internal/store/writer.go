@@ -18,7 +18,7 @@ import (
 // writer is the group-commit write path: InsertResults hands it a batch
 // and waits; each of its goroutines takes the first waiting batch, adds
 // every other batch already waiting (up to maxRows results), and writes
-// them all in one transaction sent as one pipelined round trip. Under load, many concurrent
+// them all in one transaction (write). Under load, many concurrent
 // requests share each commit (and its fsync), which is how one server
 // stores thousands of results per second; when idle, a batch is written
 // at once with no added delay.
@@ -198,65 +198,70 @@ func (w *writer) flush1(r *writeReq) {
 
 // write inserts the group's idempotency records (skipping keys already
 // used, which it reports in conflicts) and the results of the batches
-// whose key was free, all in one transaction. The statements (BEGIN, one
-// INSERT per idempotency key, one INSERT ... SELECT FROM unnest(...) for
-// every result, COMMIT) go to Postgres as one pipelined batch: one round
-// trip and one WAL flush per group. A result whose batch lost its key to
-// another request is filtered out in SQL: its key row must list its id.
-// The writer's own context is used, not the callers': once a group is
-// being written it is written for all of them.
+// whose key was free, all in one transaction: one WAL flush per group.
+// The results go in by COPY (binary), which costs Postgres and the server
+// less per row than an INSERT of arrays. A group without idempotency keys
+// is that one COPY, a statement that is its own transaction; with keys,
+// BEGIN and one INSERT per key go to Postgres as one pipelined batch, then
+// the COPY of the results whose key was inserted, then COMMIT. The
+// writer's own context is used, not the callers': once a group is being
+// written it is written for all of them.
 func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conflicts = make([]bool, len(group))
-	var rows int
+	var keyed []int
+	for i, r := range group {
+		if r.batch.Idempotency != nil {
+			keyed = append(keyed, i)
+		}
+	}
+	var rows int64
 	err = func() error {
-		var b pgx.Batch
-		b.Queue("BEGIN")
-		var keyed []int
-		var cols resultArrays
-		for i, r := range group {
-			var key []byte
-			if k := r.batch.Idempotency; k != nil {
-				keyed = append(keyed, i)
-				key = idempotencyHash(k.Key)
-				b.Queue(`INSERT INTO idempotency_keys (project_id, key_sha256, request_sha256, result_ids, item_errors)
-					VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, key_sha256) DO NOTHING`,
-					k.ProjectID, key, k.RequestSHA256, k.ResultIDs, nullJSON(k.ItemErrors))
-			}
-			for j := range r.batch.Results {
-				cols.add(&r.batch.Results[j], key)
-			}
-		}
-		rows = len(cols.id)
-		if rows > 0 {
-			b.Queue(insertResultsSQL, cols.args()...)
-		}
-		b.Queue("COMMIT")
 		conn, err := w.db.pool.Acquire(ctx)
 		if err != nil {
 			return err
 		}
 		defer conn.Release()
-		br := conn.SendBatch(ctx, &b)
+		src := &groupRows{group: group, conflicts: conflicts}
+		if len(keyed) == 0 {
+			rows, err = conn.CopyFrom(ctx, pgx.Identifier{"results"}, resultColumns, src)
+			return err
+		}
 		err = func() error {
-			if _, err := br.Exec(); err != nil { // BEGIN
+			var b pgx.Batch
+			b.Queue("BEGIN")
+			for _, i := range keyed {
+				k := group[i].batch.Idempotency
+				b.Queue(`INSERT INTO idempotency_keys (project_id, key_sha256, request_sha256, result_ids, item_errors)
+					VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, key_sha256) DO NOTHING`,
+					k.ProjectID, idempotencyHash(k.Key), k.RequestSHA256, k.ResultIDs, nullJSON(k.ItemErrors))
+			}
+			br := conn.SendBatch(ctx, &b)
+			err := func() error {
+				if _, err := br.Exec(); err != nil { // BEGIN
+					return err
+				}
+				for _, i := range keyed {
+					tag, err := br.Exec()
+					if err != nil {
+						return err
+					}
+					conflicts[i] = tag.RowsAffected() == 0
+				}
+				return nil
+			}()
+			if cerr := br.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
 				return err
 			}
-			for _, i := range keyed {
-				tag, err := br.Exec()
-				if err != nil {
-					return err
-				}
-				conflicts[i] = tag.RowsAffected() == 0
+			if rows, err = conn.CopyFrom(ctx, pgx.Identifier{"results"}, resultColumns, src); err != nil {
+				return err
 			}
-			if rows > 0 {
-				if _, err := br.Exec(); err != nil {
-					return err
-				}
-			}
-			tag, err := br.Exec()
+			tag, err := conn.Exec(ctx, "COMMIT")
 			if err != nil {
 				return err
 			}
@@ -265,9 +270,6 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 			}
 			return nil
 		}()
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil && !conn.Conn().PgConn().IsClosed() && conn.Conn().PgConn().TxStatus() != 'I' {
 			// Leave no transaction open on a pooled connection.
 			_, _ = conn.Exec(ctx, "ROLLBACK")
@@ -286,105 +288,36 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 	return conflicts, nil
 }
 
-// insertResultsSQL inserts results passed as one array per column
-// (resultArrays). A row with an idempotency key is inserted only when the
-// key's row, written earlier in the same transaction, lists the row's id.
-const insertResultsSQL = `INSERT INTO results (id, project_id, created_at,
-	contract_name, contract_version, contract_sha256, contract_kind,
-	task_id, run_id, agent, labels, trace_format,
-	score, grade, passed, min_score, safety_gate,
-	options, expected_calls, trace_calls, scored_indexes,
-	final_answer, metrics, checks, issues)
-SELECT r.id, r.project_id, r.created_at,
-	r.contract_name, r.contract_version, r.contract_sha256, r.contract_kind,
-	r.task_id, r.run_id, r.agent, r.labels::jsonb, r.trace_format,
-	r.score, r.grade, r.passed, r.min_score, r.safety_gate,
-	r.options, r.expected_calls, r.trace_calls, r.scored_indexes,
-	r.final_answer, r.metrics::json, r.checks, r.issues
-FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[],
-	$4::text[], $5::int[], $6::text[], $7::text[],
-	$8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-	$13::float8[], $14::text[], $15::bool[], $16::float8[], $17::bool[],
-	$18::text[], $19::text[], $20::text[], $21::text[],
-	$22::text[], $23::text[], $24::text[], $25::text[], $26::bytea[])
-	AS r(id, project_id, created_at,
-	contract_name, contract_version, contract_sha256, contract_kind,
-	task_id, run_id, agent, labels, trace_format,
-	score, grade, passed, min_score, safety_gate,
-	options, expected_calls, trace_calls, scored_indexes,
-	final_answer, metrics, checks, issues, idem_key)
-WHERE r.idem_key IS NULL OR EXISTS (SELECT 1 FROM idempotency_keys k
-	WHERE k.project_id = r.project_id AND k.key_sha256 = r.idem_key AND r.id = ANY (k.result_ids))`
-
-// resultArrays holds results column by column for insertResultsSQL.
-type resultArrays struct {
-	id                                  [][16]byte
-	project                             []int64
-	created                             []time.Time
-	cname                               []*string
-	cversion                            []*int32
-	csha, ckind                         []string
-	task, run, agent                    []*string
-	labels                              [][]byte
-	format                              []string
-	score                               []float64
-	grade                               []string
-	passed                              []bool
-	minScore                            []float64
-	safety                              []bool
-	options, expected, trace, scoredIdx [][]byte // text(): never nil
-	answer                              []*string
-	metrics, checks, issues             [][]byte
-	idemKey                             [][]byte // idempotencyHash, nil for none
+// groupRows is the pgx.CopyFromSource of a group's results, in resultRow's
+// columns: every result of every batch but those whose idempotency key
+// another request holds (conflicts).
+type groupRows struct {
+	group     []*writeReq
+	conflicts []bool
+	batch     int // the current batch
+	next      int // its next result
+	row       *record.Result
 }
 
-func optString(s string) *string {
-	if s == "" {
-		return nil
+// Next implements pgx.CopyFromSource.
+func (g *groupRows) Next() bool {
+	for g.batch < len(g.group) {
+		rs := g.group[g.batch].batch.Results
+		if !g.conflicts[g.batch] && g.next < len(rs) {
+			g.row = &rs[g.next]
+			g.next++
+			return true
+		}
+		g.batch, g.next = g.batch+1, 0
 	}
-	return &s
+	return false
 }
 
-func (a *resultArrays) add(r *record.Result, key []byte) {
-	labels := labelsJSON(r)
-	var version *int32
-	if r.Contract.Version > 0 {
-		v := int32(r.Contract.Version)
-		version = &v
-	}
-	a.id = append(a.id, pgUUID(r.ID))
-	a.project = append(a.project, r.ProjectID)
-	a.created = append(a.created, r.CreatedAt)
-	a.cname = append(a.cname, optString(r.Contract.Name))
-	a.cversion = append(a.cversion, version)
-	a.csha = append(a.csha, r.Contract.SHA256)
-	a.ckind = append(a.ckind, string(r.Contract.Kind))
-	a.task = append(a.task, optString(r.TaskID))
-	a.run = append(a.run, optString(r.RunID))
-	a.agent = append(a.agent, optString(r.Agent))
-	a.labels = append(a.labels, labels)
-	a.format = append(a.format, r.Format)
-	a.score = append(a.score, r.Score)
-	a.grade = append(a.grade, r.Grade)
-	a.passed = append(a.passed, r.Passed)
-	a.minScore = append(a.minScore, r.MinScore)
-	a.safety = append(a.safety, r.SafetyGate)
-	a.options = append(a.options, text(r.Options))
-	a.expected = append(a.expected, text(r.ExpectedCalls))
-	a.trace = append(a.trace, text(r.TraceCalls))
-	a.scoredIdx = append(a.scoredIdx, text(r.ScoredIndexes))
-	a.answer = append(a.answer, r.FinalAnswer)
-	a.metrics = append(a.metrics, text(r.Metrics))
-	a.checks = append(a.checks, text(r.Checks))
-	a.issues = append(a.issues, text(r.Issues))
-	a.idemKey = append(a.idemKey, key)
-}
+// Values implements pgx.CopyFromSource.
+func (g *groupRows) Values() ([]any, error) { return resultRow(g.row), nil }
 
-func (a *resultArrays) args() []any {
-	return []any{a.id, a.project, a.created, a.cname, a.cversion, a.csha, a.ckind,
-		a.task, a.run, a.agent, a.labels, a.format, a.score, a.grade, a.passed, a.minScore, a.safety,
-		a.options, a.expected, a.trace, a.scoredIdx, a.answer, a.metrics, a.checks, a.issues, a.idemKey}
-}
+// Err implements pgx.CopyFromSource.
+func (g *groupRows) Err() error { return nil }
 
 // nullJSON turns an empty JSON text into SQL NULL.
 func nullJSON(b []byte) any {

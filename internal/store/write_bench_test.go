@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+	"github.com/toolscore/toolscore/internal/workload"
+)
+
+// BenchmarkInsertResults stores medium-workload results as the server
+// does under load: 64 goroutines each insert one result at a time, and
+// the group-commit writer shares transactions between them. Besides the
+// server side (ns/op, allocs/op), it reports the CPU the database's
+// backends used per result (pg-cpu-µs/op, from /proc: Postgres on this
+// machine).
+//
+//	go test ./internal/store -run '^$' -bench InsertResults -benchtime 20000x
+func BenchmarkInsertResults(b *testing.B) {
+	db, _ := mustMigrated(b)
+	v1, c1 := regradetest.MustContract(b, db, "medium", string(workload.Contract(workload.Medium)))
+	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
+	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	ctx := context.Background()
+	pg0 := backendCPU(b, db)
+	b.SetParallelism(32) // 64 goroutines on 2 cores
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			r := tmpl
+			r.ID = uuid.Must(uuid.NewV7())
+			r.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
+			if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r}}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N), "pg-cpu-µs/op")
+}
+
+// backendCPU returns the CPU time (user + system) the Postgres backends
+// of db's pool have used, read from /proc (0 when Postgres runs
+// elsewhere).
+func backendCPU(tb testing.TB, db *DB) time.Duration {
+	tb.Helper()
+	rows, err := db.pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var total time.Duration
+	for rows.Next() {
+		var pid int
+		if err := rows.Scan(&pid); err != nil {
+			tb.Fatal(err)
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(u+st) * 10 * time.Millisecond
+	}
+	return total
+}
