@@ -91,6 +91,14 @@ type redactor struct {
 	secrets []string
 	// scanFailed records that scanner failed on an expected argument.
 	scanFailed bool
+	// collect, when non-nil, makes hideWritten list the strings it would
+	// scan here instead of scanning them (see hideWrittenAll).
+	collect *[]string
+	// prescan makes hideWritten look up what scanner found in a string
+	// in prescanned (by text; texts without findings are absent) instead
+	// of scanning it.
+	prescan    bool
+	prescanned map[string][]SecretFinding
 }
 
 // exactRedaction is an argument value to replace whole: its path segments
@@ -376,18 +384,11 @@ type shownArgsCache struct {
 func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Pointer]map[string]any {
 	sc.once.Do(func() {
 		sc.scanner = scanner
-		r := &redactor{named: true, scanner: scanner}
-		m := map[unsafe.Pointer]map[string]any{}
+		var all []map[string]any
 		add := func(args map[string]any) {
-			if args == nil {
-				return
+			if args != nil {
+				all = append(all, args)
 			}
-			key := reflect.ValueOf(args).UnsafePointer()
-			if _, ok := m[key]; ok {
-				return
-			}
-			v, _ := r.hideWritten(args, false)
-			m[key] = v.(map[string]any)
 		}
 		for _, st := range c.Required {
 			if st.Call != nil {
@@ -403,6 +404,12 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Poi
 		}
 		for i := range c.Forbidden {
 			add(c.Forbidden[i].Args)
+		}
+		r := &redactor{named: true, scanner: scanner}
+		shown := r.hideWrittenAll(all)
+		m := make(map[unsafe.Pointer]map[string]any, len(all))
+		for i, args := range all {
+			m[mapKey(args)] = shown[i]
 		}
 		if !r.scanFailed {
 			sc.m = m
@@ -422,6 +429,48 @@ func sameScanner(a, b SecretScanner) bool {
 	}
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && va.Equal(vb)
+}
+
+// hideWrittenAll returns hideWritten of each of args (expected calls'
+// arguments), scanning every string they hold with r.scanner in one call
+// rather than one call per string: a first walk lists the strings, the
+// scanner's findings are grouped by text, and a second walk hides them.
+func (r *redactor) hideWrittenAll(args []map[string]any) []map[string]any {
+	if r.scanner != nil {
+		var texts []string
+		r.collect = &texts
+		for _, a := range args {
+			r.hideWritten(a, false)
+		}
+		r.collect = nil
+		r.prescan = true
+		if len(texts) > 0 {
+			found, err := r.scanner.ScanSecrets(context.Background(), texts)
+			if err != nil {
+				r.scanFailed = true
+			}
+			for _, f := range found {
+				if validFinding(f, texts) != nil {
+					continue
+				}
+				// A text listed twice is found twice: keep one of each.
+				t := texts[f.Text]
+				if r.prescanned == nil {
+					r.prescanned = map[string][]SecretFinding{}
+				}
+				if !slices.ContainsFunc(r.prescanned[t], func(g SecretFinding) bool { return g.Rule == f.Rule && g.Secret == f.Secret }) {
+					r.prescanned[t] = append(r.prescanned[t], f)
+				}
+			}
+		}
+		defer func() { r.prescan, r.prescanned = false, nil }()
+	}
+	out := make([]map[string]any, len(args))
+	for i, a := range args {
+		v, _ := r.hideWritten(a, false)
+		out[i] = v.(map[string]any)
+	}
+	return out
 }
 
 // hideWritten hides the secrets written in expected arguments v
@@ -468,11 +517,28 @@ func (r *redactor) hideWritten(v any, secretKey bool) (any, bool) {
 		if r.scanner == nil || x == "" {
 			return v, false
 		}
-		// Expected arguments are the contract's (bounded by its size), so
-		// the scan is not cancelled with an evaluation.
-		found, err := r.scanner.ScanSecrets(context.Background(), []string{x})
-		if err != nil {
-			r.scanFailed = true
+		if r.collect != nil {
+			*r.collect = append(*r.collect, x)
+			return v, false
+		}
+		var found []SecretFinding
+		if r.prescan {
+			found = r.prescanned[x]
+			if len(found) == 0 {
+				return v, false
+			}
+			found = slices.Clone(found)
+			for i := range found {
+				found[i].Text = 0
+			}
+		} else {
+			// Expected arguments are the contract's (bounded by its
+			// size), so the scan is not cancelled with an evaluation.
+			var err error
+			found, err = r.scanner.ScanSecrets(context.Background(), []string{x})
+			if err != nil {
+				r.scanFailed = true
+			}
 		}
 		slices.SortFunc(found, func(a, b SecretFinding) int {
 			return cmp.Or(strings.Compare(a.Rule, b.Rule), strings.Compare(a.Secret, b.Secret))
