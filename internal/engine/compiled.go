@@ -49,10 +49,8 @@ func compileArgs(args map[string]any) *cval {
 	if args == nil {
 		return nil
 	}
-	var b cbuilder
 	nodes, keys := countNodes(args)
-	b.nodes = make([]cval, nodes)
-	b.keys = make([]string, keys)
+	b := cbuilder{nodes: make([]cval, nodes), keys: make([]string, keys)}
 	root := &b.alloc(1)[0]
 	b.build(root, args)
 	return root
@@ -60,52 +58,13 @@ func compileArgs(args map[string]any) *cval {
 
 // compileDoc compiles an expected call's arguments as compileArgs does,
 // from the document value v they were read from and the expected value x
-// the contract parser made of it (its matchers): the tape gives the sizes
-// and the keys, so the map is read only for a matcher's value.
-func compileDoc(v jsondoc.Value, x map[string]any) *cval {
-	var b cbuilder
-	nodes, keys := countDoc(v)
-	b.nodes = make([]cval, nodes)
-	b.keys = make([]string, keys)
+// the contract parser made of it (its matchers), with nodes and keys from
+// b: the tape gives the keys, so the map is read only for a matcher's
+// value.
+func (b *cbuilder) compileDoc(v jsondoc.Value, x map[string]any) *cval {
 	root := &b.alloc(1)[0]
 	b.buildDoc(root, v, x)
 	return root
-}
-
-// countDoc bounds the nodes and keys buildDoc uses for v: its values and
-// its members (a matcher object, one node, is counted as its parts; the
-// values inside a matcher are counted by countNodes when it is built).
-func countDoc(v jsondoc.Value) (nodes, keys int) {
-	nodes = 1
-	switch v.Kind() {
-	case jsondoc.Object:
-		if isMatcherObject(v) {
-			return nodes, 0
-		}
-		for _, e := range v.Members() {
-			n, k := countDoc(e)
-			nodes += n
-			keys += k + 1
-		}
-	case jsondoc.Array:
-		for _, e := range v.Elems() {
-			n, k := countDoc(e)
-			nodes += n
-			keys += k
-		}
-	}
-	return nodes, keys
-}
-
-// isMatcherObject reports whether an object of a valid contract is a
-// matcher: contractParser.expected makes one of an object with a key
-// starting with "$", which must then be its only key, so the first key
-// tells.
-func isMatcherObject(v jsondoc.Value) bool {
-	for k := range v.Members() {
-		return strings.HasPrefix(k, "$")
-	}
-	return false
 }
 
 // buildDoc compiles v, whose expected value is x, into dst.
@@ -115,14 +74,12 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 		m, ok := x.(map[string]any)
 		if !ok {
 			// A matcher object: its Matcher, with what it holds.
-			b.reserve(x)
 			b.build(dst, x)
 			return
 		}
 		n := v.Len()
 		dst.op = copObject
-		dst.keys = b.keys[:n:n]
-		b.keys = b.keys[n:]
+		dst.keys = b.allocKeys(n)
 		dst.kids = b.alloc(n)
 		i := 0
 		for k, e := range v.Members() {
@@ -164,28 +121,38 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 	}
 }
 
-// reserve makes room in b for the nodes and keys a matcher's values need
-// beyond what countDoc counted.
-func (b *cbuilder) reserve(x any) {
-	// countDoc counted the matcher as one node with no keys.
-	n, k := countNodes(x)
-	if n > 1 {
-		b.nodes = append(b.nodes, make([]cval, n-1)...)
-	}
-	if k > 0 {
-		b.keys = append(b.keys, make([]string, k)...)
-	}
-}
-
-// cbuilder hands out nodes and keys from arrays sized by countNodes.
+// cbuilder hands out nodes and keys from arrays: those it starts with
+// (compileArgs sizes them with countNodes), then chunks of growing size
+// shared by every value it compiles (one contract's).
 type cbuilder struct {
 	nodes []cval
 	keys  []string
+	// nodeChunk and keyChunk are the sizes of the last chunks.
+	nodeChunk, keyChunk int
+}
+
+// nextChunk returns the size of a chunk for n items after one of *last
+// (doubling, from 16 to 512 items).
+func nextChunk(last *int, n int) int {
+	*last = min(max(2**last, 16), 512)
+	return max(n, *last)
 }
 
 func (b *cbuilder) alloc(n int) []cval {
+	if n > len(b.nodes) {
+		b.nodes = make([]cval, nextChunk(&b.nodeChunk, n))
+	}
 	s := b.nodes[:n:n]
 	b.nodes = b.nodes[n:]
+	return s
+}
+
+func (b *cbuilder) allocKeys(n int) []string {
+	if n > len(b.keys) {
+		b.keys = make([]string, nextChunk(&b.keyChunk, n))
+	}
+	s := b.keys[:n:n]
+	b.keys = b.keys[n:]
 	return s
 }
 
@@ -238,8 +205,7 @@ func (b *cbuilder) build(dst *cval, v any) {
 		dst.op, dst.flag = copBool, x
 	case map[string]any:
 		dst.op = copObject
-		dst.keys = b.keys[:len(x):len(x)]
-		b.keys = b.keys[len(x):]
+		dst.keys = b.allocKeys(len(x))
 		dst.kids = b.alloc(len(x))
 		i := 0
 		for k, w := range x {

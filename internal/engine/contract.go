@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -219,8 +220,13 @@ type contractParser struct {
 	errs    []FieldError
 	regexes map[string]*Regex
 	// compiled are the expected calls' arguments compiled from the
-	// document, by the identity of their Args map (see Contract.compiled).
+	// document, by the identity of their Args map (see Contract.compiled),
+	// their nodes from cb; calls is how many entries to make room for.
 	compiled map[unsafe.Pointer]*cval
+	cb       cbuilder
+	calls    int
+	// slab holds the contract's expected calls and values.
+	slab valueSlab
 	// custom are the custom matcher operators (ParseOptions.Matchers).
 	custom map[string]MatcherFunc
 }
@@ -267,6 +273,14 @@ func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
 // gold reads a gold list.
 func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	c := &Contract{Gold: true, combos: 1, requiredCount: list.Len()}
+	c.Required = make([]Step, 0, list.Len())
+	var need jsondoc.Census
+	for _, el := range list.Elems() {
+		if a := el.Get("args"); a.Kind() == jsondoc.Object {
+			need.Add(a.Census())
+		}
+	}
+	p.reserve(need, list.Len())
 	for _, el := range list.Elems() {
 		if el.Kind() != jsondoc.Object {
 			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
@@ -288,6 +302,25 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	return c, nil
 }
 
+// reserve sizes the parser's arrays for calls expected calls whose
+// arguments hold the values counted in need, so that a contract's values
+// come from one array of each type.
+func (p *contractParser) reserve(need jsondoc.Census, calls int) {
+	values := 0
+	for _, n := range need.Values {
+		values += n
+	}
+	p.calls = calls
+	p.cb.nodes = make([]cval, values)
+	p.cb.keys = make([]string, need.Members)
+	sl := &p.slab
+	sl.strs = make([]string, 0, need.Values[jsondoc.String])
+	sl.nums = make([]json.Number, 0, need.Values[jsondoc.Number])
+	sl.lists = make([][]any, 0, need.Values[jsondoc.Array])
+	sl.elems = make([]any, 0, need.Elements)
+	sl.calls = make([]ExpectedCall, 0, calls)
+}
+
 // call reads one expected call object. allowed lists its valid keys
 // besides tool and args; nil allows any (a gold file's, listed as
 // ignored).
@@ -304,7 +337,7 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 	if !ok || tool == "" {
 		p.fail(obj, "tool must be a non-empty string", "tool")
 	}
-	ec := &ExpectedCall{Tool: tool}
+	ec := p.slab.call(ExpectedCall{Tool: tool})
 	switch a := obj.Get("args"); a.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
 	case jsondoc.Object:
@@ -314,9 +347,9 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 		case map[string]any:
 			ec.Args = m
 			if p.compiled == nil {
-				p.compiled = make(map[unsafe.Pointer]*cval)
+				p.compiled = make(map[unsafe.Pointer]*cval, max(p.calls, 8))
 			}
-			p.compiled[mapKey(m)] = compileDoc(a, m)
+			p.compiled[mapKey(m)] = p.cb.compileDoc(a, m)
 		case nil:
 		default:
 			p.fail(a, "args must be an object of arguments, not a matcher")

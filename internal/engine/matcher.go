@@ -334,16 +334,16 @@ func (p *contractParser) expected(v jsondoc.Value) any {
 		}
 		return out
 	case jsondoc.Array:
-		out := make([]any, v.Len())
+		out, list := p.slab.list(v.Len())
 		for i, ev := range v.Elems() {
 			out[i] = p.expected(ev)
 		}
-		return out
+		return list
 	case jsondoc.String:
-		return v.Text()
+		return p.slab.str(v.Text())
 	case jsondoc.Number:
 		n, _ := v.Num()
-		return json.Number(n)
+		return p.slab.num(json.Number(n))
 	case jsondoc.Bool:
 		b, _ := v.Bool()
 		return b

@@ -588,3 +588,35 @@ func TestObjectMembersBytes(t *testing.T) {
 		t.Error("accepted a trailing comma")
 	}
 }
+
+// TestCensus checks Census's counts on a document with every kind, a
+// repeated key and nesting, and on a scalar and the zero Value.
+func TestCensus(t *testing.T) {
+	v, err := ParseString(`{"a": [1, "x", true, null, {"b": "y", "b": 2}], "c": {}, "d": [[]]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Census{Members: 5, Elements: 6}
+	want.Values[Object], want.Values[Array], want.Values[Number] = 3, 3, 2
+	want.Values[String], want.Values[Bool], want.Values[Null] = 2, 1, 1
+	if got := v.Census(); got != want {
+		t.Errorf("Census() = %+v, want %+v", got, want)
+	}
+	var sub Census
+	sub.Values[Object], sub.Values[String], sub.Values[Number], sub.Members = 1, 1, 1, 2
+	if got := v.Get("a").Index(4).Census(); got != sub {
+		t.Errorf("Census() of /a/4 = %+v, want %+v", got, sub)
+	}
+	var one Census
+	one.Values[String] = 1
+	if got := v.Get("a").Index(1).Census(); got != one {
+		t.Errorf("Census() of a string = %+v, want %+v", got, one)
+	}
+	one.Add(sub)
+	if one.Values[String] != 2 || one.Members != 2 || one.Values[Object] != 1 {
+		t.Errorf("Add gave %+v", one)
+	}
+	if got := (Value{}).Census(); got != (Census{}) {
+		t.Errorf("Census() of the zero Value = %+v, want none", got)
+	}
+}

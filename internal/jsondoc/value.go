@@ -365,3 +365,47 @@ func MustFromAny(v any) Value {
 	}
 	return out
 }
+
+// Census counts the parts of a value, to size what is built from it.
+type Census struct {
+	// Values counts v and the values inside it by Kind (object keys are
+	// not values).
+	Values [Object + 1]int
+	// Members counts the members of its objects, repeated keys each time
+	// they occur; Elements counts the elements of its arrays.
+	Members, Elements int
+}
+
+// Census counts v's values, members and elements in one pass over its
+// subtree, without decoding anything; the zero Value counts nothing.
+func (v Value) Census() Census {
+	var c Census
+	if v.d == nil {
+		return c
+	}
+	nodes := v.d.nodes
+	end := v.i + 1
+	if nd := &nodes[v.i]; nd.kind >= Array {
+		end = nd.end
+	}
+	for _, nd := range nodes[v.i:end] {
+		c.Values[nd.kind]++
+		switch nd.kind {
+		case Array:
+			c.Elements += int(nd.n)
+		case Object:
+			c.Members += int(nd.n)
+		}
+	}
+	c.Values[String] -= c.Members
+	return c
+}
+
+// Add adds the counts of o to c.
+func (c *Census) Add(o Census) {
+	for k, n := range o.Values {
+		c.Values[k] += n
+	}
+	c.Members += o.Members
+	c.Elements += o.Elements
+}
