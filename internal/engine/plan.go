@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"slices"
+	"strings"
 	"sync/atomic"
 )
 
@@ -78,7 +79,30 @@ func (c *Contract) scoringPlan() *contractPlan {
 }
 
 func newPlan(c *Contract) *contractPlan {
-	p := &contractPlan{ids: make(map[string]int, 8), steps: make([]planStep, len(c.Required))}
+	// Count the expected calls, options and groups first, so that the
+	// plan's slices are each one array.
+	nExp, nOpts, nGroups := 0, 0, 0
+	for _, st := range c.Required {
+		if st.Call != nil {
+			nExp++
+			nOpts++
+			continue
+		}
+		nGroups++
+		nOpts += len(st.Group.Options)
+		for _, calls := range st.Group.Options {
+			nExp += len(calls)
+		}
+	}
+	p := &contractPlan{
+		ids:    make(map[string]int, 8),
+		steps:  make([]planStep, len(c.Required)),
+		exps:   make([]planExp, 0, nExp),
+		groups: make([]int, 0, nGroups),
+		runs:   make([][]int, nGroups+1),
+	}
+	idxs := make([]int, 0, 2*nExp) // the options' calls, then the runs'
+	opts := make([][]int, 0, nOpts)
 	compile := func(args map[string]any) *cval {
 		if args == nil {
 			return nil
@@ -93,30 +117,39 @@ func newPlan(c *Contract) *contractPlan {
 		p.nExp++
 		return p.nExp - 1
 	}
+	// option returns the next option of opts, holding the expected calls
+	// calls.
+	option := func(calls []ExpectedCall) []int {
+		at := len(idxs)
+		for k := range calls {
+			idxs = append(idxs, exp(&calls[k]))
+		}
+		return idxs[at:len(idxs):len(idxs)]
+	}
 	for s, st := range c.Required {
+		at := len(opts)
 		if st.Call != nil {
-			p.steps[s].options = [][]int{{exp(st.Call)}}
+			idxs = append(idxs, exp(st.Call))
+			opts = append(opts, idxs[len(idxs)-1:len(idxs):len(idxs)])
+			p.steps[s].options = opts[at:len(opts):len(opts)]
 			continue
 		}
 		p.groups = append(p.groups, s)
-		opts := make([][]int, len(st.Group.Options))
-		for o, calls := range st.Group.Options {
-			opts[o] = make([]int, len(calls))
-			for k := range calls {
-				opts[o][k] = exp(&calls[k])
-			}
+		for _, calls := range st.Group.Options {
+			opts = append(opts, option(calls))
 		}
-		p.steps[s] = planStep{options: opts, group: st.Group}
+		p.steps[s] = planStep{options: opts[at:len(opts):len(opts)], group: st.Group}
 	}
-	p.runs = make([][]int, len(p.groups)+1)
-	r := 0
+	r, at := 0, len(idxs)
 	for _, st := range p.steps {
 		if st.group != nil {
-			r++
+			p.runs[r] = idxs[at:len(idxs):len(idxs)]
+			r, at = r+1, len(idxs)
 			continue
 		}
-		p.runs[r] = append(p.runs[r], st.options[0][0])
+		idxs = append(idxs, st.options[0][0])
 	}
+	p.runs[r] = idxs[at:len(idxs):len(idxs)]
 	p.optional = make([]planRule, len(c.Optional))
 	for i := range c.Optional {
 		p.optional[i] = planRule{tool: p.intern(c.Optional[i].Tool), args: compile(c.Optional[i].Args)}
@@ -129,7 +162,7 @@ func newPlan(c *Contract) *contractPlan {
 	for i := range p.byName {
 		p.byName[i] = i
 	}
-	sort.Slice(p.byName, func(i, j int) bool { return p.names[p.byName[i]] < p.names[p.byName[j]] })
+	slices.SortFunc(p.byName, func(a, b int) int { return strings.Compare(p.names[a], p.names[b]) })
 	return p
 }
 
