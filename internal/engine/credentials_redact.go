@@ -406,7 +406,7 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Poi
 			add(c.Forbidden[i].Args)
 		}
 		r := &redactor{named: true, scanner: scanner}
-		shown := r.hideWrittenAll(all)
+		shown := r.hideWrittenAll(all, c.compiled)
 		m := make(map[unsafe.Pointer]map[string]any, len(all))
 		for i, args := range all {
 			m[mapKey(args)] = shown[i]
@@ -432,18 +432,32 @@ func sameScanner(a, b SecretScanner) bool {
 }
 
 // hideWrittenAll returns hideWritten of each of args (expected calls'
-// arguments), scanning every string they hold with r.scanner in one call
-// rather than one call per string: a first walk lists the strings, the
-// scanner's findings are grouped by text, and a second walk hides them.
-func (r *redactor) hideWrittenAll(args []map[string]any) []map[string]any {
-	if r.scanner != nil {
-		var texts []string
-		r.collect = &texts
-		for _, a := range args {
-			r.hideWritten(a, false)
+// arguments; compiled, nil when they were not compiled from a document,
+// holds each one's compiled form), scanning every string they hold with
+// r.scanner in one call rather than one call per string. A first pass
+// lists the strings, from the compiled form where it tells everything
+// (see textsOf), else with hideWritten listing what it would scan; the
+// scanner's findings are grouped by text; then each argument map is
+// returned as it is when the first pass showed it holds nothing to hide
+// and the scanner found nothing, and hideWritten hides the rest.
+func (r *redactor) hideWrittenAll(args []map[string]any, compiled map[unsafe.Pointer]*cval) []map[string]any {
+	out := make([]map[string]any, len(args))
+	walk := make([]bool, len(args))
+	var texts []string
+	for i, a := range args {
+		if e := compiled[mapKey(a)]; e != nil && textsOf(e, &texts) {
+			continue
 		}
-		r.collect = nil
+		walk[i] = true
+		if r.scanner != nil {
+			r.collect = &texts
+			r.hideWritten(a, false)
+			r.collect = nil
+		}
+	}
+	if r.scanner != nil {
 		r.prescan = true
+		defer func() { r.prescan, r.prescanned = false, nil }()
 		if len(texts) > 0 {
 			found, err := r.scanner.ScanSecrets(context.Background(), texts)
 			if err != nil {
@@ -463,14 +477,46 @@ func (r *redactor) hideWrittenAll(args []map[string]any) []map[string]any {
 				}
 			}
 		}
-		defer func() { r.prescan, r.prescanned = false, nil }()
 	}
-	out := make([]map[string]any, len(args))
 	for i, a := range args {
+		if !walk[i] && len(r.prescanned) == 0 {
+			out[i] = a
+			continue
+		}
 		v, _ := r.hideWritten(a, false)
 		out[i] = v.(map[string]any)
 	}
 	return out
+}
+
+// textsOf appends to texts the strings hideWritten would scan in the
+// expected value compiled as e, and reports whether that is all
+// hideWritten would do: false for a value it may change otherwise (a
+// value under a secret-named key) or that e does not show whole (a
+// matcher), which hideWritten must then walk itself.
+func textsOf(e *cval, texts *[]string) bool {
+	switch e.op {
+	case copObject:
+		for i, k := range e.keys {
+			if isSecretKey(k) || !textsOf(&e.kids[i], texts) {
+				return false
+			}
+		}
+	case copArray:
+		for i := range e.kids {
+			if !textsOf(&e.kids[i], texts) {
+				return false
+			}
+		}
+	case copString:
+		if e.s != "" {
+			*texts = append(*texts, e.s)
+		}
+	case copNumber, copBool, copNull:
+	default:
+		return false
+	}
+	return true
 }
 
 // hideWritten hides the secrets written in expected arguments v

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzContractShownArgs checks the contract's shown arguments
+// (shownArgsCache: one scan of every string, the compiled form telling
+// which argument maps hold nothing to hide) against hideWritten of each
+// map alone, scanning string by string: the same JSON for every
+// expected call, with a scanner that finds "SECRET" and "tok-1".
+func FuzzContractShownArgs(f *testing.F) {
+	for _, s := range []string{
+		`[{"tool":"a","args":{"x":"plain","n":1,"l":["a",2,null,true]}}]`,
+		`[{"tool":"a","args":{"x":"has SECRET inside"}},{"tool":"b","args":{"y":"other"}}]`,
+		`[{"tool":"a","args":{"password":"hunter22","api_key":1234567,"token":["abcd","x"]}}]`,
+		`[{"tool":"a","args":{"o":{"access_token":{"v":"tok-1"}},"m":{"$regex":"tok-1.*"}}}]`,
+		`{"required":[{"tool":"a","args":{"x":{"$contains":"SECRET"},"y":{"$one_of":["tok-1",2]}}}],"forbidden":[{"tool":"f","args":{"k":"tok-1"}}]}`,
+		`[{"tool":"a","args":{"k":"SECRET","k2":"SECRET"}},{"tool":"a","args":{"k":"SECRET"}}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	scanner := &fakeScanner{secrets: map[string]string{"SECRET": "fake", "tok-1": "tok"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseContract(data)
+		if err != nil {
+			return
+		}
+		var sc shownArgsCache
+		m := sc.get(c, scanner)
+		if m == nil {
+			t.Fatal("no shown arguments made")
+		}
+		check := func(args map[string]any) {
+			if args == nil {
+				return
+			}
+			want, _ := (&redactor{named: true, scanner: scanner}).hideWritten(args, false)
+			got, ok := m[mapKey(args)]
+			if !ok {
+				t.Fatalf("no shown arguments for %v", args)
+			}
+			gj, err1 := json.Marshal(got)
+			wj, err2 := json.Marshal(want)
+			if err1 != nil || err2 != nil || string(gj) != string(wj) {
+				t.Errorf("shown %s (%v), want %s (%v)", gj, err1, wj, err2)
+			}
+		}
+		for _, st := range c.Required {
+			if st.Call != nil {
+				check(st.Call.Args)
+			}
+			if st.Group != nil {
+				for _, opt := range st.Group.Options {
+					for i := range opt {
+						check(opt[i].Args)
+					}
+				}
+			}
+		}
+		for i := range c.Forbidden {
+			check(c.Forbidden[i].Args)
+		}
+	})
+}
