@@ -23,6 +23,10 @@ import (
 // JSON.stringify). The final answer is the text of the last assistant
 // message or step when it made no tool call.
 //
+// UIMessage lists (ai 5 on, useChat and chat persistence: aisdk_ui.go)
+// are read too: tool-NAME / dynamic-tool parts are calls with their
+// output or errorText, each step-start begins a turn.
+//
 // Detection claims a list as soon as one message holds an AI SDK tool
 // part, so that a list mixing two SDKs' messages gets Parse's located error
 // rather than another format's reading.
@@ -90,6 +94,9 @@ func (aiSDKAdapter) Detect(in *Input) (string, bool) {
 		return streamReason(in, len(in.Records()), "Vercel AI SDK step") + " (result.steps)", true
 	}
 	list := aiSDKMessages(in)
+	if r := aiSDKUIDetect(list); r != "" {
+		return r, true
+	}
 	n := 0
 	for _, m := range list {
 		for _, p := range m.Get("content").Elems() {
@@ -117,6 +124,14 @@ func (aiSDKAdapter) Parse(in *Input) (engine.Trace, error) {
 	list := aiSDKMessages(in)
 	if list == nil {
 		return engine.Trace{}, notFit("ai-sdk", in.Value(), `expected a ModelMessage list, {"messages": [...]} or a steps list`)
+	}
+	if aiSDKUIList(list) {
+		for _, m := range list {
+			if err := aiSDKUIMessage(b, m); err != nil {
+				return engine.Trace{}, err
+			}
+		}
+		return b.trace(), nil
 	}
 	for _, m := range list {
 		if err := aiSDKMessage(b, m); err != nil {

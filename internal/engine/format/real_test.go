@@ -22,6 +22,7 @@ var realSources = map[string][]string{
 	"ai-sdk-v5":              {"ai-sdk", "openai"},
 	"ai-sdk-v6":              {"ai-sdk", "openai"},
 	"ai-sdk-v7":              {"ai-sdk", "openai"},
+	"ai-sdk-ui":              {"ai-sdk"},
 	"ai-sdk-anthropic-v5":    {"ai-sdk", "anthropic"},
 	"ai-sdk-anthropic-v6":    {"ai-sdk", "anthropic"},
 	"langsmith-langchain":    {"langsmith"},
