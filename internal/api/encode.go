@@ -13,13 +13,13 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
-// Encoding a result is a large share of an evaluation's cost, so the hot
-// path avoids work encoding/json would repeat: expected calls (full of
-// matchers) are encoded once per contract and combination, each trace call
-// once for both trace_calls and scored_calls, and responses are assembled
-// from the stored JSON pieces without re-validating them.
+// Encoding a result is a large share of an evaluation's cost: the stored
+// parts are written by internal/resultjson, and expected calls (full of
+// matchers) are encoded once per contract and combination. Responses are
+// assembled from the stored JSON pieces without re-validating them.
 
 // expectedCache holds, per combination of one parsed contract, the JSON of
 // its expected calls. The expected list G depends only on the contract and
@@ -45,13 +45,13 @@ func (c *expectedCache) encode(res *engine.EvaluationResult) ([]byte, error) {
 	// expected calls too: their JSON then depends on the trace, so it
 	// neither comes from nor goes into the cache.
 	if secretFound(res) {
-		return json.Marshal(nonNil(res.ExpectedCalls))
+		return resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls)
 	}
 	key := combinationKey(res)
 	if b, ok := c.m.Load(key); ok {
 		return b.([]byte), nil
 	}
-	b, err := json.Marshal(nonNil(res.ExpectedCalls))
+	b, err := resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls)
 	if err != nil {
 		return nil, err
 	}
@@ -70,54 +70,12 @@ func secretFound(res *engine.EvaluationResult) bool {
 	return false
 }
 
-// encodeCalls returns the JSON of trace_calls and scored_calls, encoding
-// each trace call once: scored calls are trace calls (by ScoredIndexes),
-// so their encodings are shared. When a scored call does not look like
-// its trace call, it is encoded on its own.
-func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte, err error) {
-	parts := make([][]byte, len(res.TraceCalls))
-	size := 2
-	for i := range res.TraceCalls {
-		if parts[i], err = appendToolCall(nil, &res.TraceCalls[i]); err != nil {
-			return nil, nil, err
-		}
-		size += len(parts[i]) + 1
-	}
-	trace = joinArray(parts, size)
-	if len(res.ScoredIndexes) != len(res.ScoredCalls) {
-		scored, err = json.Marshal(nonNil(res.ScoredCalls))
-		return trace, scored, err
-	}
-	sp := make([][]byte, len(res.ScoredCalls))
-	size = 2
-	for j, idx := range res.ScoredIndexes {
-		sc := &res.ScoredCalls[j]
-		if idx >= 0 && idx < len(res.TraceCalls) && sameCall(sc, &res.TraceCalls[idx]) {
-			sp[j] = parts[idx]
-		} else if sp[j], err = appendToolCall(nil, sc); err != nil {
-			return nil, nil, err
-		}
-		size += len(sp[j]) + 1
-	}
-	return trace, joinArray(sp, size), nil
-}
-
-// sameCall reports whether two calls are the same trace call (the engine
-// builds scored calls from the trace calls, redacted alike).
-func sameCall(a, b *engine.ToolCall) bool {
-	return a.Tool == b.Tool && a.ID == b.ID && a.ArgsRaw == b.ArgsRaw && a.Error == b.Error && a.Args.Len() == b.Args.Len()
-}
-
-func joinArray(parts [][]byte, size int) []byte {
-	b := make([]byte, 0, size)
-	b = append(b, '[')
-	for i, p := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, p...)
-	}
-	return append(b, ']')
+// encodeCalls returns the JSON of trace_calls and scored_calls (one
+// buffer: a scored call that is its trace call is copied from the trace
+// calls' bytes).
+func encodeCalls(res *engine.EvaluationResult) (trace, scored []byte) {
+	b, split := resultjson.Marshal.AppendCalls(nil, res)
+	return b[:split:split], b[split:]
 }
 
 // MarshalJSON implements json.Marshaler (used inside batch answers).

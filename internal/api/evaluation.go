@@ -22,6 +22,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 func (s *Server) evaluationRoutes(r chi.Router) {
@@ -275,17 +276,15 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if out.ExpectedCalls, err = pc.expected.encode(res); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
-	if out.TraceCalls, out.ScoredCalls, err = encodeCalls(res); err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
+	out.TraceCalls, out.ScoredCalls = encodeCalls(res)
 	// Byte-identical to json.Marshal (nil lists as []); only the metrics
 	// can fail, with json.Marshal's error.
-	out.ScoredIndexes = engine.AppendIntsJSON(nil, res.ScoredIndexes)
-	if out.Metrics, err = res.Metrics.AppendJSON(nil); err != nil {
+	out.ScoredIndexes = resultjson.AppendInts(nil, res.ScoredIndexes)
+	if out.Metrics, err = resultjson.Marshal.AppendMetrics(nil, &res.Metrics); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
-	out.Checks = res.Checks.AppendJSON(nil)
-	out.Issues = engine.AppendIssuesJSON(nil, res.Issues)
+	out.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
+	out.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
 	if id != uuid.Nil {
 		if err := storedNULProblem(out, in); err != nil {
 			return nil, err
@@ -348,14 +347,6 @@ func parseTrace(v jsondoc.Value, name string) (*format.Parsed, error) {
 		return nil, &apiError{kind: probInvalidTrace, detail: err.Error(), errors: []FieldProblem{{Pointer: "/trace", Message: err.Error()}}, cause: err}
 	}
 	return parsed, nil
-}
-
-// nonNil returns an empty slice for a nil one, so it encodes as [].
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // contractRefView identifies the contract of a result.

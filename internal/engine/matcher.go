@@ -131,9 +131,12 @@ func (m *Regex) matchString(s string) bool {
 	return m.re.MatchString(s)
 }
 
+// String returns the RE2 pattern the Regex was compiled from.
+func (m *Regex) String() string { return m.re.String() }
+
 // MarshalJSON writes {"$regex": pattern}.
 func (m *Regex) MarshalJSON() ([]byte, error) {
-	return matcherJSON("$regex", m.re.String())
+	return matcherJSON("$regex", m.String())
 }
 
 // Contains matches a string containing Value (a string) as a substring, or

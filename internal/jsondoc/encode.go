@@ -13,12 +13,14 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // htmlSafe[c] is true for the ASCII bytes json.Marshal writes as
-// themselves.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+// themselves; plainSafe[c] for those an encoding/json Encoder with
+// SetEscapeHTML(false) writes as themselves (<, > and & too).
+var htmlSafe, plainSafe = func() (html, plain [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
 	}
-	return t
+	return html, plain
 }()
 
 // AppendString appends s as a JSON string exactly as json.Marshal writes
@@ -27,12 +29,19 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 // <, > and & as \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, and
 // U+2028 and U+2029 as \u2028 and \u2029 (RFC 8259 section 7; the last two
 // for JavaScript).
-func AppendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte { return appendString(b, s, &htmlSafe) }
+
+// AppendStringNoHTML appends s as a JSON string exactly as an
+// encoding/json Encoder with SetEscapeHTML(false) writes it: as
+// AppendString does, except that <, > and & are written as themselves.
+func AppendStringNoHTML(b []byte, s string) []byte { return appendString(b, s, &plainSafe) }
+
+func appendString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if htmlSafe[c] {
+			if safe[c] {
 				i++
 				continue
 			}

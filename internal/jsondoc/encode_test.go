@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -19,7 +20,25 @@ func TestAppendString(t *testing.T) {
 		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
 			t.Errorf("AppendString(%q) = %s, want x%s", s, got, want)
 		}
+		if got, want := AppendStringNoHTML([]byte("x"), s), "x"+encodeNoHTML(t, s); string(got) != want {
+			t.Errorf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
+		}
 	}
+	if got := string(AppendStringNoHTML(nil, "<a&b>\u2028")); got != `"<a&b>\u2028"` {
+		t.Errorf("AppendStringNoHTML = %s", got)
+	}
+}
+
+// encodeNoHTML returns what an Encoder with SetEscapeHTML(false) writes
+// for s, without the newline.
+func encodeNoHTML(t *testing.T, s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 func FuzzAppendString(f *testing.F) {
@@ -33,6 +52,9 @@ func FuzzAppendString(f *testing.F) {
 		}
 		if got := AppendString(nil, s); string(got) != string(want) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+		if got, want := AppendStringNoHTML(nil, s), encodeNoHTML(t, s); string(got) != want {
+			t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // regradeOne re-evaluates one stored original against contract c (target
@@ -75,29 +76,22 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Con
 		// trace and must not come from (or go into) the cache.
 		r.ExpectedCalls = enc.expected(c, res)
 	}
-	for _, p := range []struct {
-		dst *json.RawMessage
-		v   any
-	}{
-		{&r.ExpectedCalls, nonNil(res.ExpectedCalls)}, {&r.TraceCalls, nonNil(res.TraceCalls)},
-	} {
-		if *p.dst != nil {
-			continue
-		}
-		b, err := json.Marshal(p.v)
-		if err != nil {
+	if r.ExpectedCalls == nil {
+		if r.ExpectedCalls, err = resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls); err != nil {
 			return fail("encode result: " + err.Error())
 		}
-		*p.dst = b
+	}
+	if r.TraceCalls == nil {
+		r.TraceCalls = resultjson.Marshal.AppendToolCalls(nil, res.TraceCalls)
 	}
 	// Byte-identical to json.Marshal (nil lists as []); only the metrics
 	// can fail, with json.Marshal's error.
-	r.ScoredIndexes = engine.AppendIntsJSON(nil, res.ScoredIndexes)
-	if r.Metrics, err = res.Metrics.AppendJSON(nil); err != nil {
+	r.ScoredIndexes = resultjson.AppendInts(nil, res.ScoredIndexes)
+	if r.Metrics, err = resultjson.Marshal.AppendMetrics(nil, &res.Metrics); err != nil {
 		return fail("encode result: " + err.Error())
 	}
-	r.Checks = res.Checks.AppendJSON(nil)
-	r.Issues = engine.AppendIssuesJSON(nil, res.Issues)
+	r.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
+	r.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
 	if unchanged {
 		enc.storeExpected(c, res, r.ExpectedCalls)
 	}
@@ -157,12 +151,4 @@ func (e *encodeCache) storeExpected(c *engine.Contract, res *engine.EvaluationRe
 	if e != nil {
 		e.m.LoadOrStore(encodeKey{c, choiceKey(res)}, b)
 	}
-}
-
-// nonNil returns an empty slice for a nil one, so it encodes as [].
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

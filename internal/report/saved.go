@@ -20,13 +20,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // FormatVersion is the version of the saved-result format (and of the
@@ -82,25 +82,19 @@ func AppendSaved(dst []byte, h Header, res *engine.EvaluationResult) ([]byte, er
 		dst = append(dst, `,"`...)
 		dst = append(dst, m.key...)
 		dst = append(dst, `":`...)
-		dst = appendString(dst, m.val)
+		dst = jsondoc.AppendStringNoHTML(dst, m.val)
 	}
 	if res == nil {
 		return append(dst, '}'), nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
+	// res's members after h's: its object without the opening brace.
+	start := len(dst)
+	out, err := resultjson.NoHTML.AppendResult(dst, res)
+	if err != nil {
 		return dst, fmt.Errorf("encode result: %w", err)
 	}
-	body := bytes.TrimRight(buf.Bytes(), "\n")
-	if len(body) < 2 || body[0] != '{' {
-		return dst, errors.New("encode result: not a JSON object")
-	}
-	if len(body) > 2 {
-		dst = append(dst, ',')
-	}
-	return append(dst, body[1:]...), nil
+	out[start] = ','
+	return out, nil
 }
 
 // WriteSavedIndented writes one saved result as indented JSON (two
@@ -118,13 +112,4 @@ func WriteSavedIndented(w io.Writer, h Header, res *engine.EvaluationResult) err
 	out.WriteByte('\n')
 	_, err = w.Write(out.Bytes())
 	return err
-}
-
-// appendString appends s as a JSON string, HTML characters unescaped.
-func appendString(dst []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...)
 }

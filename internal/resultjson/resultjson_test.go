@@ -1,26 +1,56 @@
-package engine_test
+package resultjson_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/toolscore/toolscore/internal/jsondoc"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/jsondoc"
+	"github.com/toolscore/toolscore/internal/resultjson"
+	"github.com/toolscore/toolscore/internal/secrets"
 	"github.com/toolscore/toolscore/internal/workload"
 )
 
-// The encoders of encode.go must write exactly what json.Marshal writes, as
-// the service and regrades used it: Metrics and Checks as they are, the
-// issues and scored indexes with nil as [].
+// The writers must write exactly what encoding/json writes for the same
+// values, in both modes: json.Marshal (Marshal) and an Encoder with
+// SetEscapeHTML(false) without its newline (NoHTML). The parts the
+// service stores write nil lists as [].
+
+var secretScanner = secrets.New()
+
+var modes = []resultjson.Mode{resultjson.Marshal, resultjson.NoHTML}
+
+func modeName(m resultjson.Mode) string {
+	if m == resultjson.NoHTML {
+		return "NoHTML"
+	}
+	return "Marshal"
+}
+
+// encodingJSON returns what encoding/json writes for v in mode m.
+func encodingJSON(m resultjson.Mode, v any) ([]byte, error) {
+	if m == resultjson.Marshal {
+		return json.Marshal(v)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
 
 func nonNil[T any](s []T) []T {
 	if s == nil {
@@ -29,45 +59,70 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// prefix is what the tests append to, to check that the encoders keep it.
+// prefix is what the tests append to, to check that the writers keep it.
 const prefix = `{"x":`
 
-// compareEncodings reports every piece of the four whose new encoding
-// differs from json.Marshal's, or whose error differs.
-func compareEncodings(t *testing.T, what string, m *engine.Metrics, c *engine.Checks, issues []engine.Issue, ints []int) {
+// check compares one writer's output (appended to prefix) and error with
+// encoding/json's for v.
+func check(t *testing.T, what string, mode resultjson.Mode, v any, got []byte, err error) {
 	t.Helper()
-	want, wantErr := json.Marshal(*m)
-	got, err := m.AppendJSON([]byte(prefix))
+	want, wantErr := encodingJSON(mode, v)
+	what += " (" + modeName(mode) + ")"
 	switch {
 	case (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error():
-		t.Errorf("%s: metrics: error %v, want %v", what, err, wantErr)
+		t.Errorf("%s: error %v, want %v", what, err, wantErr)
 	case err != nil && string(got) != prefix:
-		t.Errorf("%s: metrics: on error the buffer is %q, want the prefix only", what, got)
+		t.Errorf("%s: on error the buffer is %q, want the prefix only", what, got)
 	case err == nil && !bytes.Equal(got, append([]byte(prefix), want...)):
-		t.Errorf("%s: metrics:\n got %s\nwant %s%s", what, got, prefix, want)
+		t.Errorf("%s:\n got %s\nwant %s%s", what, got, prefix, want)
 	}
-	if c != nil {
-		want, err := json.Marshal(*c)
-		if err != nil {
-			t.Fatalf("%s: json.Marshal(checks): %v", what, err)
+}
+
+// compareParts compares the writers of a result's parts with
+// encoding/json, in both modes.
+func compareParts(t *testing.T, what string, m *engine.Metrics, c *engine.Checks, issues []engine.Issue, ints []int) {
+	t.Helper()
+	for _, mode := range modes {
+		got, err := mode.AppendMetrics([]byte(prefix), m)
+		check(t, what+": metrics", mode, m, got, err)
+		if c != nil {
+			check(t, what+": checks", mode, c, mode.AppendChecks([]byte(prefix), c), nil)
 		}
-		if got := c.AppendJSON([]byte(prefix)); !bytes.Equal(got, append([]byte(prefix), want...)) {
-			t.Errorf("%s: checks:\n got %s\nwant %s%s", what, got, prefix, want)
+		check(t, what+": issues", mode, nonNil(issues), mode.AppendIssues([]byte(prefix), issues), nil)
+	}
+	check(t, what+": ints", resultjson.Marshal, nonNil(ints), resultjson.AppendInts([]byte(prefix), ints), nil)
+}
+
+// compareResult compares AppendResult and the writers of the stored parts
+// (calls, expected calls, and the others through compareParts) with
+// encoding/json on res, in both modes.
+func compareResult(t *testing.T, what string, res *engine.EvaluationResult) {
+	t.Helper()
+	for _, mode := range modes {
+		got, err := mode.AppendResult([]byte(prefix), res)
+		check(t, what+": result", mode, res, got, err)
+
+		b, split := mode.AppendCalls([]byte(prefix), res)
+		check(t, what+": trace calls", mode, nonNil(res.TraceCalls), b[:split], nil)
+		check(t, what+": scored calls", mode, nonNil(res.ScoredCalls), append([]byte(prefix), b[split:]...), nil)
+		check(t, what+": AppendToolCalls", mode, nonNil(res.TraceCalls), mode.AppendToolCalls([]byte(prefix), res.TraceCalls), nil)
+		for i := range res.TraceCalls {
+			check(t, what+": AppendToolCall", mode, &res.TraceCalls[i], mode.AppendToolCall([]byte(prefix), &res.TraceCalls[i]), nil)
 		}
+		got, err = mode.AppendExpectedCalls([]byte(prefix), res.ExpectedCalls)
+		check(t, what+": expected calls", mode, nonNil(res.ExpectedCalls), got, err)
 	}
-	want, err = json.Marshal(nonNil(issues))
-	if err != nil {
-		t.Fatalf("%s: json.Marshal(issues): %v", what, err)
+	compareParts(t, what, &res.Metrics, &res.Checks, res.Issues, res.ScoredIndexes)
+}
+
+// TestToolCallFields fails when the engine adds a field to ToolCall or
+// EvaluationResult, so that the writers are updated with it.
+func TestToolCallFields(t *testing.T) {
+	if n := reflect.TypeFor[engine.ToolCall]().NumField(); n != 7 {
+		t.Errorf("engine.ToolCall has %d fields; the writer knows 7: update it", n)
 	}
-	if got := engine.AppendIssuesJSON([]byte(prefix), issues); !bytes.Equal(got, append([]byte(prefix), want...)) {
-		t.Errorf("%s: issues:\n got %s\nwant %s%s", what, got, prefix, want)
-	}
-	want, err = json.Marshal(nonNil(ints))
-	if err != nil {
-		t.Fatalf("%s: json.Marshal(ints): %v", what, err)
-	}
-	if got := engine.AppendIntsJSON([]byte(prefix), ints); !bytes.Equal(got, append([]byte(prefix), want...)) {
-		t.Errorf("%s: ints:\n got %s\nwant %s%s", what, got, prefix, want)
+	if n := reflect.TypeFor[engine.EvaluationResult]().NumField(); n != 14 {
+		t.Errorf("engine.EvaluationResult has %d fields; the writer knows 14: update it", n)
 	}
 }
 
@@ -386,28 +441,214 @@ func (g *gen) issues() []engine.Issue {
 	return v
 }
 
-// TestAppendJSONMatchesEncodingJSON compares the encoders with json.Marshal
+// plain returns a decoded JSON value (what a document holds).
+func (g *gen) plain(depth int) any {
+	n := 8
+	if depth > 3 {
+		n = 5
+	}
+	switch g.r.IntN(n) {
+	case 0:
+		return g.scalar()
+	case 1:
+		return g.float()
+	case 2:
+		return json.Number(numberLiterals[1+g.r.IntN(len(numberLiterals)-1)])
+	case 3, 4:
+		return g.str()
+	case 5:
+		v := make([]any, g.r.IntN(4))
+		for i := range v {
+			v[i] = g.plain(depth + 1)
+		}
+		return v
+	}
+	m := map[string]any{}
+	for k := g.r.IntN(5); k > 0; k-- {
+		m[g.str()] = g.plain(depth + 1)
+	}
+	return m
+}
+
+// oddDocs are documents whose values encoding/json and a naive writer
+// would disagree on: unsorted and repeated keys, number literals kept as
+// written, escapes in keys and strings.
+var oddDocs = []string{
+	`{"b":1,"a":"<&>","b":[1.0,-0,1e400,0.1e-9]}`,
+	`{"z":{"y":{},"x":[]},"\u003ck":"\u2028\ud800","é":"\/"}`,
+	`[true,false,null,"\u0000\u001f",12345678901234567890123]`,
+	`"<script>"`, `-0.0`, `null`, `{}`,
+}
+
+// jsonValue returns a document's value: absent, null, an odd document or
+// a random one (an object most of the time).
+func (g *gen) jsonValue() jsondoc.Value {
+	switch g.r.IntN(8) {
+	case 0:
+		return jsondoc.Value{}
+	case 1:
+		return jsondoc.MustFromAny(nil)
+	case 2:
+		v, err := jsondoc.ParseString(oddDocs[g.r.IntN(len(oddDocs))])
+		if err != nil {
+			panic(err)
+		}
+		return v
+	case 3:
+		return jsondoc.MustFromAny(g.plain(1))
+	}
+	m := map[string]any{}
+	for k := g.r.IntN(5); k > 0; k-- {
+		m[g.str()] = g.plain(1)
+	}
+	return jsondoc.MustFromAny(m)
+}
+
+func (g *gen) toolCall() engine.ToolCall {
+	c := engine.ToolCall{Tool: g.str(), Args: g.jsonValue()}
+	if g.r.IntN(2) == 0 {
+		c.ID = g.str()
+	}
+	if g.r.IntN(2) == 0 {
+		c.Result = g.jsonValue()
+	}
+	if g.r.IntN(3) == 0 {
+		c.Error = engine.CallError(g.str())
+	}
+	if g.r.IntN(4) == 0 {
+		c.ArgsRaw, c.ArgsError = g.str(), g.str()
+	}
+	return c
+}
+
+// result returns a random EvaluationResult: its scored calls are, as the
+// engine makes them, mostly its trace calls at ScoredIndexes, and
+// sometimes not (other calls, other lengths).
+func (g *gen) result() *engine.EvaluationResult {
+	res := &engine.EvaluationResult{
+		Score: g.float(), Grade: engine.Grade(g.str()), Passed: g.r.IntN(2) == 0, MinScore: g.float(), SafetyGate: g.r.IntN(2) == 0,
+		Metrics: *g.metrics(), Checks: *g.checks(), Issues: g.issues(),
+	}
+	if g.r.IntN(40) == 0 {
+		res.Score = math.NaN()
+	}
+	if k := g.r.IntN(5); k > 0 {
+		res.ExpectedCalls = make([]engine.ExpectedCall, k-1)
+		for i := range res.ExpectedCalls {
+			res.ExpectedCalls[i] = engine.ExpectedCall{Tool: g.str(), Args: g.object(1)}
+		}
+	}
+	if k := g.r.IntN(7); k > 0 {
+		res.TraceCalls = make([]engine.ToolCall, k-1)
+		for i := range res.TraceCalls {
+			res.TraceCalls[i] = g.toolCall()
+		}
+	}
+	if k := g.r.IntN(7); k > 0 {
+		res.ScoredIndexes = make([]int, k-1)
+		res.ScoredCalls = make([]engine.ToolCall, k-1)
+		for j := range res.ScoredIndexes {
+			idx := g.r.IntN(len(res.TraceCalls)+2) - 1
+			res.ScoredIndexes[j] = idx
+			switch {
+			case idx >= 0 && idx < len(res.TraceCalls) && g.r.IntN(5) > 0:
+				res.ScoredCalls[j] = res.TraceCalls[idx]
+				if g.r.IntN(6) == 0 {
+					res.ScoredCalls[j].Tool += "x"
+				}
+			default:
+				res.ScoredCalls[j] = g.toolCall()
+			}
+		}
+		switch g.r.IntN(8) {
+		case 0:
+			res.ScoredIndexes = append(res.ScoredIndexes, 0)
+		case 1:
+			res.ScoredCalls = nil
+		}
+	}
+	if g.r.IntN(3) > 0 {
+		s := g.str()
+		res.FinalAnswer = &s
+	}
+	if g.r.IntN(3) == 0 {
+		res.Contract = &engine.ContractRef{Name: g.str(), Version: g.int(), SHA256: g.str()}
+	}
+	return res
+}
+
+// TestAppendMatchesEncodingJSON compares the writers with encoding/json
 // over thousands of random values.
-func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+func TestAppendMatchesEncodingJSON(t *testing.T) {
 	n := 5000
 	if testing.Short() {
 		n = 500
 	}
 	for i := range n {
 		g := newGen(uint64(i), 0x5eed)
-		compareEncodings(t, "random value "+strconv.Itoa(i), g.metrics(), g.checks(), g.issues(), g.ints())
+		compareParts(t, "random value "+strconv.Itoa(i), g.metrics(), g.checks(), g.issues(), g.ints())
+		compareResult(t, "random result "+strconv.Itoa(i), g.result())
 		if t.Failed() {
 			t.Fatalf("stopped at seed %d", i)
 		}
 	}
 }
 
-// TestAppendJSONExactCases pins exact encodings of values at the edges.
-func TestAppendJSONExactCases(t *testing.T) {
+// TestAppendResultExact pins one whole result in both modes.
+func TestAppendResultExact(t *testing.T) {
+	answer := "<ok> & \u2028"
+	args := jsondoc.MustFromAny(map[string]any{"q": "<b>", "a": json.Number("1.50")})
+	call := engine.ToolCall{Tool: "a&b", Args: args, ID: "<1>", Result: jsondoc.MustFromAny("x&y"), Error: "e<"}
+	res := &engine.EvaluationResult{Score: 0.5, Grade: engine.GradeF, MinScore: 0.7, SafetyGate: true,
+		ExpectedCalls: []engine.ExpectedCall{{Tool: "<t>", Args: map[string]any{"k&": "<v>", "m": &engine.Contains{Value: "<c>"}}}},
+		TraceCalls:    []engine.ToolCall{call}, ScoredCalls: []engine.ToolCall{call}, ScoredIndexes: []int{0},
+		FinalAnswer: &answer, Issues: []engine.Issue{{Kind: "order", Severity: engine.SeverityLow, Problem: "<p>"}},
+		Contract: &engine.ContractRef{Name: "c&", Version: 2, SHA256: "ab"}}
+	metrics := `"metrics":{"selection_accuracy":0,"invocation_accuracy":0,"required_call_recall":0,` +
+		`"argument_metrics":{"precision":0,"recall":0,"f1":0},"sequence_metrics":{"edit_distance":0,"normalized_distance":0,"sequence_accuracy":0},` +
+		`"efficiency_metrics":{"redundant_count":0,"total_calls":0,"redundant_rate":0},` +
+		`"tool_correctness_metrics":{"tool_correctness":0,"expected_tools":null,"called_tools":null,"missing_tools":null,"extra_tools":null,"correct_count":0,"total_expected":0},` +
+		`"weights":{"selection_accuracy":0,"argument_f1":0,"sequence_accuracy":0,"redundant_rate":0,"required_call_recall":0}}`
+	// The values' own JSON (arguments, results, matchers) is HTML-escaped
+	// in both modes.
+	calls := `{"tool":"%s","args":{"a":1.50,"q":"\u003cb\u003e"},"id":"%s","result":"x\u0026y","error":"%s"}`
+	want := map[resultjson.Mode]string{
+		resultjson.Marshal: `{"score":0.5,"grade":"F","passed":false,"min_score":0.7,"safety_gate":true,` + metrics +
+			`,"expected_calls":[{"tool":"\u003ct\u003e","args":{"k\u0026":"\u003cv\u003e","m":{"$contains":"\u003cc\u003e"}}}]` +
+			`,"trace_calls":[` + fmt.Sprintf(calls, `a\u0026b`, `\u003c1\u003e`, `e\u003c`) + `],"scored_calls":[` + fmt.Sprintf(calls, `a\u0026b`, `\u003c1\u003e`, `e\u003c`) + `]` +
+			`,"scored_indexes":[0],"final_answer":"\u003cok\u003e \u0026 \u2028","checks":{"pass":0,"fail":0,"unknown":0,"items":null}` +
+			`,"issues":[{"kind":"order","severity":"low","tool":"","problem":"\u003cp\u003e","fix":"","calls":null}],"contract":{"name":"c\u0026","version":2,"sha256":"ab"}}`,
+		resultjson.NoHTML: `{"score":0.5,"grade":"F","passed":false,"min_score":0.7,"safety_gate":true,` + metrics +
+			`,"expected_calls":[{"tool":"<t>","args":{"k&":"<v>","m":{"$contains":"\u003cc\u003e"}}}]` +
+			`,"trace_calls":[` + fmt.Sprintf(calls, `a&b`, `<1>`, `e<`) + `],"scored_calls":[` + fmt.Sprintf(calls, `a&b`, `<1>`, `e<`) + `]` +
+			`,"scored_indexes":[0],"final_answer":"<ok> & \u2028","checks":{"pass":0,"fail":0,"unknown":0,"items":null}` +
+			`,"issues":[{"kind":"order","severity":"low","tool":"","problem":"<p>","fix":"","calls":null}],"contract":{"name":"c&","version":2,"sha256":"ab"}}`,
+	}
+	for _, mode := range modes {
+		got, err := mode.AppendResult(nil, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want[mode] {
+			t.Errorf("%s:\n got %s\nwant %s", modeName(mode), got, want[mode])
+		}
+		compareResult(t, "exact", res)
+	}
+	res.MinScore = math.Inf(1)
+	for _, mode := range modes {
+		got, err := mode.AppendResult([]byte(prefix), res)
+		if err == nil || err.Error() != "json: unsupported value: +Inf" || string(got) != prefix {
+			t.Errorf("%s: infinite min_score: %q, %v", modeName(mode), got, err)
+		}
+	}
+}
+
+// TestAppendExactCases pins exact encodings of values at the edges.
+func TestAppendExactCases(t *testing.T) {
 	m := &engine.Metrics{SelectionAccuracy: 1e-7, InvocationAccuracy: 1e21, RequiredCallRecall: math.Copysign(0, -1),
 		Arguments: engine.ArgumentMetrics{Precision: 1e20, Recall: 0.000001, F1: 3},
 		Sequence:  engine.SequenceMetrics{EditDistance: 2, NormalizedDistance: 1.5e-300, SequenceAccuracy: 123456789e-15}}
-	got, err := m.AppendJSON(nil)
+	got, err := resultjson.Marshal.AppendMetrics(nil, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,34 +669,34 @@ func TestAppendJSONExactCases(t *testing.T) {
 	}}
 	want = `{"pass":1,"fail":0,"unknown":0,"items":[{"name":"credentials","status":"fail","detail":"\u003ca\u0026b\u003e\u2028\ufffd\u0001","calls":[],` +
 		`"findings":[{"call":-1,"rule":"github-pat"},{"call":2,"path":"/a","value":"v"}]},{"name":"honesty","status":"unknown","detail":"","calls":null}]}`
-	if got := c.AppendJSON(nil); string(got) != want {
+	if got := resultjson.Marshal.AppendChecks(nil, c); string(got) != want {
 		t.Errorf("checks:\n got %s\nwant %s", got, want)
 	}
-	if got := string((&engine.Checks{}).AppendJSON(nil)); got != `{"pass":0,"fail":0,"unknown":0,"items":null}` {
+	if got := string(resultjson.Marshal.AppendChecks(nil, &engine.Checks{})); got != `{"pass":0,"fail":0,"unknown":0,"items":null}` {
 		t.Errorf("zero checks: %s", got)
 	}
 	for _, issues := range [][]engine.Issue{nil, {}} {
-		if got := string(engine.AppendIssuesJSON(nil, issues)); got != "[]" {
-			t.Errorf("AppendIssuesJSON(%#v) = %s, want []", issues, got)
+		if got := string(resultjson.Marshal.AppendIssues(nil, issues)); got != "[]" {
+			t.Errorf("AppendIssues(%#v) = %s, want []", issues, got)
 		}
 	}
 	want = `[{"kind":"order","severity":"low","tool":"a","problem":"p","fix":"f","calls":null}]`
-	if got := string(engine.AppendIssuesJSON(nil, []engine.Issue{{Kind: "order", Severity: engine.SeverityLow, Tool: "a", Problem: "p", Fix: "f"}})); got != want {
+	if got := string(resultjson.Marshal.AppendIssues(nil, []engine.Issue{{Kind: "order", Severity: engine.SeverityLow, Tool: "a", Problem: "p", Fix: "f"}})); got != want {
 		t.Errorf("issues:\n got %s\nwant %s", got, want)
 	}
 	for _, ints := range [][]int{nil, {}} {
-		if got := string(engine.AppendIntsJSON(nil, ints)); got != "[]" {
-			t.Errorf("AppendIntsJSON(%#v) = %s, want []", ints, got)
+		if got := string(resultjson.AppendInts(nil, ints)); got != "[]" {
+			t.Errorf("AppendInts(%#v) = %s, want []", ints, got)
 		}
 	}
-	if got := string(engine.AppendIntsJSON(nil, []int{0, -3, 12})); got != "[0,-3,12]" {
-		t.Errorf("AppendIntsJSON = %s", got)
+	if got := string(resultjson.AppendInts(nil, []int{0, -3, 12})); got != "[0,-3,12]" {
+		t.Errorf("AppendInts = %s", got)
 	}
 }
 
-// TestAppendJSONErrors checks that a Metrics value json.Marshal refuses
+// TestAppendMetricsErrors checks that a Metrics value json.Marshal refuses
 // gives json.Marshal's error and leaves the buffer as it was.
-func TestAppendJSONErrors(t *testing.T) {
+func TestAppendMetricsErrors(t *testing.T) {
 	cyclic := map[string]any{}
 	cyclic["self"] = cyclic
 	contract := func(f func(cm *engine.ContractMetrics)) *engine.Metrics {
@@ -494,7 +735,7 @@ func TestAppendJSONErrors(t *testing.T) {
 		if wantErr == nil {
 			t.Fatalf("%s: json.Marshal accepted the value", name)
 		}
-		got, err := m.AppendJSON([]byte(prefix))
+		got, err := resultjson.Marshal.AppendMetrics([]byte(prefix), m)
 		if err == nil || err.Error() != wantErr.Error() {
 			t.Errorf("%s: error %v, want %v", name, err, wantErr)
 		}
@@ -504,9 +745,9 @@ func TestAppendJSONErrors(t *testing.T) {
 	}
 }
 
-// TestAppendJSONDeepArguments checks arguments nested beyond the depth at
+// TestAppendDeepArguments checks arguments nested beyond the depth at
 // which the encoder hands them to encoding/json.
-func TestAppendJSONDeepArguments(t *testing.T) {
+func TestAppendDeepArguments(t *testing.T) {
 	for _, depth := range []int{150, 199, 200, 201, 202, 450, 1200} {
 		var v any = json.Number("1")
 		for i := range depth {
@@ -519,7 +760,7 @@ func TestAppendJSONDeepArguments(t *testing.T) {
 		m := &engine.Metrics{Contract: &engine.ContractMetrics{Alternatives: engine.AlternativesMetrics{
 			Chosen: []engine.ChosenOption{{Group: 0, Calls: []engine.ExpectedCall{{Tool: "t", Args: map[string]any{"deep": v}}}}},
 		}}}
-		compareEncodings(t, "depth "+strconv.Itoa(depth), m, nil, nil, nil)
+		compareParts(t, "depth "+strconv.Itoa(depth), m, nil, nil, nil)
 	}
 }
 
@@ -578,7 +819,7 @@ func realResults(t *testing.T) []evaluated {
 	}
 
 	var expectations []*engine.Contract
-	for _, dir := range []string{"../../examples/contracts", "testdata/seed"} {
+	for _, dir := range []string{"../../examples/contracts", "../engine/testdata/seed"} {
 		tr, ok := trace(dir, read(filepath.Join(dir, "trace.json")))
 		if !ok {
 			t.Fatalf("%s/trace.json does not parse", dir)
@@ -592,7 +833,7 @@ func realResults(t *testing.T) []evaluated {
 
 	// Every trace of the format tests, against the examples and against
 	// its own calls as a gold file.
-	files, err := filepath.Glob("format/testdata/*/*.json")
+	files, err := filepath.Glob("../engine/format/testdata/*/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +860,7 @@ func realResults(t *testing.T) []evaluated {
 	}
 
 	// The parity corpus.
-	for i, line := range bytes.Split(bytes.TrimSpace(read("testdata/parity/toolscore-1.8.1-parity.jsonl")), []byte("\n")) {
+	for i, line := range bytes.Split(bytes.TrimSpace(read("../engine/testdata/parity/toolscore-1.8.1-parity.jsonl")), []byte("\n")) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
 		var pc struct {
@@ -674,13 +915,64 @@ func realResults(t *testing.T) []evaluated {
 	return out
 }
 
-// TestAppendJSONRealResults compares the encoders with json.Marshal on
-// real results, as the service and regrades encode them.
-func TestAppendJSONRealResults(t *testing.T) {
-	results := realResults(t)
-	contracts, findings, issues := 0, 0, 0
+// corpusLine is one line of the engine's golden corpus inputs
+// (internal/engine/testdata/golden/corpus.jsonl).
+type corpusLine struct {
+	Name     string          `json:"name"`
+	Contract json.RawMessage `json:"contract"`
+	Trace    json.RawMessage `json:"trace"`
+	Options  struct {
+		Strict       bool                   `json:"strict,omitempty"`
+		Weights      map[string]float64     `json:"weights,omitempty"`
+		MinScore     *float64               `json:"min_score,omitempty"`
+		Forbidden    []engine.ForbiddenCall `json:"forbidden,omitempty"`
+		NoSafetyGate bool                   `json:"no_safety_gate,omitempty"`
+		KeepSecrets  bool                   `json:"keep_secrets,omitempty"`
+	} `json:"options"`
+}
+
+// goldenResults evaluates every case of the engine's golden corpus.
+func goldenResults(t *testing.T) []evaluated {
+	data, err := os.ReadFile("../engine/testdata/golden/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []evaluated
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var cs corpusLine
+		if err := json.Unmarshal(line, &cs); err != nil {
+			t.Fatalf("corpus line %d: %v", i+1, err)
+		}
+		c, err := engine.ParseContract(cs.Contract)
+		if err != nil {
+			t.Fatalf("%s: contract: %v", cs.Name, err)
+		}
+		p, err := format.Parse(cs.Trace, "plain")
+		if err != nil {
+			t.Fatalf("%s: trace: %v", cs.Name, err)
+		}
+		o := cs.Options
+		res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{SecretScanner: secretScanner, Strict: o.Strict,
+			Weights: o.Weights, MinScore: o.MinScore, Forbidden: o.Forbidden, NoSafetyGate: o.NoSafetyGate, KeepSecrets: o.KeepSecrets})
+		if err != nil {
+			continue // the golden error cases
+		}
+		out = append(out, evaluated{"corpus " + cs.Name, res})
+	}
+	return out
+}
+
+// TestAppendRealResults compares the writers with encoding/json on real
+// results: the workloads, the examples, the format tests' traces, the
+// parity corpus and the engine's golden corpus.
+func TestAppendRealResults(t *testing.T) {
+	results := append(realResults(t), goldenResults(t)...)
+	contracts, findings, issues, html := 0, 0, 0, 0
 	for _, r := range results {
-		compareEncodings(t, r.what, &r.res.Metrics, &r.res.Checks, r.res.Issues, r.res.ScoredIndexes)
+		compareResult(t, r.what, r.res)
+		if t.Failed() {
+			t.Fatalf("stopped at %s", r.what)
+		}
 		if r.res.Metrics.Contract != nil {
 			contracts++
 		}
@@ -688,54 +980,68 @@ func TestAppendJSONRealResults(t *testing.T) {
 			findings += len(ch.Findings)
 		}
 		issues += len(r.res.Issues)
+		if a, _ := resultjson.Marshal.AppendResult(nil, r.res); bytes.Contains(a, []byte(`\u00`)) {
+			html++
+		}
 	}
-	if len(results) < 300 || contracts < 20 || findings == 0 || issues < 100 {
-		t.Errorf("%d results (%d with contract metrics, %d findings, %d issues): the corpus lost its breadth", len(results), contracts, findings, issues)
+	if len(results) < 1200 || contracts < 400 || findings == 0 || issues < 1000 || html == 0 {
+		t.Errorf("%d results (%d with contract metrics, %d findings, %d issues, %d escaped): the corpus lost its breadth", len(results), contracts, findings, issues, html)
 	}
-	t.Logf("%d results, %d with contract metrics, %d findings, %d issues", len(results), contracts, findings, issues)
+	t.Logf("%d results, %d with contract metrics, %d findings, %d issues, %d escaped", len(results), contracts, findings, issues, html)
 }
 
-// FuzzAppendJSON builds values from fuzzed strings, floats, integers and
-// argument documents and compares the encoders with json.Marshal.
-func FuzzAppendJSON(f *testing.F) {
+// FuzzAppendResult builds results from fuzzed strings, floats, integers
+// and documents (as trace call arguments and results, and as a contract's
+// expected arguments) and compares the writers with encoding/json.
+func FuzzAppendResult(f *testing.F) {
 	f.Add("", []byte(`{}`), 0.0, 0, uint64(0))
 	f.Add("<a href=\"x\">&</a>\u2028\xff\x00", []byte(`{"a":[1,"<",{"$regex":"^x$"}],"b":null}`), 1e-7, -1, uint64(7))
 	f.Add("plain", []byte(`{"n":1e400,"m":{"$one_of":["a",1.5,true,null]}}`), 1e21, 42, uint64(99))
 	f.Add("é\\\"", []byte(`{"q":{"$approx":{"value":1,"rel":0.1}},"t":{"$type":["string","null"]}}`), math.Copysign(0, -1), 3, uint64(12345))
 	f.Add("x", []byte(`[1,2]`), math.NaN(), 1<<40, uint64(1))
-	f.Fuzz(func(t *testing.T, s string, args []byte, x float64, n int, seed uint64) {
+	f.Add("k", []byte(`{"b":1,"a":2,"b":"\u003c"}`), 0.5, 2, uint64(3))
+	f.Fuzz(func(t *testing.T, s string, doc []byte, x float64, n int, seed uint64) {
 		g := newGen(seed, uint64(n))
-		m, c, issues := g.metrics(), g.checks(), g.issues()
+		res := g.result()
+		m := &res.Metrics
 		m.Arguments.F1 = x
 		m.ToolCorrectness.ExtraTools = append(m.ToolCorrectness.ExtraTools, s)
 		m.Efficiency.TotalCalls = n
-		if c.Items != nil {
-			c.Items = append(c.Items, engine.Check{Name: s, Status: engine.CheckStatus(s), Detail: s, Calls: []int{n},
+		if res.Checks.Items != nil {
+			res.Checks.Items = append(res.Checks.Items, engine.Check{Name: s, Status: engine.CheckStatus(s), Detail: s, Calls: []int{n},
 				Findings: []engine.Finding{{Call: n, Path: s, Value: s}}})
 		}
-		issues = append(issues, engine.Issue{Kind: s, Tool: s, Problem: s, Fix: s, Calls: []int{n}})
-		if v, err := engine.DecodeJSON(args); err == nil {
+		res.Issues = append(res.Issues, engine.Issue{Kind: s, Tool: s, Problem: s, Fix: s, Calls: []int{n}})
+		res.FinalAnswer = &s
+		call := engine.ToolCall{Tool: s, ID: s, ArgsRaw: s}
+		if v, err := jsondoc.Parse(doc); err == nil {
+			call.Args, call.Result = v, v
 			// As a contract would hold it: matchers built from the document.
-			call := map[string]any{"tool": "t", "args": v}
 			var call0 engine.ExpectedCall
-			if gc, err := engine.ContractFromValue([]any{call}); err == nil && len(gc.Required) == 1 && gc.Required[0].Call != nil {
+			if gc, err := engine.ContractFromValue([]any{map[string]any{"tool": "t", "args": v.Any()}}); err == nil && len(gc.Required) == 1 && gc.Required[0].Call != nil {
 				call0 = *gc.Required[0].Call
-			} else if obj, ok := v.(map[string]any); ok {
+			} else if obj, ok := v.Any().(map[string]any); ok {
 				call0 = engine.ExpectedCall{Tool: s, Args: obj}
 			}
+			res.ExpectedCalls = append(res.ExpectedCalls, call0)
 			if m.Contract == nil {
 				m.Contract = &engine.ContractMetrics{}
 			}
-			m.Contract.Alternatives.Chosen = append(m.Contract.Alternatives.Chosen, engine.ChosenOption{Group: v, Option: n, Calls: []engine.ExpectedCall{call0}})
+			m.Contract.Alternatives.Chosen = append(m.Contract.Alternatives.Chosen, engine.ChosenOption{Group: v.Any(), Option: n, Calls: []engine.ExpectedCall{call0}})
 		}
-		compareEncodings(t, "fuzz", m, c, issues, []int{n})
+		res.TraceCalls = append(res.TraceCalls, call)
+		res.ScoredCalls = append(res.ScoredCalls, call)
+		res.ScoredIndexes = append(res.ScoredIndexes, len(res.TraceCalls)-1)
+		compareResult(t, "fuzz", res)
 	})
 }
 
-// BenchmarkEncodeResult measures encoding a result's scored indexes,
-// metrics, checks and issues as the service and regrades store them:
-// impl=json with json.Marshal (as before), impl=append with the encoders.
-func BenchmarkEncodeResult(b *testing.B) {
+// BenchmarkAppendResult measures writing a result: its stored parts as
+// the service and regrades store them (scored indexes, metrics, checks,
+// issues, trace and scored calls, expected calls) and the whole result as
+// `toolscore eval --json` saves it; impl=json with encoding/json,
+// impl=append with the writers.
+func BenchmarkAppendResult(b *testing.B) {
 	for _, s := range []workload.Size{workload.Medium, workload.Large} {
 		c, err := engine.ParseContract(workload.Contract(s))
 		if err != nil {
@@ -749,34 +1055,51 @@ func BenchmarkEncodeResult(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(s.Name+"/impl=json", func(b *testing.B) {
+		b.Run(s.Name+"/parts/impl=json", func(b *testing.B) {
 			b.ReportAllocs()
-			n := 0
 			for b.Loop() {
-				for _, v := range []any{nonNil(res.ScoredIndexes), res.Metrics, res.Checks, nonNil(res.Issues)} {
-					out, err := json.Marshal(v)
-					if err != nil {
+				for _, v := range []any{nonNil(res.ScoredIndexes), res.Metrics, res.Checks, nonNil(res.Issues), nonNil(res.TraceCalls), nonNil(res.ScoredCalls), nonNil(res.ExpectedCalls)} {
+					if _, err := json.Marshal(v); err != nil {
 						b.Fatal(err)
 					}
-					n = len(out)
 				}
 			}
-			_ = n
 		})
-		b.Run(s.Name+"/impl=append", func(b *testing.B) {
+		b.Run(s.Name+"/parts/impl=append", func(b *testing.B) {
 			b.ReportAllocs()
-			n := 0
 			for b.Loop() {
-				idx := engine.AppendIntsJSON(nil, res.ScoredIndexes)
-				m, err := res.Metrics.AppendJSON(nil)
-				if err != nil {
+				_ = resultjson.AppendInts(nil, res.ScoredIndexes)
+				if _, err := resultjson.Marshal.AppendMetrics(nil, &res.Metrics); err != nil {
 					b.Fatal(err)
 				}
-				ch := res.Checks.AppendJSON(nil)
-				is := engine.AppendIssuesJSON(nil, res.Issues)
-				n = len(idx) + len(m) + len(ch) + len(is)
+				_ = resultjson.Marshal.AppendChecks(nil, &res.Checks)
+				_ = resultjson.Marshal.AppendIssues(nil, res.Issues)
+				_, _ = resultjson.Marshal.AppendCalls(nil, res)
+				if _, err := resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls); err != nil {
+					b.Fatal(err)
+				}
 			}
-			_ = n
+		})
+		b.Run(s.Name+"/result/impl=json", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(s.Name+"/result/impl=append", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				if buf, err = resultjson.NoHTML.AppendResult(buf[:0], res); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
