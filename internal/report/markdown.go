@@ -55,7 +55,7 @@ func WriteEvalMarkdown(w io.Writer, e *Eval) error {
 	}
 	b.WriteString("\n### Metrics\n\n| metric | value | weight | detail |\n|---|--:|--:|---|\n")
 	for _, m := range MetricRows(res) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", m.Name, m.Value, m.Weight, mdText(m.Detail))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", m.Name, m.Value, m.Weight, mdCell(m.Detail))
 	}
 	if alts := Alternatives(e.Contract, res); alts != nil {
 		fmt.Fprintf(&b, "\n### Alternatives (%d combination%s)\n\n", len(alts.Rows), plural(len(alts.Rows)))
@@ -64,7 +64,7 @@ func WriteEvalMarkdown(w io.Writer, e *Eval) error {
 		}
 		b.WriteString("\n| # |")
 		for _, g := range alts.Groups {
-			fmt.Fprintf(&b, " %s |", mdText(g))
+			fmt.Fprintf(&b, " %s |", mdCell(g))
 		}
 		b.WriteString(" score | |\n|--:|")
 		b.WriteString(strings.Repeat("---|", len(alts.Groups)))
@@ -72,7 +72,7 @@ func WriteEvalMarkdown(w io.Writer, e *Eval) error {
 		for _, r := range alts.Rows {
 			fmt.Fprintf(&b, "| %d |", r.Index)
 			for _, o := range r.Options {
-				fmt.Fprintf(&b, " %s |", mdText(o))
+				fmt.Fprintf(&b, " %s |", mdCell(o))
 			}
 			mark := ""
 			if r.Chosen {
@@ -86,7 +86,7 @@ func WriteEvalMarkdown(w io.Writer, e *Eval) error {
 	c := res.Checks
 	fmt.Fprintf(&b, "\n### Evidence: %d pass, %d fail, %d unknown\n\n| check | status | detail |\n|---|---|---|\n", c.Pass, c.Fail, c.Unknown)
 	for _, ch := range c.Items {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", ch.Name, statusWord(ch.Status), mdText(ch.Detail))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", ch.Name, statusWord(ch.Status), mdCell(ch.Detail))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -183,7 +183,7 @@ func WriteBatchMarkdown(w io.Writer, bt *Batch) error {
 	if len(bt.Worst) > 0 {
 		b.WriteString("\n### Worst traces\n\n| trace | score | grade | verdict | top issue |\n|---|--:|:-:|---|---|\n")
 		for _, l := range bt.Worst {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(l.Source), Score(l.Score), l.Grade, verdictWord(l.Passed), mdText(l.Issue))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCodeCell(l.Source), Score(l.Score), l.Grade, verdictWord(l.Passed), mdCell(l.Issue))
 		}
 	}
 	if len(bt.Errors) > 0 {
@@ -219,9 +219,9 @@ func writeBatchDiffMarkdown(b *strings.Builder, bt *Batch, d *BatchDiff) {
 		}
 		fmt.Fprintf(b, "\n%s:\n\n| trace | baseline | now | change | why |\n|---|--:|--:|--:|---|\n", title)
 		for _, c := range list {
-			fmt.Fprintf(b, "| %s | %s %s | %s %s | %s | %s |\n", mdCode(c.Source),
+			fmt.Fprintf(b, "| %s | %s %s | %s %s | %s | %s |\n", mdCodeCell(c.Source),
 				Score(c.Old.Score), verdictWord(c.Old.Passed), Score(c.New.Score), verdictWord(c.New.Passed),
-				Delta(c.New.Score-c.Old.Score), mdText(strings.Join(c.Reasons, "; ")))
+				Delta(c.New.Score-c.Old.Score), mdCell(strings.Join(c.Reasons, "; ")))
 		}
 	}
 	changes("Regressions (worst first)", d.Regressions)
@@ -236,7 +236,7 @@ func WriteHarnessMarkdown(w io.Writer, r *harness.Report, d *HarnessDiff) error 
 	var b strings.Builder
 	s := &r.Summary
 	fmt.Fprintf(&b, "## toolscore harness: %s\n\n", mdText(r.Suite))
-	fmt.Fprintf(&b, "%s\n\nRun `%s`, %d task%s in %s.\n\n", harnessSummary(s), r.RunID, len(r.Tasks), plural(len(r.Tasks)), Duration(r.Duration))
+	fmt.Fprintf(&b, "%s\n\nRun %s, %d task%s in %s.\n\n", harnessSummary(s), mdCode(r.RunID), len(r.Tasks), plural(len(r.Tasks)), Duration(r.Duration))
 	var byID map[string]*TaskChange
 	if d != nil {
 		fmt.Fprintf(&b, "### Compared with the baseline %s\n\n", mdCode(d.Baseline))
@@ -268,7 +268,7 @@ func WriteHarnessMarkdown(w io.Writer, r *harness.Report, d *HarnessDiff) error 
 		if tr.Result != nil {
 			score, grade = Percent(tr.Result.Score), string(tr.Result.Grade)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |", i+1, mdCode(tr.ID), outcomeWord(tr.Outcome), score, grade)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |", i+1, mdCodeCell(tr.ID), outcomeWord(tr.Outcome), score, grade)
 		if d != nil {
 			base, change := "new", ""
 			if c := byID[tr.ID]; c != nil && c.Old != nil {
@@ -285,7 +285,7 @@ func WriteHarnessMarkdown(w io.Writer, r *harness.Report, d *HarnessDiff) error 
 			}
 			fmt.Fprintf(&b, " %s | %s |", base, change)
 		}
-		fmt.Fprintf(&b, " %s | %s |\n", Duration(tr.Duration), mdText(tr.TopIssue()))
+		fmt.Fprintf(&b, " %s | %s |\n", Duration(tr.Duration), mdCell(tr.TopIssue()))
 	}
 	if d != nil && d.Regressed > 0 {
 		b.WriteString("\n### Regressed tasks\n\n")
@@ -322,26 +322,107 @@ func harnessSummary(s *harness.Summary) string {
 	return line
 }
 
-// mdText makes s safe as Markdown text, in a table cell too: backslashes,
-// pipes and angle brackets escaped (no HTML gets through), line breaks
-// folded.
-func mdText(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", `\<`, ">", `\>`, "\r", "", "\n", " ")
-	return r.Replace(s)
+// mdText makes s safe as GitHub-flavoured Markdown text outside a table:
+// the text between pairs of backticks (the engine quotes names so) becomes
+// a code span, and everything else is literal: the characters that start
+// inline markup (emphasis, links, images, HTML, entities, strikethrough,
+// escapes) are backslash-escaped, autolinks (scheme://, www.) are broken
+// up, line breaks folded. Text with an odd number of backticks has no code
+// spans.
+func mdText(s string) string { return mdInline(s, false) }
+
+// mdCell is mdText for a table cell: pipes are escaped as well, in code
+// spans too.
+func mdCell(s string) string { return mdInline(s, true) }
+
+// mdInline is mdText (cell false) or mdCell (cell true).
+func mdInline(s string, cell bool) string {
+	s = foldLines(s)
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return mdEscape(s)
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(mdEscape(p))
+		case strings.TrimSpace(p) == "" || cell && strings.Contains(p, `\`):
+			// Not a code span: an empty one does not exist, and in a
+			// cell a backslash before a pipe would end the cell.
+			b.WriteString(mdEscape("`" + p + "`"))
+		default:
+			b.WriteString(codeSpan(p, cell))
+		}
+	}
+	return b.String()
 }
 
-// mdCode writes s as a Markdown code span, safe in a table cell: fenced
-// with more backticks than it holds, pipes escaped, line breaks folded.
-func mdCode(s string) string {
-	s = strings.NewReplacer("\r", "", "\n", " ", "|", `\|`).Replace(s)
+// mdEscaped are the characters mdEscape escapes with a backslash.
+const mdEscaped = "\\`*_[]<>~&|"
+
+// mdEscape backslash-escapes the characters of s that start inline
+// Markdown, and pipes (needed in a table cell, harmless elsewhere), and
+// breaks autolinks: "http://x" becomes "http\\://x", "www.x" "www\\.x".
+func mdEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' && i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]):
+			// Inside a word (reserve_seat) an underscore starts no
+			// emphasis.
+		case strings.IndexByte(mdEscaped, c) >= 0:
+			b.WriteByte('\\')
+		case c == ':' && strings.HasPrefix(s[i:], "://"):
+			b.WriteByte('\\')
+		case c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// mdCode writes s as a Markdown code span outside a table: fenced with
+// more backticks than it holds, line breaks folded.
+func mdCode(s string) string { return codeSpan(foldLines(s), false) }
+
+// mdCodeCell is mdCode for a table cell: pipes escaped; a name holding a
+// backslash is written as escaped text instead (in a cell, a backslash
+// before a pipe would end the cell).
+func mdCodeCell(s string) string {
+	s = foldLines(s)
+	if strings.Contains(s, `\`) {
+		return mdEscape(s)
+	}
+	return codeSpan(s, true)
+}
+
+// codeSpan fences s (no line breaks) as a code span; in a cell, pipes are
+// escaped (GitHub's tables unescape them in code spans too).
+func codeSpan(s string, cell bool) string {
+	if cell {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
 	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// foldLines removes carriage returns and turns line feeds into spaces.
+func foldLines(s string) string {
+	return strings.NewReplacer("\r", "", "\n", " ").Replace(s)
 }
 
 // verdictWord is PASS or FAIL.
