@@ -103,7 +103,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int64) (
 	body := http.MaxBytesReader(w, r.Body, limit)
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
+		// ReadFrom wants bytes.MinRead free bytes to see the end of the
+		// body: without them it would copy the whole body into a buffer
+		// twice as large just to read nothing.
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		var mbe *http.MaxBytesError

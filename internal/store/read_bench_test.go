@@ -50,11 +50,13 @@ func BenchmarkResultReads(b *testing.B) {
 	db, rg, chunk, id := readBenchFixture(b)
 	ctx := context.Background()
 	b.Run("ReadRegradeChunk", func(b *testing.B) {
+		pg0 := backendCPU(b, db)
 		for b.Loop() {
 			if os, err := db.ReadRegradeChunk(ctx, rg, chunk); err != nil || len(os) != 1000 {
 				b.Fatalf("%d, %v", len(os), err)
 			}
 		}
+		b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N)/1000, "pg-cpu-µs/result")
 	})
 	b.Run("ListResults", func(b *testing.B) {
 		for b.Loop() {

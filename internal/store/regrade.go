@@ -322,8 +322,9 @@ func regradeRow(o *record.RegradeOutcome, regradeID uuid.UUID) []any {
 // WriteRegradeChunk writes the outcomes of one chunk and counts them, in
 // one transaction that runs hook before it commits:
 //   - the new results, with INSERT ... ON CONFLICT DO NOTHING on the
-//     (regrade_id, regrade_of) key when any of them exists already, so a
-//     chunk that ran before adds nothing (a first run uses a plain COPY,
+//     (regrade_id, regrade_of) key when a run of the chunk committed
+//     before (its regrade_chunks row exists), so a chunk that ran before
+//     adds nothing (a first run uses a plain COPY,
 //     which the same key makes fail, and so retry, if another run of the
 //     chunk commits first); only the rows actually inserted are counted
 //     (Done, flips) and listed in regrade_changes when their verdict or
@@ -378,9 +379,13 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 				origIDs = append(origIDs, o.Original.ID)
 			}
 		}
+		// A run of this chunk wrote results exactly when it committed
+		// its regrade_chunks row (in the same transaction), and no other
+		// chunk holds these originals: one key lookup instead of one per
+		// original.
 		var again bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM results WHERE regrade_id = $1 AND regrade_of = ANY($2))`,
-			pgUUID(cw.RegradeID), pgUUIDs(origIDs)).Scan(&again); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM regrade_chunks WHERE regrade_id = $1 AND chunk = $2)`,
+			pgUUID(cw.RegradeID), int32(cw.Chunk)).Scan(&again); err != nil {
 			return counts, err
 		}
 		var ins pgx.Rows

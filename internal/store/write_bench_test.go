@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/record"
@@ -81,4 +82,68 @@ func backendCPU(tb testing.TB, db *DB) time.Duration {
 		total += time.Duration(u+st) * 10 * time.Millisecond
 	}
 	return total
+}
+
+// BenchmarkWriteRegradeChunk writes one regrade chunk of 1,000 medium
+// results (sharing their originals' trace calls, as most regrade results
+// do) per iteration, each into a regrade of its own, and reports the CPU
+// the database's backends used per result for the write alone
+// (pg-cpu-µs/result).
+//
+//	go test ./internal/store -run '^$' -bench WriteRegradeChunk -benchtime 10x
+func BenchmarkWriteRegradeChunk(b *testing.B) {
+	db, _ := mustMigrated(b)
+	ctx := context.Background()
+	body := string(workload.Contract(workload.Medium))
+	v1, c1 := regradetest.MustContract(b, db, "medium", body)
+	v2, _ := regradetest.MustContract(b, db, "medium", strings.Replace(body, `"min_score":0.8`, `"min_score":0.95`, 1))
+	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
+	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	regradetest.Seed(b, db, tmpl, 1000, time.Second)
+	if _, err := db.pool.Exec(ctx, `ANALYZE results`); err != nil {
+		b.Fatal(err)
+	}
+	var pg time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		rg := record.Regrade{ID: uuid.Must(uuid.NewV7()), ProjectID: record.DefaultProject, Target: v2,
+			Selection: record.RegradeSelection{ContractName: "medium"}, SnapshotAt: t0.Add(24 * time.Hour), ChunkSize: 1000, CreatedAt: t0}
+		if err := db.CreateRegrade(ctx, rg, nil); err != nil {
+			b.Fatal(err)
+		}
+		var chunks []record.RegradeChunk
+		if err := db.PlanRegrade(ctx, rg.ID, func(_ context.Context, _ pgx.Tx, _ record.Regrade, cs []record.RegradeChunk) error {
+			chunks = cs
+			return nil
+		}); err != nil || len(chunks) != 1 {
+			b.Fatalf("plan: %d chunks, %v", len(chunks), err)
+		}
+		originals, err := db.ReadRegradeChunk(ctx, rg, chunks[0])
+		if err != nil || len(originals) != 1000 {
+			b.Fatalf("read: %d, %v", len(originals), err)
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		outcomes := make([]record.RegradeOutcome, len(originals))
+		for i := range originals {
+			o := &originals[i]
+			r := tmpl
+			r.ID, r.CreatedAt, r.Contract = uuid.Must(uuid.NewV7()), now, v2
+			r.RegradeOf, r.RegradeID, r.SharesTrace = o.ID, rg.ID, true
+			outcomes[i] = record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue, Result: &r}
+		}
+		pg0 := backendCPU(b, db)
+		b.StartTimer()
+		counts, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: rg.ProjectID, Chunk: 0, Outcomes: outcomes}, nil)
+		if err != nil || counts.Done != 1000 {
+			b.Fatalf("write: %+v, %v", counts, err)
+		}
+		b.StopTimer()
+		pg += backendCPU(b, db) - pg0
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(pg.Microseconds())/float64(b.N)/1000, "pg-cpu-µs/result")
 }
