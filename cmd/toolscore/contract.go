@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,11 +49,14 @@ against it: the snapshot workflow.
   --loose          arguments as the matchers a person would write instead
                    of exact values: {"$type": "string"} for ids, UUIDs and
                    timestamps, {"$regex": "^FL-\\d+$"} for codes like
-                   FL-204, {"$approx": x} for fractional numbers
+                   FL-204, {"$approx": x} for fractional numbers,
+                   {"$type": "integer"} or "number" for numeric ids
 
 A secret found in the arguments (the credentials check's rules) is never
 written: it becomes {"$type": "string"}, and a note on stderr says where.
-A call whose arguments could not be read is required without arguments.
+A call whose arguments could not be read, or hold a key starting with $
+(a contract would read the object as a matcher), is required without
+arguments; a call without a tool name is an error.
 
 The contract goes to standard output, or to --output FILE; toolscore
 doctor --contract accepts it. A trace with no calls cannot seed a
@@ -84,8 +89,10 @@ type seedContract struct {
 }
 
 type seedCall struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args,omitempty"`
+	Tool string `json:"tool"`
+	// Args is the arguments object (a map, empty for a call without
+	// arguments); nil, and left out, when they could not be recorded.
+	Args any `json:"args,omitempty"`
 }
 
 type seedOptional struct {
@@ -111,6 +118,11 @@ func runContractInit(ctx context.Context, s stdio, path string, f contractInitFl
 	if len(calls) == 0 {
 		return failf("%s: the trace has no tool calls (%s): there is nothing to seed a contract with", name, parsed.Format)
 	}
+	for i := range calls {
+		if calls[i].Tool == "" {
+			return failf("%s: call #%d has no tool name: a contract cannot require it", name, i)
+		}
+	}
 	redacted, findings, err := engine.RedactTrace(ctx, parsed.Trace, secretScanner())
 	if err != nil {
 		return failf("%s: secret scan: %v", name, err)
@@ -133,14 +145,25 @@ func runContractInit(ctx context.Context, s stdio, path string, f contractInitFl
 		}
 		required = append(required, call.Tool)
 		sc := seedCall{Tool: call.Tool}
+		var dollar []string
+		for k := range call.Args.Members() {
+			if strings.HasPrefix(k, "$") {
+				dollar = append(dollar, k)
+			}
+		}
 		switch {
 		case call.ArgsError != "":
 			notes = append(notes, fmt.Sprintf("call #%d %s: its arguments could not be read (%s): required without arguments", i, call.Tool, call.ArgsError))
+		case len(dollar) > 0:
+			// A contract reads an object with such a key as a matcher, and
+			// args cannot be one.
+			notes = append(notes, fmt.Sprintf("call #%d %s: its arguments have a key starting with $ (%s), which a contract would read as a matcher: required without arguments", i, call.Tool, strings.Join(dollar, ", ")))
 		default:
-			sc.Args = map[string]any{}
+			args := map[string]any{}
 			for k, v := range call.Args.Members() {
-				sc.Args[k] = seedValue(k, v.Any(), f.loose)
+				args[k] = seedValue(k, v.Any(), f.loose)
 			}
+			sc.Args = args
 		}
 		for _, p := range secretAt[i] {
 			notes = append(notes, fmt.Sprintf("call #%d %s %s: a secret, written as {\"$type\": \"string\"}", i, call.Tool, p))
@@ -238,13 +261,18 @@ func seedValue(key string, v any, loose bool) any {
 		if !loose {
 			return x
 		}
-		if idKeyRE.MatchString(key) {
+		integer := !strings.ContainsAny(string(x), ".eE")
+		switch f, _ := strconv.ParseFloat(string(x), 64); {
+		case idKeyRE.MatchString(key) && integer:
 			return map[string]any{"$type": "integer"}
+		case idKeyRE.MatchString(key):
+			return map[string]any{"$type": "number"}
+		case integer || math.IsInf(f, 0):
+			// $approx takes a finite number: one beyond float64 stays
+			// exact, as written.
+			return x
 		}
-		if strings.ContainsAny(string(x), ".eE") {
-			return map[string]any{"$approx": x}
-		}
-		return x
+		return map[string]any{"$approx": x}
 	case float64:
 		if loose {
 			return map[string]any{"$approx": x}

@@ -24,6 +24,12 @@ func TestContractInit(t *testing.T) {
 			"toolscore: note: call #3 book_flight /payment/token: a secret, written as {\"$type\": \"string\"}\ntoolscore: note: --optional cancel_booking: the trace does not call it; it is optional all the same\n", exitFail},
 		{"contract_init_unsafe_loose", []string{"--loose"}, batchFile("unsafe-trace.json"),
 			"toolscore: note: call #2 reserve_seat /account/password: a secret, written as {\"$type\": \"string\"}\n", exitFail},
+		// A fractional id, a number beyond float64, arguments with a
+		// matcher-like key, calls without arguments.
+		{"contract_init_odd_loose", []string{"--loose"}, batchFile("odd-trace.json"),
+			"toolscore: note: call #2 query: its arguments have a key starting with $ ($where), which a contract would read as a matcher: required without arguments\n", exitOK},
+		{"contract_init_odd", nil, batchFile("odd-trace.json"),
+			"toolscore: note: call #2 query: its arguments have a key starting with $ ($where), which a contract would read as a matcher: required without arguments\n", exitOK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +60,7 @@ func TestContractInitErrors(t *testing.T) {
 	empty := writeFile(t, "empty.json", `[]`)
 	answer := writeFile(t, "answer.json", `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]`)
 	out := filepath.Join(t.TempDir(), "no", "c.json")
+	nameless := writeFile(t, "nameless.json", `[{"tool": "a"}, {"tool": "", "args": {}}]`)
 	tests := []struct {
 		name   string
 		stdin  string
@@ -66,6 +73,7 @@ func TestContractInitErrors(t *testing.T) {
 		{"all optional", "", []string{"--optional", "get_weather", "--optional", "search_flights", "--optional", "reserve_seat", example("trace.json")},
 			"toolscore: " + example("trace.json") + ": every call is --optional: a contract needs a required call to grade a run against\n"},
 		{"broken", "", []string{writeFile(t, "b.json", `[{"tool":`)}, ""},
+		{"nameless call", "", []string{nameless}, "toolscore: " + nameless + ": call #1 has no tool name: a contract cannot require it\n"},
 		{"unwritable output", "", []string{"-o", out, example("trace.json")}, "toolscore: --output: open " + out + ": no such file or directory\n"},
 	}
 	for _, tc := range tests {
