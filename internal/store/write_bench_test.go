@@ -88,10 +88,23 @@ func backendCPU(tb testing.TB, db *DB) time.Duration {
 // results (sharing their originals' trace calls, as most regrade results
 // do) per iteration, each into a regrade of its own, and reports the CPU
 // the database's backends used per result for the write alone
-// (pg-cpu-µs/result).
+// (pg-cpu-µs/result): with every verdict the same as its original's, and
+// with half of them changed (a regrade_changes row each).
 //
 //	go test ./internal/store -run '^$' -bench WriteRegradeChunk -benchtime 10x
 func BenchmarkWriteRegradeChunk(b *testing.B) {
+	for _, flip := range []int{0, 2} {
+		name := "same"
+		if flip > 0 {
+			name = "half-changed"
+		}
+		b.Run(name, func(b *testing.B) { benchmarkWriteRegradeChunk(b, flip) })
+	}
+}
+
+// benchmarkWriteRegradeChunk is BenchmarkWriteRegradeChunk; with flip > 0
+// every flip-th original's verdict differs from its regrade result's.
+func benchmarkWriteRegradeChunk(b *testing.B, flip int) {
 	db, _ := mustMigrated(b)
 	ctx := context.Background()
 	body := string(workload.Contract(workload.Medium))
@@ -134,11 +147,14 @@ func BenchmarkWriteRegradeChunk(b *testing.B) {
 			r.ID, r.CreatedAt, r.Contract = uuid.Must(uuid.NewV7()), now, v2
 			r.RegradeOf, r.RegradeID, r.SharesTrace = o.ID, rg.ID, true
 			outcomes[i] = record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue, Result: &r}
+			if flip > 0 && i%flip == 0 {
+				outcomes[i].Original.Passed = !r.Passed
+			}
 		}
 		pg0 := backendCPU(b, db)
 		b.StartTimer()
 		counts, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: rg.ProjectID, Chunk: 0, Outcomes: outcomes}, nil)
-		if err != nil || counts.Done != 1000 {
+		if err != nil || counts.Done != 1000 || (flip > 0) != (counts.Changed > 0) {
 			b.Fatalf("write: %+v, %v", counts, err)
 		}
 		b.StopTimer()
