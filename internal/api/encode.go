@@ -194,12 +194,29 @@ func appendFloat(b []byte, f float64) []byte {
 	return jsondoc.AppendFloat(b, f)
 }
 
+// answerBuffers holds buffers for writeEvaluation's answers (*[]byte):
+// an answer is written before its handler returns, so its buffer can
+// serve the next one.
+var answerBuffers sync.Pool
+
+// maxPooledAnswer is the largest buffer answerBuffers keeps, so that one
+// large answer does not stay in memory.
+const maxPooledAnswer = 256 << 10
+
 // writeEvaluation sends one evaluation as JSON.
 func writeEvaluation(w http.ResponseWriter, status int, v evaluationView) {
-	b := v.appendJSON(nil)
+	bp, _ := answerBuffers.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b := v.appendJSON((*bp)[:0])
 	h := w.Header()
 	h["Content-Type"] = []string{mediaJSON}
 	h["Content-Length"] = []string{strconv.Itoa(len(b))} // one write, not chunks
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+	if cap(b) <= maxPooledAnswer {
+		*bp = b
+		answerBuffers.Put(bp)
+	}
 }
