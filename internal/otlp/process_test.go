@@ -299,6 +299,70 @@ func sendAll(ctx context.Context, t *testing.T, base func() string, key string, 
 	return loadResult{exports: acked.Load(), retries: retries.Load(), elapsed: time.Since(start)}
 }
 
+// procCPU is the CPU time (user and system) a process used so far, read
+// from /proc; ok is false where that cannot be read.
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command name (in parentheses): state is the
+	// 3rd field of the line, utime and stime the 14th and 15th.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(u+st) * 10 * time.Millisecond, true // USER_HZ is 100 on Linux
+}
+
+// cpuUse is the CPU time used by the server process and by the database
+// backends serving its database (a local Postgres only).
+type cpuUse struct {
+	server, db time.Duration
+	ok         bool
+}
+
+func sampleCPU(t *testing.T, p *proc, dbURL string) cpuUse {
+	t.Helper()
+	var c cpuUse
+	var ok bool
+	if c.server, ok = procCPU(p.cmd.Process.Pid); !ok {
+		return c
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		d, ok := procCPU(int(pid))
+		if !ok {
+			return c
+		}
+		c.db += d
+	}
+	c.ok = len(pids) > 0
+	return c
+}
+
 // traceCounts reads the traces' states and the results per trace.
 type traceCounts struct {
 	traces, final, graded, results, distinct int64
@@ -368,13 +432,23 @@ func TestIngestLoad(t *testing.T) {
 	p := startProc(t, dbURL, "TOOLSCORE_OTLP_QUIET=1s", "TOOLSCORE_OTLP_WORKERS="+cmp.Or(os.Getenv("TOOLSCORE_OTLP_LOAD_WORKERS"), "16"))
 	key := setupIngest(t, p)
 	exports := loadExports(traces, spans, batch)
+	cpu0 := sampleCPU(t, p, dbURL)
 	res := sendAll(context.Background(), t, func() string { return p.base }, key, exports, workers, 0, nil)
 	sent := time.Now()
 	c := waitAllFinal(t, dbURL, int64(traces), 10*time.Minute)
 	all := time.Since(sent)
+	if cpu1 := sampleCPU(t, p, dbURL); cpu0.ok && cpu1.ok {
+		// CPU per span, whatever else the machine runs: the capacity of
+		// dedicated cores for receiving, assembling and grading.
+		srv, db := cpu1.server-cpu0.server, cpu1.db-cpu0.db
+		t.Logf("CPU for receiving, assembling and grading %d spans: server %s, database backends %s: %.1f µs per span, %.0f spans/s per dedicated core",
+			traces*spans, srv.Round(10*time.Millisecond), db.Round(10*time.Millisecond),
+			float64((srv+db).Microseconds())/float64(traces*spans), float64(traces*spans)/(srv+db).Seconds())
+	}
 	n := traces * spans
-	t.Logf("received %d spans in %d exports in %s: %.0f spans/s acknowledged (%d retries); all %d traces graded %s after the last export; lag p50 %.2f s, p99 %.2f s, max %.2f s",
-		n, res.exports, res.elapsed.Round(time.Millisecond), float64(n)/res.elapsed.Seconds(), res.retries, traces, all.Round(time.Millisecond), c.lagP50, c.lagP99, c.lagMax)
+	t.Logf("received %d spans in %d exports in %s: %.0f spans/s acknowledged (%d retries); all %d traces graded %s after the last export (%.0f spans/s from the first export to the last result); lag p50 %.2f s, p99 %.2f s, max %.2f s",
+		n, res.exports, res.elapsed.Round(time.Millisecond), float64(n)/res.elapsed.Seconds(), res.retries, traces, all.Round(time.Millisecond),
+		float64(n)/(res.elapsed+all).Seconds(), c.lagP50, c.lagP99, c.lagMax)
 	if c.traces != int64(traces) || c.graded != int64(traces) || c.results != int64(traces) || c.distinct != int64(traces) {
 		t.Errorf("counts = %+v, want %d traces graded, each with one result", c, traces)
 	}

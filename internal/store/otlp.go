@@ -15,6 +15,17 @@ import (
 	"github.com/toolscore/toolscore/internal/record"
 )
 
+// otlpTx begins the transactions of the OTLP ingest's statements with
+// custom plans (plan_cache_mode force_custom_plan, for the transaction
+// only). They look traces up by arrays of ids in otlp_traces and
+// otlp_spans, which a new deployment fills from empty within seconds: a
+// connection's cached generic plan, made while otlp_traces was nearly
+// empty, scans the whole table for every export until autovacuum's next
+// ANALYZE, which on a fresh database made the database's CPU per span
+// 7 times higher (BENCHMARKS.md, OTLP ingest). Planning each statement
+// costs about a microsecond per span.
+var otlpTx = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL plan_cache_mode = force_custom_plan"}
+
 // WriteSpans stores the span batches of one OTLP export request in one
 // transaction and returns once it is committed (the receiver acknowledges
 // the export only then). Per trace, in trace id order (so concurrent
@@ -44,7 +55,7 @@ func (db *DB) WriteSpans(ctx context.Context, w record.SpanWrite) (res record.Sp
 	for i := range batches {
 		ids[i] = batches[i].TraceID[:]
 	}
-	tx, err := db.pool.Begin(ctx)
+	tx, err := db.pool.BeginTx(ctx, otlpTx)
 	if err != nil {
 		return res, err
 	}
@@ -193,7 +204,7 @@ func (db *DB) CloseDueTraces(ctx context.Context, limit int, quiet time.Duration
 			err = fmt.Errorf("close due traces: %w", translate(err))
 		}
 	}()
-	tx, err := db.pool.Begin(ctx)
+	tx, err := db.pool.BeginTx(ctx, otlpTx)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +291,12 @@ func (db *DB) ReadOTLPTraces(ctx context.Context, projectID int64, traceIDs [][1
 	var batch pgx.Batch
 	batch.Queue(`SELECT `+otlpTraceSelect+` FROM otlp_traces WHERE project_id = $1 AND trace_id = ANY($2) ORDER BY trace_id`, projectID, ids)
 	batch.Queue(`SELECT trace_id, data FROM otlp_spans WHERE project_id = $1 AND trace_id = ANY($2) ORDER BY trace_id, seq`, projectID, ids)
-	br := db.pool.SendBatch(ctx, &batch)
+	tx, err := db.pool.BeginTx(ctx, otlpTx)
+	if err != nil {
+		return nil, fmt.Errorf("read traces: %w", translate(err))
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	br := tx.SendBatch(ctx, &batch)
 	defer br.Close()
 	rows, err := br.Query()
 	if err != nil {
@@ -311,7 +327,10 @@ func (db *DB) ReadOTLPTraces(ctx context.Context, projectID int64, traceIDs [][1
 	if err != nil {
 		return nil, fmt.Errorf("read spans: %w", translate(err))
 	}
-	return traces, br.Close()
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("read spans: %w", translate(err))
+	}
+	return traces, tx.Commit(ctx)
 }
 
 // resultLinkColumns are resultColumns plus the regrade link, for a
@@ -364,7 +383,7 @@ func (db *DB) FinishOTLPTraces(ctx context.Context, fs []record.TraceFinish, hoo
 			}
 		}
 	}
-	tx, err := db.pool.Begin(ctx)
+	tx, err := db.pool.BeginTx(ctx, otlpTx)
 	if err != nil {
 		return nil, err
 	}
