@@ -4,7 +4,8 @@
 # for each round and each binary it creates a fresh database, makes an
 # ingest key, starts the server, runs cmd/loadtest with -pid and -pg-db
 # (CPU per request of server, Postgres and load generator, throughput,
-# p50/p90/p99, status codes), stops the server and drops the database.
+# p50/p90/p99, status codes), counts the stored results and the CPU per
+# stored result, stops the server and drops the database.
 #
 #	go build -o /tmp/old-server ./cmd/server   # in the old checkout
 #	go build -o /tmp/new-server ./cmd/server
@@ -87,7 +88,17 @@ for round in $(seq 1 "$rounds"); do
 			exit 1
 		fi
 		rows=$(psql "$url" -qAtc "SELECT count(*) FROM results")
-		echo "$label round $round (load $load): $out stored_rows=$rows"
+		# CPU per stored result: requests that timed out on the client
+		# may still have been graded and stored, and refused ones cost
+		# little, so per request understates a run that was overloaded.
+		per_row=$(echo "$out" | awk -v rows="$rows" '{
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^requests=/) { split($i, a, "="); n = a[2] }
+				if ($i ~ /^(server|postgres|loadgen)=[0-9]+us$/) { split($i, a, "="); sub(/us$/, "", a[2]); c[a[1]] = a[2] }
+			}
+			if (rows > 0 && n > 0) printf "cpu_per_stored: server=%.0fus postgres=%.0fus loadgen=%.0fus", c["server"]*n/rows, c["postgres"]*n/rows, c["loadgen"]*n/rows
+		}')
+		echo "$label round $round (load $load): $out stored_rows=$rows $per_row"
 		cleanup
 	done
 done
