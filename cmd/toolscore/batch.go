@@ -220,7 +220,7 @@ func (j *batchJob) produce(ctx context.Context, emit func(batchItem) bool) error
 		}
 		fi, err := os.Stat(arg)
 		if err != nil {
-			if !emit(batchItem{source: arg, err: errors.New(pathErrorText(err))}) {
+			if !emit(batchItem{source: arg, err: errors.New(itemErrorText(err))}) {
 				return nil
 			}
 			continue
@@ -260,7 +260,7 @@ func (j *batchJob) readFile(path string, emit func(batchItem) bool) bool {
 	if j.eachLine {
 		f, err := os.Open(path)
 		if err != nil {
-			return emit(batchItem{source: path, err: errors.New(pathErrorText(err))})
+			return emit(batchItem{source: path, err: errors.New(itemErrorText(err))})
 		}
 		defer f.Close()
 		return j.readStream(path, f, emit)
@@ -277,7 +277,7 @@ func (j *batchJob) readFile(path string, emit func(batchItem) bool) bool {
 		err = errors.New("file is empty")
 	}
 	if err != nil {
-		return emit(batchItem{source: path, err: errors.New(pathErrorText(err))})
+		return emit(batchItem{source: path, err: errors.New(itemErrorText(err))})
 	}
 	return emit(batchItem{source: path, data: data, size: len(data)})
 }
@@ -341,7 +341,8 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem) boo
 }
 
 // listDir lists the trace files under dir, recursively, in lexical order,
-// skipping names that start with a dot.
+// skipping names that start with a dot; symbolic links to files (and
+// broken ones) are listed, links to directories are not followed.
 func (j *batchJob) listDir(dir string) ([]string, error) {
 	exts := traceExtensions
 	if j.eachLine {
@@ -358,8 +359,19 @@ func (j *batchJob) listDir(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
+		if !slices.Contains(exts, strings.ToLower(filepath.Ext(path))) {
+			return nil
+		}
+		switch {
+		case d.Type().IsRegular():
 			files = append(files, path)
+		case d.Type()&fs.ModeSymlink != 0:
+			// A link to a file is read as the file; a broken link is
+			// listed so that reading it names it; a link to a directory
+			// is not followed.
+			if fi, err := os.Stat(path); err != nil || fi.Mode().IsRegular() {
+				files = append(files, path)
+			}
 		}
 		return nil
 	})
@@ -375,8 +387,18 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(fd.Fd()))
 }
 
-// pathErrorText is an I/O error's text without the path (the caller names
-// it once).
+// itemErrorText is an I/O error's text without the path: the batch item
+// it is reported with names the path.
+func itemErrorText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// pathErrorText is an I/O error's text with the path once (an
+// *fs.PathError's operation left out).
 func pathErrorText(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

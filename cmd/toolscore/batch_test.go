@@ -103,9 +103,34 @@ func TestBatchExitStatus(t *testing.T) {
 		})
 	}
 	r := runBatchCLI(t, "", "eval", "--json", example("contract.json"), pass, missing)
-	want := "toolscore: " + missing + ": " + missing + ": no such file or directory\ntoolscore: 1 of 2 traces could not be graded\n"
+	want := "toolscore: " + missing + ": no such file or directory\ntoolscore: 1 of 2 traces could not be graded\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestBatchSymlinks grades a directory whose traces are symbolic links:
+// a link to a trace is graded like the trace, a broken link is named as a
+// trace that cannot be read, a link to a directory is not followed.
+func TestBatchSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(example("trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"a.json": abs, "b.json": filepath.Join(dir, "gone.json"), "sub": filepath.Dir(abs)} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runBatchCLI(t, "", "eval", "--json", example("contract.json"), dir)
+	broken := filepath.Join(dir, "b.json")
+	if r.code != exitError || r.stderr != "toolscore: "+broken+": no such file or directory\ntoolscore: 1 of 2 traces could not be graded\n" {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"source":"`+filepath.Join(dir, "a.json")+`","score":0.967`) || !strings.Contains(lines[1], `"source":"`+broken+`","error":"no such file or directory"}`) {
+		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -96,6 +98,34 @@ func failf(format string, args ...any) error {
 	return &runError{lines: []string{fmt.Sprintf(format, args...)}}
 }
 
+// oneLine is s as one line of printable text: line breaks and other
+// control characters (which may come from a trace: a key, a tool name)
+// are written as Go escapes (\n, \r, \t, \x1b, \u0085), so a message
+// stays one line on stderr, and a CI log or terminal reads no command or
+// escape sequence in it.
+func oneLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r) // '\n', '\x1b', '\u0085'
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
 // run executes the toolscore command line args (without the program name)
 // and returns the exit status. It never panics on bad input and never
 // calls os.Exit, so tests run it in-process.
@@ -112,7 +142,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 	var re *runError
 	if errors.As(err, &re) {
 		for _, l := range re.lines {
-			fmt.Fprintf(s.err, "toolscore: %s\n", l)
+			fmt.Fprintf(s.err, "toolscore: %s\n", oneLine(l))
 		}
 		return exitError
 	}

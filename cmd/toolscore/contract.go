@@ -204,7 +204,7 @@ func runContractInit(ctx context.Context, s stdio, path string, f contractInitFl
 		return fmt.Errorf("the written contract does not parse (a bug): %s", describeError(err))
 	}
 	for _, note := range notes {
-		fmt.Fprintf(s.err, "toolscore: note: %s\n", note)
+		fmt.Fprintf(s.err, "toolscore: note: %s\n", oneLine(note))
 	}
 	if f.output != "" {
 		if err := writeFileWith(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {

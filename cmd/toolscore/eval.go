@@ -179,7 +179,7 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 	}
 	if f.json {
 		if parsed.Warning != "" {
-			fmt.Fprintf(s.err, "toolscore: %s: warning: %s\n", displayName(tracePath), parsed.Warning)
+			fmt.Fprintf(s.err, "toolscore: %s: warning: %s\n", displayName(tracePath), oneLine(parsed.Warning))
 		}
 		if err := report.WriteSavedIndented(s.out, report.Header{ExpectationSHA256: sha}, res); err != nil {
 			return fmt.Errorf("write JSON: %w", err)

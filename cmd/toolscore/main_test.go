@@ -390,6 +390,9 @@ func TestBadInput(t *testing.T) {
 	unknownFormat := path("unknown.json", `{"hello": "world"}`)
 	badTrace := path("bad-trace.json", "[{\"tool\": \"a\"}\n")
 	negativeContract := path("negative.json", `{"contract_version": 2, "required": [{"tool": "a"}], "weights": {"argument_f1": -1}}`)
+	// Control characters from a trace stay on the error's one line: a
+	// CI log would read a line starting with :: as a workflow command.
+	hostileKeys := path("hostile-keys.json", `{"x\n::error title=t::injected\r\n\u001b]0;title\u0007": 1}`)
 
 	tests := []struct {
 		name   string
@@ -423,6 +426,8 @@ func TestBadInput(t *testing.T) {
 			negativeContract + ": /weights/argument_f1: must be >= 0 but found -1\n"},
 		{"unknown format", "", []string{"eval", contract, unknownFormat},
 			unknownFormat + ": invalid trace: no known format fits the document (a JSON object with keys hello) (tried " + strings.Join(format.Names(), ", ") + ")\n"},
+		{"control characters in the trace", "", []string{"eval", contract, hostileKeys},
+			hostileKeys + `: invalid trace: no known format fits the document (a JSON object with keys x\n::error title=t::injected\r\n\x1b]0;title\a) (tried ` + strings.Join(format.Names(), ", ") + ")\n"},
 		{"unknown --format", "", []string{"eval", "--format", "xml", contract, trace},
 			"--format: unknown format \"xml\" (valid: " + formatList() + ")\n"},
 		{"forced format that does not fit", "", []string{"eval", "--format", "plain", contract, trace},
