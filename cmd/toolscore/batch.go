@@ -25,6 +25,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/report"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // maxTraceBytes caps one trace: a file, or one line with --each-line.
@@ -48,14 +49,19 @@ type batchItem struct {
 	err    error
 }
 
+// maxPooledLine is the largest --json line buffer batchJob.lines keeps, so
+// that the line of one large trace does not stay in memory.
+const maxPooledLine = 256 << 10
+
 // batchOutcome is a graded batchItem.
 type batchOutcome struct {
 	seq    int
 	source string
 	size   int
 	res    *engine.EvaluationResult
-	line   []byte // the saved result's JSON line, with --json
-	err    string // why the trace could not be graded; "" when res is set
+	line   []byte  // the saved result's JSON line, with --json
+	buf    *[]byte // line's buffer, from batchJob.lines; nil for an error line
+	err    string  // why the trace could not be graded; "" when res is set
 }
 
 // batchJob is a batch evaluation: the expectation, the options and where
@@ -72,6 +78,10 @@ type batchJob struct {
 	traceArgs []string
 	onOutcome func(*batchOutcome) // called in input order by the writer
 	progress  *progressbar.ProgressBar
+	// expected keeps the JSON of the expected calls per combination, and
+	// lines the buffers of the JSON lines, used again once written.
+	expected resultjson.ExpectedCache
+	lines    sync.Pool // *[]byte
 }
 
 // batchGCPercent is the garbage collector's target while a batch runs
@@ -123,9 +133,8 @@ func (j *batchJob) run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
 			for it := range items {
-				outcomes <- j.grade(ctx, it, &buf)
+				outcomes <- j.grade(ctx, it)
 			}
 		}()
 	}
@@ -145,6 +154,10 @@ func (j *batchJob) run(ctx context.Context) error {
 			cur := ring[next%window]
 			ring[next%window] = nil
 			j.onOutcome(cur)
+			if cur.buf != nil && cap(cur.line) <= maxPooledLine {
+				*cur.buf = cur.line[:0]
+				j.lines.Put(cur.buf)
+			}
 			if j.progress != nil {
 				if j.eachLine {
 					_ = j.progress.Add(cur.size)
@@ -162,9 +175,8 @@ func (j *batchJob) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// grade parses and grades one trace. buf is the worker's scratch buffer
-// for the JSON line.
-func (j *batchJob) grade(ctx context.Context, it batchItem, buf *[]byte) batchOutcome {
+// grade parses and grades one trace.
+func (j *batchJob) grade(ctx context.Context, it batchItem) batchOutcome {
 	o := batchOutcome{seq: it.seq, source: it.source, size: it.size}
 	fail := func(msg string) batchOutcome {
 		o.err = msg
@@ -192,13 +204,16 @@ func (j *batchJob) grade(ctx context.Context, it batchItem, buf *[]byte) batchOu
 	}
 	o.res = res
 	if j.json {
-		line, err := report.AppendSaved((*buf)[:0], report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res)
+		buf, _ := j.lines.Get().(*[]byte)
+		if buf == nil {
+			buf = new([]byte)
+		}
+		line, err := report.AppendSavedWith(*buf, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, &j.expected)
 		if err != nil {
+			j.lines.Put(buf)
 			return fail(err.Error())
 		}
-		line = append(line, '\n')
-		*buf = line
-		o.line = bytes.Clone(line)
+		o.line, o.buf = append(line, '\n'), buf
 	}
 	return o
 }

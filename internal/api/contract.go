@@ -24,6 +24,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // namePattern is what a registry contract name must match; '@' separates
@@ -39,7 +40,7 @@ const latestTTL = 2 * time.Second
 type parsedContract struct {
 	c        *engine.Contract
 	ref      record.ContractRef
-	expected expectedCache
+	expected resultjson.ExpectedCache // its expected calls' JSON per combination
 }
 
 // contractCache keeps parsed contracts, so that the many evaluations that

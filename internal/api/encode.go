@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,58 +16,10 @@ import (
 )
 
 // Encoding a result is a large share of an evaluation's cost: the stored
-// parts are written by internal/resultjson, and expected calls (full of
-// matchers) are encoded once per contract and combination. Responses are
-// assembled from the stored JSON pieces without re-validating them.
-
-// expectedCache holds, per combination of one parsed contract, the JSON of
-// its expected calls. The expected list G depends only on the contract and
-// the chosen options (SPEC section 4.1), so it can be reused.
-type expectedCache struct{ m sync.Map } // combination key → []byte
-
-// combinationKey identifies the chosen combination of a result.
-func combinationKey(res *engine.EvaluationResult) string {
-	cm := res.Metrics.Contract
-	if cm == nil || len(cm.Alternatives.Chosen) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range cm.Alternatives.Chosen {
-		b.WriteString(strconv.Itoa(c.Option))
-		b.WriteByte(',')
-	}
-	return b.String()
-}
-
-func (c *expectedCache) encode(res *engine.EvaluationResult) ([]byte, error) {
-	// A secret found in the trace is redacted wherever it occurs, in the
-	// expected calls too: their JSON then depends on the trace, so it
-	// neither comes from nor goes into the cache.
-	if secretFound(res) {
-		return resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls)
-	}
-	key := combinationKey(res)
-	if b, ok := c.m.Load(key); ok {
-		return b.([]byte), nil
-	}
-	b, err := resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls)
-	if err != nil {
-		return nil, err
-	}
-	c.m.Store(key, b)
-	return b, nil
-}
-
-// secretFound reports whether the credentials check found a secret in
-// res's trace (and so the engine redacted it throughout the result).
-func secretFound(res *engine.EvaluationResult) bool {
-	for _, ch := range res.Checks.Items {
-		if ch.Name == "credentials" && (ch.Status == engine.CheckFail || len(ch.Findings) > 0) {
-			return true
-		}
-	}
-	return false
-}
+// parts are written by internal/resultjson, expected calls (full of
+// matchers) once per contract and combination (parsedContract.expected).
+// Responses are assembled from the stored JSON pieces without
+// re-validating them.
 
 // encodeCalls returns the JSON of trace_calls and scored_calls (one
 // buffer: a scored call that is its trace call is copied from the trace

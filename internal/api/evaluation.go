@@ -273,7 +273,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if len(req.Labels) > 0 {
 		out.LabelsJSON, _ = json.Marshal(req.Labels) // once, for the row and the answer; a map[string]string always marshals
 	}
-	if out.ExpectedCalls, err = pc.expected.encode(res); err != nil {
+	if out.ExpectedCalls, err = pc.expected.ExpectedCalls(resultjson.Marshal, res); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
 	out.TraceCalls, out.ScoredCalls = encodeCalls(res)

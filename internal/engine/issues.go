@@ -716,8 +716,10 @@ func appendJSONScalar(b []byte, v any) []byte {
 	panic("appendJSONScalar: not a JSON scalar")
 }
 
-// quoteJSON returns s as a JSON string, as encoding/json writes it (with
-// HTML characters left alone).
+// quoteJSON returns s as a JSON string for issue texts: as encoding/json
+// writes it with HTML characters left alone (jsondoc.AppendStringNoHTML),
+// except that \b and \f are \u0008 and \u000c, as encoding/json wrote them
+// before Go 1.22 and as the golden issue texts hold them.
 func quoteJSON(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)

@@ -12,6 +12,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+	"github.com/toolscore/toolscore/internal/resultjson"
 	"github.com/toolscore/toolscore/internal/workload"
 )
 
@@ -44,7 +45,7 @@ func BenchmarkRegradeOne(b *testing.B) {
 		len(orig.TraceCalls), len(orig.ExpectedCalls), len(orig.Metrics), len(orig.Checks), len(orig.Issues))
 	ctx := context.Background()
 	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	enc := &encodeCache{}
+	enc := &resultjson.ExpectedCache{}
 	b.ReportAllocs()
 	for b.Loop() {
 		out, err := regradeOne(ctx, testSecrets, c2, v2, &o, rg, id, time.Now(), enc)

@@ -3,8 +3,6 @@ package regrade
 import (
 	"context"
 	"encoding/json"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,7 +19,7 @@ import (
 // stores it, or the reason the stored row cannot be regraded; scanner
 // finds secrets. Only ctx ending is an error. The original's failed
 // credentials check carries over (reeval.Evaluate).
-func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, enc *encodeCache) (record.RegradeOutcome, error) {
+func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -67,22 +65,14 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Con
 	// same JSON. Without a credential finding the engine returns the
 	// stored calls unchanged (redaction is the only change it makes), and
 	// the expected calls depend only on the contract and the chosen
-	// combination.
-	unchanged := !credentialFound(res)
-	if unchanged {
+	// combination (expected leaves out the results with a finding).
+	if !resultjson.SecretFound(res) {
 		r.TraceCalls, r.SharesTrace = o.TraceCalls, true
-		// A secret found in the trace is redacted wherever it occurs, in
-		// the expected calls too, so their JSON then depends on the
-		// trace and must not come from (or go into) the cache.
-		r.ExpectedCalls = enc.expected(c, res)
-	}
-	if r.ExpectedCalls == nil {
-		if r.ExpectedCalls, err = resultjson.Marshal.AppendExpectedCalls(nil, res.ExpectedCalls); err != nil {
-			return fail("encode result: " + err.Error())
-		}
-	}
-	if r.TraceCalls == nil {
+	} else {
 		r.TraceCalls = resultjson.Marshal.AppendToolCalls(nil, res.TraceCalls)
+	}
+	if r.ExpectedCalls, err = expected.ExpectedCalls(resultjson.Marshal, res); err != nil {
+		return fail("encode result: " + err.Error())
 	}
 	// Byte-identical to json.Marshal (nil lists as []); only the metrics
 	// can fail, with json.Marshal's error.
@@ -92,63 +82,6 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Con
 	}
 	r.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
 	r.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
-	if unchanged {
-		enc.storeExpected(c, res, r.ExpectedCalls)
-	}
 	out.Result = r
 	return out, nil
-}
-
-// credentialFound reports whether res's credentials check found a secret
-// (and so the engine redacted its calls).
-func credentialFound(res *engine.EvaluationResult) bool {
-	for _, ch := range res.Checks.Items {
-		if ch.Name == "credentials" && (ch.Status == engine.CheckFail || len(ch.Findings) > 0) {
-			return true
-		}
-	}
-	return false
-}
-
-// encodeCache keeps the JSON of expected calls per contract and chosen
-// combination, shared by the evaluations of one chunk. Safe for concurrent
-// use; the zero value is ready.
-type encodeCache struct {
-	m sync.Map // encodeKey -> json.RawMessage
-}
-
-type encodeKey struct {
-	c      *engine.Contract
-	choice string
-}
-
-func choiceKey(res *engine.EvaluationResult) string {
-	cm := res.Metrics.Contract
-	if cm == nil {
-		return ""
-	}
-	b := make([]byte, 0, 4*len(cm.Alternatives.Chosen))
-	for _, ch := range cm.Alternatives.Chosen {
-		b = strconv.AppendInt(b, int64(ch.Option), 10)
-		b = append(b, ',')
-	}
-	return string(b)
-}
-
-// expected returns the cached JSON of res's expected calls, nil when not
-// cached yet.
-func (e *encodeCache) expected(c *engine.Contract, res *engine.EvaluationResult) json.RawMessage {
-	if e == nil {
-		return nil
-	}
-	if v, ok := e.m.Load(encodeKey{c, choiceKey(res)}); ok {
-		return v.(json.RawMessage)
-	}
-	return nil
-}
-
-func (e *encodeCache) storeExpected(c *engine.Contract, res *engine.EvaluationResult, b json.RawMessage) {
-	if e != nil {
-		e.m.LoadOrStore(encodeKey{c, choiceKey(res)}, b)
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // planArgs are the arguments of a regrade's plan job.
@@ -182,7 +183,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 	t1 := time.Now()
 	outcomes := make([]record.RegradeOutcome, len(originals))
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	enc := &encodeCache{}
+	enc := &resultjson.ExpectedCache{}
 	// A fixed set of workers takes the originals in turn: a goroutine per
 	// original would grow a fresh stack for each evaluation.
 	g, gctx := errgroup.WithContext(ctx)

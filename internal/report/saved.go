@@ -68,6 +68,13 @@ func ExpectationSHA256(data []byte) (string, error) {
 // newline): h's members, then res's, as one JSON object. res nil writes
 // the header alone (an error line). HTML characters are not escaped.
 func AppendSaved(dst []byte, h Header, res *engine.EvaluationResult) ([]byte, error) {
+	return AppendSavedWith(dst, h, res, nil)
+}
+
+// AppendSavedWith is AppendSaved with res's expected calls taken from
+// (and kept in) expected, for the results of one contract; nil is no
+// cache.
+func AppendSavedWith(dst []byte, h Header, res *engine.EvaluationResult, expected *resultjson.ExpectedCache) ([]byte, error) {
 	h.FormatVersion = FormatVersion
 	dst = append(dst, `{"format_version":`...)
 	dst = strconv.AppendInt(dst, int64(h.FormatVersion), 10)
@@ -89,7 +96,7 @@ func AppendSaved(dst []byte, h Header, res *engine.EvaluationResult) ([]byte, er
 	}
 	// res's members after h's: its object without the opening brace.
 	start := len(dst)
-	out, err := resultjson.NoHTML.AppendResult(dst, res)
+	out, err := resultjson.NoHTML.AppendResultWith(dst, res, expected)
 	if err != nil {
 		return dst, fmt.Errorf("encode result: %w", err)
 	}

@@ -59,7 +59,14 @@ const (
 // null, contract omitted when nil). The error is encoding/json's, for a
 // value it refuses; dst is then returned unchanged in length.
 func (e Mode) AppendResult(dst []byte, res *engine.EvaluationResult) ([]byte, error) {
-	if b, ok := e.appendResult(grow(dst, resultHint(res)), res); ok {
+	return e.AppendResultWith(dst, res, nil)
+}
+
+// AppendResultWith is AppendResult with res's expected calls taken from
+// (and kept in) expected, for results graded against one contract; nil is
+// no cache.
+func (e Mode) AppendResultWith(dst []byte, res *engine.EvaluationResult, expected *ExpectedCache) ([]byte, error) {
+	if b, ok := e.appendResult(grow(dst, resultHint(res)), res, expected); ok {
 		return b, nil
 	}
 	return e.marshal(dst, res)
@@ -255,7 +262,7 @@ func callsHint(res *engine.EvaluationResult) int {
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-func (e Mode) appendResult(b []byte, res *engine.EvaluationResult) ([]byte, bool) {
+func (e Mode) appendResult(b []byte, res *engine.EvaluationResult, expected *ExpectedCache) ([]byte, bool) {
 	if !isFinite(res.Score) || !isFinite(res.MinScore) {
 		return b, false
 	}
@@ -275,7 +282,13 @@ func (e Mode) appendResult(b []byte, res *engine.EvaluationResult) ([]byte, bool
 		return b, false
 	}
 	b = append(b, `,"expected_calls":`...)
-	if b, ok = e.appendExpectedCalls(b, res.ExpectedCalls, true); !ok {
+	if expected != nil && res.ExpectedCalls != nil { // (the cache writes nil as [])
+		exp, err := expected.ExpectedCalls(e, res)
+		if err != nil {
+			return b, false
+		}
+		b = append(b, exp...)
+	} else if b, ok = e.appendExpectedCalls(b, res.ExpectedCalls, true); !ok {
 		return b, false
 	}
 	b = append(b, `,"trace_calls":`...)

@@ -101,6 +101,11 @@ func compareResult(t *testing.T, what string, res *engine.EvaluationResult) {
 	for _, mode := range modes {
 		got, err := mode.AppendResult([]byte(prefix), res)
 		check(t, what+": result", mode, res, got, err)
+		cache := &resultjson.ExpectedCache{}
+		for k := range 2 { // writes the expected calls, then takes them from the cache
+			got, err := mode.AppendResultWith([]byte(prefix), res, cache)
+			check(t, what+": result with a cache, "+strconv.Itoa(k), mode, res, got, err)
+		}
 
 		b, split := mode.AppendCalls([]byte(prefix), res)
 		check(t, what+": trace calls", mode, nonNil(res.TraceCalls), b[:split], nil)
@@ -913,6 +918,66 @@ func realResults(t *testing.T) []evaluated {
 	}
 	eval("secrets", secret, tr)
 	return out
+}
+
+// TestExpectedCache grades traces that choose each option of a contract's
+// alternatives, with and without a secret, and writes every result
+// through one cache: each is what encoding/json writes, the expected
+// calls of a combination are written once, and those of a result with a
+// secret never come from the cache.
+func TestExpectedCache(t *testing.T) {
+	pat := "ghp_" + "R2d9xK7mQ4vL8pN3sT6wY1zB5cF0hJ" + "aE4uIo"
+	c, err := engine.ParseContract([]byte(`{"contract_version": 2, "required": [
+		{"tool": "login", "args": {"user": "<ana>"}},
+		{"id": "g", "alternatives": [[{"tool": "get", "args": {"auth": {"$regex": "^token"}, "q": "a&b"}}], [{"tool": "clone", "args": {"token": "` + pat + `"}}]]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := []string{
+		`{"calls": [{"tool": "login", "args": {"user": "<ana>"}}, {"tool": "get", "args": {"auth": "token x", "q": "a&b"}}]}`,
+		`{"calls": [{"tool": "login", "args": {"user": "<ana>"}}, {"tool": "clone", "args": {}}]}`,
+		`{"calls": [{"tool": "login", "args": {"user": "<ana>"}}, {"tool": "clone", "args": {"token": "` + pat + `"}}]}`,
+		`{"calls": [{"tool": "login", "args": {"user": "<bob>"}}, {"tool": "get", "args": {"auth": "token x"}}]}`,
+	}
+	for _, mode := range modes {
+		cache := &resultjson.ExpectedCache{}
+		first := map[string][]byte{}
+		for round := range 2 {
+			for i, tr := range traces {
+				p, err := format.Parse([]byte(tr), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := engine.Evaluate(context.Background(), c, p.Trace, engine.Options{SecretScanner: secretScanner})
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("trace %d, round %d", i, round)
+				got, err := mode.AppendResultWith([]byte(prefix), res, cache)
+				check(t, what, mode, res, got, err)
+				exp, err := cache.ExpectedCalls(mode, res)
+				check(t, what+": expected calls", mode, res.ExpectedCalls, append([]byte(prefix), exp...), err)
+				secret := resultjson.SecretFound(res)
+				if secret != (i == 2) {
+					t.Errorf("%s: SecretFound = %v", what, secret)
+				}
+				key := fmt.Sprint(res.Metrics.Contract.Alternatives.Chosen[0].Option)
+				switch {
+				case secret:
+					if prev := first[key]; prev != nil && &prev[0] == &exp[0] {
+						t.Errorf("%s: a result with a secret took its expected calls from the cache", what)
+					}
+				case first[key] == nil:
+					first[key] = exp
+				case &first[key][0] != &exp[0]:
+					t.Errorf("%s: combination %s written again", what, key)
+				}
+			}
+		}
+		if len(first) != 2 {
+			t.Errorf("%s: %d combinations cached, want 2", modeName(mode), len(first))
+		}
+	}
 }
 
 // corpusLine is one line of the engine's golden corpus inputs
