@@ -371,3 +371,78 @@ func TestActionHarness(t *testing.T) {
 		t.Errorf("no inputs: exit %d\n%s", code, log)
 	}
 }
+
+// TestActionOddInputs runs the action on paths with spaces (one per line)
+// and on errors whose text holds what a runner or Markdown would read as
+// markup: the log has no workflow command but the action's own, the
+// annotation's text is escaped, and the summary's code block holds the
+// errors whole.
+func TestActionOddInputs(t *testing.T) {
+	r := newRunner(t)
+	r.copy("examples/contracts/contract.json", "my agent/contract.json")
+	r.copy("examples/contracts/trace.json", "my runs/good trace.json")
+	r.copy("examples/contracts/trace.json", "runs/b.json")
+	code, log := r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "my runs/good trace.json\n  runs/b.json  \n"})
+	if code != 0 {
+		t.Fatalf("paths with spaces: exit %d\n%s", code, log)
+	}
+	if summary := r.stepSummary(); !strings.HasPrefix(summary, "## toolscore: PASS, 2/2 traces passed\n\n2 traces against `my agent/contract.json`") {
+		t.Errorf("job summary:\n%s", summary)
+	}
+	// Several paths on one line are still split at white space.
+	code, log = r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "runs/b.json runs/b.json"})
+	if code != 0 || !strings.HasPrefix(r.stepSummary(), "## toolscore: PASS, 2/2 traces passed") {
+		t.Fatalf("two paths on a line: exit %d\n%s", code, log)
+	}
+
+	r.write("runs/evil.json", `{"x\n::error title=pwned::injected\n": 1}`)
+	code, log = r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "runs/evil.json\nruns/```100%0A.json"})
+	if code != 2 {
+		t.Fatalf("errors: exit %d\n%s", code, log)
+	}
+	lines := strings.Split(log, "\n")
+	var commands []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if token, ok := strings.CutPrefix(l, "::stop-commands::"); ok {
+			for i++; i < len(lines) && lines[i] != "::"+token+"::"; i++ {
+			}
+			commands = append(commands, "stop-commands")
+			continue
+		}
+		if strings.HasPrefix(l, "::") {
+			commands = append(commands, l)
+		}
+	}
+	want := []string{
+		"stop-commands", "::group::toolscore report", "stop-commands", "::endgroup::",
+		"::error title=toolscore::toolscore: runs/evil.json: invalid trace: no known format fits the document (a JSON object with keys x\\n::error title=pwned::injected\\n) (tried " + formats(t, r) + ")",
+	}
+	if fmt.Sprint(commands) != fmt.Sprint(want) {
+		t.Errorf("workflow commands in the log:\n%q\nwant\n%q\nlog:\n%s", commands, want, log)
+	}
+	summary := r.stepSummary()
+	if !strings.Contains(summary, "## toolscore: error\n\n````\ntoolscore: runs/evil.json: ") || !strings.Contains(summary, "toolscore: runs/```100%0A.json: no such file or directory\ntoolscore: 2 of 2 traces could not be graded\n````\n") {
+		t.Errorf("job summary of the errors:\n%s", summary)
+	}
+	r.write("runs/50%.json", "")
+	code, log = r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "runs/50%.json"})
+	if code != 2 || !strings.Contains(log, "\n::error title=toolscore::toolscore: runs/50%25.json: file is empty\n") {
+		t.Errorf("a %% in the annotation: exit %d\n%s", code, log)
+	}
+}
+
+// formats is the list of trace formats toolscore's errors name.
+func formats(t *testing.T, r *runner) string {
+	t.Helper()
+	cmd := exec.Command("go", "run", "./cmd/toolscore", "eval", "examples/contracts/contract.json", "-")
+	cmd.Dir = r.root
+	cmd.Stdin = strings.NewReader("{}")
+	out, _ := cmd.CombinedOutput()
+	_, list, ok := strings.Cut(string(out), "(tried ")
+	list, _, ok2 := strings.Cut(list, ")\n")
+	if !ok || !ok2 {
+		t.Fatalf("toolscore on {}: %s", out)
+	}
+	return list
+}

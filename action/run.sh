@@ -48,15 +48,37 @@ else
   [ -n "${INPUT_MIN_SCORE:-}" ] && args+=(--min-score "$INPUT_MIN_SCORE")
   [ "${INPUT_EACH_LINE:-false}" = true ] && args+=(--each-line)
   args+=(--format "${INPUT_FORMAT:-auto}")
-  # Split the traces input at white space, without expanding patterns.
-  set -f
-  # shellcheck disable=SC2206
-  traces=(${INPUT_TRACES})
-  set +f
+  # One path per line: a line that names an existing file or directory as
+  # a whole is that path (it may hold spaces); any other line is split at
+  # white space. Patterns are not expanded.
+  traces=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
+    if [ -z "$line" ]; then
+      continue
+    elif [ -e "$line" ]; then
+      traces+=("$line")
+    else
+      set -f
+      # shellcheck disable=SC2206
+      words=($line)
+      set +f
+      traces+=("${words[@]}")
+    fi
+  done <<<"$INPUT_TRACES"
   "$ts" eval --json "${args[@]}" "$INPUT_EXPECTATION" "${traces[@]}" >"$results" 2>"$errors"
   status=$?
 fi
-cat "$errors" >&2
+# What toolscore printed comes from traces and files: the runner reads no
+# workflow command in it.
+stop=toolscore-$$-$RANDOM$RANDOM
+verbatim() {
+  echo "::stop-commands::$stop"
+  cat "$@"
+  echo "::$stop::"
+}
+verbatim "$errors" >&2
 
 case $status in
   0) verdict=pass ;;
@@ -68,16 +90,19 @@ summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 if [ -s "$markdown" ]; then
   cat "$markdown" >>"$summary"
   echo "::group::toolscore report"
-  cat "$markdown"
+  verbatim "$markdown"
   echo "::endgroup::"
 fi
 if [ "$verdict" = error ]; then
   {
+    # A fence longer than any run of backticks in the errors.
+    fence='```'
+    while grep -qF -- "$fence" "$errors"; do fence="$fence\`"; done
     echo "## toolscore: error"
     echo
-    echo '```'
+    echo "$fence"
     cat "$errors"
-    echo '```'
+    echo "$fence"
   } >>"$summary"
 fi
 
@@ -98,6 +123,12 @@ case $verdict in
       echo "::error title=toolscore::FAIL (see the job summary)"
     fi
     ;;
-  error) echo "::error title=toolscore::$(head -n 1 "$errors")" ;;
+  error)
+    # The message's %, CR and LF escaped as workflow commands want them.
+    message=$(head -n 1 "$errors")
+    message=${message//'%'/'%25'}
+    message=${message//$'\r'/'%0D'}
+    echo "::error title=toolscore::${message//$'\n'/'%0A'}"
+    ;;
 esac
 exit "$status"
