@@ -103,7 +103,9 @@ func isoNanos(s string) uint64 {
 
 // spanErr is the error text of a span that failed (status ERROR, an
 // exception event, or an error.type attribute): the status message, else
-// the exception message, else error.type, else "true"; "" when it did not.
+// the exception message, else error.type, else "true", without the stack
+// trace LangChain's tracers append after a blank line; "" when it did
+// not.
 func spanErr(s *genSpan) engine.CallError {
 	errType := s.attrs["error.type"].Text()
 	if !s.failed && !s.hasExc && errType == "" {
@@ -111,7 +113,7 @@ func spanErr(s *genSpan) engine.CallError {
 	}
 	for _, t := range []string{s.errMsg, s.excMsg, errType} {
 		if t != "" {
-			return engine.CallError(t)
+			return engine.CallError(langSmithError(t))
 		}
 	}
 	return "true"
@@ -250,9 +252,12 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			if !ok {
 				args = a["tool.parameters"]
 			}
-			execs = append(execs, &otelExec{span: s, oi: true, id: id, name: name, args: args, result: a["output.value"], err: spanErr(s)})
+			e := &otelExec{span: s, oi: true, id: id, name: name, args: args, result: a["output.value"], err: spanErr(s)}
+			oiToolMessage(&b.dec, e)
+			execs = append(execs, e)
 		case strings.EqualFold(oiKind, "LLM"):
 			text, calls := oiOutput(a)
+			oiLangChainIDs(&b.dec, a["output.value"], calls)
 			for i := range calls {
 				calls[i].oi = true
 			}
@@ -402,7 +407,11 @@ func joinExecs(turns []otelTurn, reqs []otelRequest, execs []*otelExec) {
 					break
 				}
 			}
-			continue
+			if e.joined || len(byID) > 0 {
+				continue
+			}
+			// No request carries an id (the execution's came from its
+			// output): joined by name and turn below.
 		}
 		// The asking turn: the latest that started before the tool and has
 		// a waiting request of its name; a turn starting in the same
@@ -615,4 +624,73 @@ func traceloopArgs(p *jsondoc.Parser, v jsondoc.Value) (args jsondoc.Value, whol
 		return empty, false
 	}
 	return v, true
+}
+
+// oiToolMessage reads the output of an OpenInference TOOL span that holds
+// the LangChain ToolMessage the tool returned (the LangChain
+// instrumentation's output.value: {"output": ToolMessage}, serialised or
+// as a dict): the result is its content, the call id its tool_call_id
+// (the span has none), and its status "error" an error.
+func oiToolMessage(p *jsondoc.Parser, e *otelExec) {
+	text, ok := e.result.Str()
+	if !ok || !strings.Contains(text, "tool_call_id") {
+		return
+	}
+	v, ok := decodeText(p, text)
+	if !ok {
+		return
+	}
+	if x := v.Get("output"); v.Len() == 1 && set(x) {
+		v = x
+	}
+	m, ok := langChainToolMessage(v)
+	if !ok {
+		return
+	}
+	e.result = m.Get("content")
+	if e.id == "" {
+		e.id = idString(m.Get("tool_call_id"))
+	}
+	if e.err == "" && m.Get("status").Text() == "error" {
+		e.err = engine.CallError(cmp.Or(m.Get("content").Text(), "true"))
+	}
+}
+
+// oiLangChainIDs gives the requests of an OpenInference LLM span the call
+// ids its flattened attributes leave out, from the LangChain generation
+// the LangChain instrumentation keeps in output.value
+// ({"generations": [[{"message": AIMessage}]]}, the AIMessage serialised
+// or as a dict): its tool_calls in order, when their number and names are
+// the requests'.
+func oiLangChainIDs(p *jsondoc.Parser, out jsondoc.Value, calls []otelRequest) {
+	missing := false
+	for _, c := range calls {
+		missing = missing || c.id == ""
+	}
+	text, ok := out.Str()
+	if !missing || !ok || !strings.Contains(text, "generations") {
+		return
+	}
+	v, ok := decodeText(p, text)
+	if !ok {
+		return
+	}
+	msg := v.Get("generations").Index(0).Index(0).Get("message")
+	if kw := msg.Get("kwargs"); isObj(kw) {
+		msg = kw
+	}
+	tcs := msg.Get("tool_calls")
+	if tcs.Len() != len(calls) {
+		return
+	}
+	for i, tc := range elems(tcs) {
+		if tc.Get("name").Text() != calls[i].name {
+			return
+		}
+	}
+	for i, tc := range elems(tcs) {
+		if calls[i].id == "" {
+			calls[i].id = idString(tc.Get("id"))
+		}
+	}
 }
