@@ -525,9 +525,10 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 		_ = j.progress.Clear()
 	}
 	if !f.json {
-		writeErr = writeBatchText(out, painter(s.color), sum)
+		text := textWriter{w: out, color: s.color}
+		writeErr = writeBatchText(text, painter(s.color), sum)
 		if writeErr == nil && sum.Diff != nil {
-			writeErr = writeBatchDiffText(out, painter(s.color), sum)
+			writeErr = writeBatchDiffText(text, painter(s.color), sum)
 		}
 	}
 	if err := out.Flush(); err != nil && writeErr == nil {

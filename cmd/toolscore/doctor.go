@@ -73,7 +73,7 @@ func runDoctorContract(s stdio, path string) error {
 		}
 		return failf("%s: %s", name, describeError(err))
 	}
-	return describeContract(s.out, painter(s.color), name, c)
+	return describeContract(s.text(), painter(s.color), name, c)
 }
 
 // describeContract prints what doctor knows about a valid contract.

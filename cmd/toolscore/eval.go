@@ -197,7 +197,7 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 			return err
 		}
 		if diff != nil {
-			if err := writeDiffText(s.out, painter(s.color), diff); err != nil {
+			if err := writeDiffText(s.text(), painter(s.color), diff); err != nil {
 				return err
 			}
 		}

@@ -302,11 +302,11 @@ func writeReports(s stdio, rep *harness.Report, diff *report.HarnessDiff, f harn
 	if f.json {
 		return harness.WriteJSON(s.out, rep)
 	}
-	if err := harness.WriteText(s.out, rep, harness.TextOptions{Color: s.color}); err != nil {
+	if err := harness.WriteText(s.text(), rep, harness.TextOptions{Color: s.color}); err != nil {
 		return err
 	}
 	if diff != nil {
-		if err := writeHarnessDiffText(s.out, painter(s.color), diff); err != nil {
+		if err := writeHarnessDiffText(s.text(), painter(s.color), diff); err != nil {
 			return err
 		}
 	}
@@ -387,7 +387,7 @@ func runDoctorSuite(s stdio, path string) error {
 	if refs > 0 {
 		fmt.Fprintf(&b, "\n%d task%s grade%s with a registry contract: run with --server URL.\n", refs, plural(refs), verbS(refs))
 	}
-	_, err = io.WriteString(s.out, b.String())
+	_, err = io.WriteString(s.text(), b.String())
 	return err
 }
 

@@ -108,7 +108,7 @@ func runInspect(ctx context.Context, s stdio, path string, f inspectFlags) error
 	if f.json {
 		return writeJSON(s, newInspectOutput(p, secrets))
 	}
-	return writeInspect(s.out, painter(s.color), p, secrets)
+	return writeInspect(s.text(), painter(s.color), p, secrets)
 }
 
 // newInspectOutput converts a parsed trace (and the secrets redacted in
@@ -165,7 +165,7 @@ func writeInspect(w io.Writer, p painter, pt *format.Parsed, secrets []engine.Fi
 	}
 	for i := range pt.Trace.Calls {
 		c := &pt.Trace.Calls[i]
-		head := fmt.Sprintf("\n#%d %s", i, p.bold(c.Tool))
+		head := fmt.Sprintf("\n#%d %s", i, p.bold(flat(c.Tool)))
 		if c.ID != "" {
 			head += "  " + p.dim("id "+c.ID)
 		}

@@ -325,7 +325,7 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 	}
 	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged; mean score delta %s%s\n",
 		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, sign, fmtScore(sum.MeanScoreDelta))
-	_, _ = io.WriteString(s.out, b.String())
+	_, _ = io.WriteString(s.text(), b.String())
 }
 
 // regradeServerView is what the CLI reads of the server's regrade.

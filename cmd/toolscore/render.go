@@ -106,7 +106,7 @@ func (r *evalReport) write() error {
 	r.writeAlternatives(&b, p)
 	writeIssues(&b, p, r.res.Issues)
 	writeEvidence(&b, p, r.res.Checks, r.res.TraceCalls)
-	_, err := io.WriteString(r.out, b.String())
+	_, err := io.WriteString(r.text(), b.String())
 	return err
 }
 
@@ -141,7 +141,7 @@ func (r *evalReport) writeSummary(b *strings.Builder, p painter) {
 	}
 	fmt.Fprintf(b, "%-12s %s (%s, %d call%s, %s)\n", "Trace", r.tracePath, r.parsed.Format, n, plural(n), answer)
 	if w := r.parsed.Warning; w != "" {
-		fmt.Fprintf(b, "%-12s %s\n", "Warning", p.paint(w, sgrYellow))
+		fmt.Fprintf(b, "%-12s %s\n", "Warning", p.paint(flat(w), sgrYellow))
 	}
 	fmt.Fprintf(b, "%-12s %s (min score %s)\n", "Score", fmtScore(r.res.Score), fmtNum(r.res.MinScore))
 	switch {
@@ -264,7 +264,7 @@ func toolAt(calls []engine.ToolCall, i int) string {
 	if i < 0 || i >= len(calls) {
 		return "?"
 	}
-	return calls[i].Tool
+	return flat(calls[i].Tool)
 }
 
 // writeIssues prints the ranked "Top issues to fix": "  1. tool  problem"
@@ -286,14 +286,14 @@ func writeIssues(b *strings.Builder, p painter, issues []engine.Issue) {
 		} else {
 			num = p.bold(num)
 		}
-		line := is.Problem
+		line := flat(is.Problem)
 		if is.Tool != "" {
-			line = p.bold(is.Tool) + "  " + line
+			line = p.bold(flat(is.Tool)) + "  " + line
 		}
 		fmt.Fprintf(b, "  %s %s\n", num, line)
 		if is.Fix != "" {
 			pad := strings.Repeat(" ", len(strconv.Itoa(i+1))+4)
-			fmt.Fprintf(b, "%s%s %s\n", pad, p.dim("fix:"), is.Fix)
+			fmt.Fprintf(b, "%s%s %s\n", pad, p.dim("fix:"), flat(is.Fix))
 		}
 	}
 }
@@ -315,7 +315,7 @@ func writeEvidence(b *strings.Builder, p painter, cs engine.Checks, calls []engi
 		if ch.Status == engine.CheckPass {
 			continue
 		}
-		line := fmt.Sprintf("  %s  %-*s  %s", p.status(ch.Status, fmt.Sprintf("%-7s", ch.Status)), width, ch.Name, ch.Detail)
+		line := fmt.Sprintf("  %s  %-*s  %s", p.status(ch.Status, fmt.Sprintf("%-7s", ch.Status)), width, ch.Name, flat(ch.Detail))
 		if len(ch.Calls) > 0 {
 			line += "  " + p.dim(callRefs(ch.Calls))
 		}
@@ -329,7 +329,7 @@ func writeEvidence(b *strings.Builder, p painter, cs engine.Checks, calls []engi
 			parts := []string{where}
 			for _, s := range []string{f.Path, f.Rule, f.Value} {
 				if s != "" {
-					parts = append(parts, s)
+					parts = append(parts, flat(s))
 				}
 			}
 			fmt.Fprintf(b, "%s%s\n", pad, strings.Join(parts, "  "))
