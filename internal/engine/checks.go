@@ -180,6 +180,10 @@ func (ev *evaluation) redactor() *redactor {
 // changes).
 func (ev *evaluation) redact(res *EvaluationResult) {
 	red := ev.redactor()
+	if !ev.opts.KeepSecrets {
+		cs := ev.credentialScan()
+		red = red.withShown(cs.findings, cs.shown)
+	}
 	calls := ev.trace.Calls
 	// One array holds both lists (each with its own elements).
 	all := make([]ToolCall, len(calls)+len(ev.scored))

@@ -339,7 +339,15 @@ type credentialScan struct {
 	// findings are in call order (final answer last), then path, then
 	// rule.
 	findings []credentialFinding
+	// shown are the secrets found only in what the check does not judge
+	// (tool results, error texts, argument keys), ordered by secret and
+	// rule: redacted in what the result shows, never findings.
+	shown []shownSecret
 }
+
+// shownSecret is a secret to redact in the result that is not a finding
+// of the credentials check: its text and the rule that found it.
+type shownSecret struct{ secret, rule string }
 
 // scanCredentials scans every string value of every call's arguments (with
 // its JSON pointer), the args_raw text of every call that has one, and the
@@ -347,6 +355,12 @@ type credentialScan struct {
 // secret-named keys for literal secrets. When s is nil or fails (err is
 // set), secret-named arguments are still found, and what s did find is
 // kept.
+//
+// The same call to s also scans what the check does not judge but a
+// result shows: the arguments' object keys, every string value and object
+// key of every call's result, and every call's error text. Their secrets
+// go to shown (redacted, never findings), so the check's findings and
+// status are those of the judged texts alone.
 //
 // s finds secrets in texts, whatever their place: a finding applies to
 // every place that holds its text (the same text holds the same secrets),
@@ -368,10 +382,18 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 		if c.ArgsRaw != "" {
 			w.texts = append(w.texts, c.ArgsRaw)
 		}
+		if c.Result.Exists() {
+			w.collectShown(c.Result)
+		}
+		if c.Error != "" && c.Error != "true" {
+			w.shown = append(w.shown, string(c.Error))
+		}
 	}
 	if t.FinalAnswer != nil && *t.FinalAnswer != "" {
 		w.texts = append(w.texts, *t.FinalAnswer)
 	}
+	// The shown texts come after the judged ones (one scan for both).
+	w.texts = append(w.texts, w.shown...)
 	var found []SecretFinding
 	switch {
 	case s == nil:
@@ -419,6 +441,23 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 	cs.findings = slices.CompactFunc(w.out, func(a, b credentialFinding) bool {
 		return a.Call == b.Call && a.Path == b.Path && a.Rule == b.Rule && a.secret == b.secret
 	})
+	if w.found != nil {
+		judged := make(map[string]bool, len(cs.findings))
+		for _, f := range cs.findings {
+			judged[f.secret] = true
+		}
+		for _, fs := range w.found {
+			for _, f := range fs {
+				if !judged[f.Secret] {
+					cs.shown = append(cs.shown, shownSecret{f.Secret, f.Rule})
+				}
+			}
+		}
+		slices.SortFunc(cs.shown, func(a, b shownSecret) int {
+			return cmp.Or(strings.Compare(a.secret, b.secret), strings.Compare(a.rule, b.rule))
+		})
+		cs.shown = slices.Compact(cs.shown)
+	}
 	return cs
 }
 
@@ -468,8 +507,12 @@ func compareCredentialFindings(a, b credentialFinding) int {
 type argWalker struct {
 	call int
 	segs []string
-	// texts are the texts to scan, in walk order.
+	// texts are the texts to scan, in walk order: the judged ones, then
+	// shown.
 	texts []string
+	// shown are the texts scanned only for redaction (argument keys,
+	// results, error texts), in walk order.
+	shown []string
 	// literals are the literal values under secret-named keys found by
 	// collect; those whose text holds a secret the scanner found are not
 	// reported.
@@ -494,6 +537,9 @@ func (w *argWalker) collect(v jsondoc.Value, secretKey bool) {
 	switch v.Kind() {
 	case jsondoc.Object:
 		for k, e := range v.Members() {
+			if k != "" {
+				w.shown = append(w.shown, k)
+			}
 			w.segs = append(w.segs, k)
 			w.collect(e, mayBeLiteral(e) && isSecretKey(k))
 			w.segs = w.segs[:len(w.segs)-1]
@@ -517,6 +563,28 @@ func (w *argWalker) collect(v jsondoc.Value, secretKey bool) {
 		if secretKey {
 			n, _ := v.Num()
 			w.literal(json.Number(n), "")
+		}
+	}
+}
+
+// collectShown adds every string value and object key of v (a tool
+// result) to w.shown, for secrets to redact in what the result shows.
+func (w *argWalker) collectShown(v jsondoc.Value) {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
+			if k != "" {
+				w.shown = append(w.shown, k)
+			}
+			w.collectShown(e)
+		}
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			w.collectShown(e)
+		}
+	case jsondoc.String:
+		if x := v.Text(); x != "" {
+			w.shown = append(w.shown, x)
 		}
 	}
 }

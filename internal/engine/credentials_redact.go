@@ -46,16 +46,19 @@ const minGlobalSecretLen = 6
 func RedactTrace(ctx context.Context, t Trace, s SecretScanner) (Trace, []Finding, error) {
 	cs := scanCredentials(ctx, &t, s)
 	out := Trace{Calls: slices.Clone(t.Calls), FinalAnswer: t.FinalAnswer}
-	if len(cs.findings) == 0 {
+	if len(cs.findings) == 0 && len(cs.shown) == 0 {
 		return out, nil, cs.err
 	}
-	red := newRedactor(cs.findings, nil)
+	red := newRedactor(cs.findings, nil).withShown(cs.findings, cs.shown)
 	for i, c := range out.Calls {
 		out.Calls[i] = red.call(i, c)
 	}
 	if t.FinalAnswer != nil {
 		s := red.text(*t.FinalAnswer)
 		out.FinalAnswer = &s
+	}
+	if len(cs.findings) == 0 {
+		return out, nil, cs.err
 	}
 	findings := make([]Finding, len(cs.findings))
 	for i, f := range cs.findings {
@@ -112,8 +115,6 @@ type exactRedaction struct {
 // none) scans expected arguments.
 func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor {
 	r := &redactor{named: true, scanner: scanner}
-	type pair struct{ secret, marker string }
-	var pairs []pair
 	for _, f := range findings {
 		r.secrets = append(r.secrets, f.secret)
 		if f.exact {
@@ -121,17 +122,49 @@ func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor 
 				r.exact = map[int][]exactRedaction{}
 			}
 			r.exact[f.Call] = append(r.exact[f.Call], exactRedaction{segs: f.segs, marker: redactionMarker(f.Rule)})
-			if len(f.secret) < minGlobalSecretLen {
-				continue
-			}
+		}
+	}
+	r.repl = replacerOf(findings, nil)
+	return r
+}
+
+// withShown returns r, for what a result shows, also replacing the
+// secrets found only outside what the credentials check judges (tool
+// results, error texts, argument keys; credentialScan.shown). The checks
+// keep r itself, so their statuses and details depend on the judged
+// texts alone. It returns r when there is nothing more to replace or r
+// replaces nothing (Options.KeepSecrets).
+func (r *redactor) withShown(findings []credentialFinding, shown []shownSecret) *redactor {
+	if len(shown) == 0 || !r.named {
+		return r
+	}
+	c := *r
+	c.repl = replacerOf(findings, shown)
+	c.shownArgs = nil
+	return &c
+}
+
+// replacerOf returns the replacer of every secret replaced everywhere:
+// the findings' secrets (a secret-named argument value only from
+// minGlobalSecretLen bytes) and shown; nil when there is none.
+func replacerOf(findings []credentialFinding, shown []shownSecret) *strings.Replacer {
+	type pair struct{ secret, marker string }
+	var pairs []pair
+	for _, f := range findings {
+		if f.exact && len(f.secret) < minGlobalSecretLen {
+			continue
 		}
 		pairs = append(pairs, pair{f.secret, redactionMarker(f.Rule)})
 	}
+	for _, sh := range shown {
+		pairs = append(pairs, pair{sh.secret, redactionMarker(sh.rule)})
+	}
 	if len(pairs) == 0 {
-		return r
+		return nil
 	}
 	// Longer secrets first, so a secret that contains another is replaced
-	// whole; then by text, for a deterministic marker per secret.
+	// whole; then by text, for a deterministic marker per secret (a
+	// finding's before a shown one's).
 	slices.SortStableFunc(pairs, func(a, b pair) int {
 		if c := cmp.Compare(len(b.secret), len(a.secret)); c != 0 {
 			return c
@@ -145,8 +178,7 @@ func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor 
 		}
 		args = append(args, p.secret, p.marker)
 	}
-	r.repl = strings.NewReplacer(args...)
-	return r
+	return strings.NewReplacer(args...)
 }
 
 // active reports whether the redactor replaces anything.

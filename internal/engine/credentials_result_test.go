@@ -259,3 +259,66 @@ func TestRedactKeysIDsAndNames(t *testing.T) {
 		t.Errorf("value with colliding keys = %v (changed %v), want keys [X] and [X]'", got, changed)
 	}
 }
+
+// TestRedactShownOnlySecrets checks that a secret found only in what the
+// credentials check does not judge (a tool result, a call's error text,
+// an argument key) is redacted wherever the result shows it, and changes
+// nothing of the grading: the check's status and findings, the score,
+// the grade and every other check are those of the same trace with
+// Options.KeepSecrets.
+func TestRedactShownOnlySecrets(t *testing.T) {
+	pat := sampleGitHubPAT
+	aws := "AKIAZ7VRSQ5TJN4QPL2K"
+	slack := "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1"
+	tr := Trace{Calls: []ToolCall{
+		{Tool: "search", ID: "c1", Args: jsondoc.MustFromAny(map[string]any{"q": "lisbon", pat: "x"}),
+			Result: jsondoc.MustFromAny(map[string]any{"rows": []any{"key is " + aws}, slack: 1})},
+		{Tool: "book", ID: "c2", Args: jsondoc.MustFromAny(map[string]any{"id": "42"}), Error: CallError("denied for " + aws)},
+	}}
+	c := mustContract(t, `[{"tool": "search", "args": {"q": "lisbon"}}, {"tool": "book"}]`)
+	res := mustEvaluate(t, c, tr, Options{SecretScanner: testSecrets})
+	kept := mustEvaluate(t, c, tr, Options{SecretScanner: testSecrets, KeepSecrets: true})
+	want := []ToolCall{
+		{Tool: "search", ID: "c1", Args: jsondoc.MustFromAny(map[string]any{"q": "lisbon", "[REDACTED:github-pat]": "x"}),
+			Result: jsondoc.MustFromAny(map[string]any{"rows": []any{"key is [REDACTED:aws-access-token]"}, "[REDACTED:slack-bot-token]": 1})},
+		{Tool: "book", ID: "c2", Args: jsondoc.MustFromAny(map[string]any{"id": "42"}), Error: CallError("denied for [REDACTED:aws-access-token]")},
+	}
+	if diff := cmp.Diff(want, res.TraceCalls); diff != "" {
+		t.Errorf("TraceCalls mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, res.ScoredCalls); diff != "" {
+		t.Errorf("ScoredCalls mismatch (-want +got):\n%s", diff)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{pat, aws, slack} {
+		if strings.Contains(string(out), s) {
+			t.Errorf("the result shows %s", s)
+		}
+	}
+	// Grading is that of the unredacted trace.
+	if cr := checkNamed(t, res, CheckCredentials); cr.Status != CheckPass || len(cr.Findings) != 0 {
+		t.Errorf("credentials = %s %v, want pass without findings (results, errors and keys are not judged)", cr.Status, cr.Findings)
+	}
+	if res.Score != kept.Score || res.Grade != kept.Grade || res.Passed != kept.Passed {
+		t.Errorf("score %v grade %s passed %v; with KeepSecrets %v %s %v", res.Score, res.Grade, res.Passed, kept.Score, kept.Grade, kept.Passed)
+	}
+	for i, ch := range res.Checks.Items {
+		if k := kept.Checks.Items[i]; ch.Name != k.Name || ch.Status != k.Status {
+			t.Errorf("check %s = %s, with KeepSecrets %s %s", ch.Name, ch.Status, k.Name, k.Status)
+		}
+	}
+	if res.Checks.Pass != kept.Checks.Pass || res.Checks.Fail != kept.Checks.Fail || res.Checks.Unknown != kept.Checks.Unknown {
+		t.Errorf("check counts %+v, with KeepSecrets %+v", res.Checks, kept.Checks)
+	}
+	// RedactTrace shows the same calls and no finding.
+	red, findings, err := RedactTrace(context.Background(), tr, testSecrets)
+	if err != nil || findings != nil {
+		t.Errorf("RedactTrace findings = %v, %v; want none", findings, err)
+	}
+	if diff := cmp.Diff(want, red.Calls); diff != "" {
+		t.Errorf("RedactTrace calls mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -71,7 +71,9 @@ func TestScannerGetsTheTraceInOneCall(t *testing.T) {
 	if len(f.calls) != 2 {
 		t.Fatalf("%d scans, want 2 (the trace, the contract): %q", len(f.calls), f.calls)
 	}
-	want := []string{"a1", "ana", "b2", "the answer", `{"x": "raw`}
+	// The judged texts (argument values, args_raw, the final answer) and
+	// those scanned only for redaction (argument keys, results).
+	want := []string{"a1", "ana", "b2", "deep", "empty", "k", "list", "n", "result text", "the answer", "user", `{"x": "raw`}
 	got := slices.Sorted(slices.Values(f.calls[0]))
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("texts of the trace scan (-want +got):\n%s", diff)
@@ -176,8 +178,8 @@ func TestScannerErrors(t *testing.T) {
 	}{
 		{"error", &fakeScanner{findings: []SecretFinding{valid}, err: errors.New("rule x did not build")},
 			"secret rules unavailable: rule x did not build", true},
-		{"text out of range", &fakeScanner{findings: []SecretFinding{{Text: 1, Rule: "fake", Secret: "ab"}, valid}},
-			"secret rules unavailable: secret scanner: finding 0: text 1 out of range [0, 1)", true},
+		{"text out of range", &fakeScanner{findings: []SecretFinding{{Text: 2, Rule: "fake", Secret: "ab"}, valid}},
+			"secret rules unavailable: secret scanner: finding 0: text 2 out of range [0, 2)", true},
 		{"no rule", &fakeScanner{findings: []SecretFinding{valid, {Secret: "ab"}}},
 			"secret rules unavailable: secret scanner: finding 1: no rule", true},
 		{"empty secret", &fakeScanner{findings: []SecretFinding{{Rule: "fake"}}},
