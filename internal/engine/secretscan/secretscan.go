@@ -9,15 +9,24 @@
 // database/sql/driver does for database/sql.
 package secretscan
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+)
 
 // Scanner finds secrets in texts. The engine calls it with what the
 // credentials check examines: for an evaluation, every non-empty string
 // value of every call's arguments (at any depth), the args_raw text of
 // every call that has one, and the final answer, all in one call; for a
 // contract, each string in its expected arguments (to hide secrets
-// written there). Argument keys, results and tool names are not scanned
-// (they are redacted where a secret found elsewhere occurs in them).
+// written there). The same call for an evaluation also gets the
+// argument keys, every string value and key of every tool result, and
+// every call's error text: their secrets are redacted in what the result
+// shows, and are no findings of the check. Tool names and call ids are
+// not scanned (they are redacted where a secret found elsewhere occurs
+// in them).
 //
 // A Scanner must be safe for concurrent use by multiple goroutines, and
 // deterministic: the same texts give the same findings, whatever was
@@ -59,4 +68,55 @@ type Finding struct {
 	// may show up to four characters of them in a masked value
 	// ("ghp_****"). 0 when the rule fixes none.
 	Prefix int
+}
+
+// Marker is what replaces a secret that rule found: "[REDACTED:<rule>]",
+// the engine's marker in results.
+func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// Redact returns texts with every secret s finds in them replaced by its
+// Marker, in one ScanSecrets call; texts is not modified (the slice
+// returned is texts itself when nothing is found). It is for what the
+// service stores and shows beside results: task ids, agents, run ids,
+// labels, contract bodies as shown. A secret found in one text is
+// replaced in every text holding it, longer secrets first. A finding
+// that breaks Finding's rules is ignored.
+//
+// The error is ScanSecrets' (ctx ended, say); the texts are returned
+// with what was found replaced either way.
+func Redact(ctx context.Context, s Scanner, texts []string) ([]string, error) {
+	if s == nil || len(texts) == 0 {
+		return texts, nil
+	}
+	found, err := s.ScanSecrets(ctx, texts)
+	type pair struct{ secret, marker string }
+	var pairs []pair
+	for _, f := range found {
+		if f.Text < 0 || f.Text >= len(texts) || f.Rule == "" || f.Secret == "" || !strings.Contains(texts[f.Text], f.Secret) {
+			continue
+		}
+		pairs = append(pairs, pair{f.Secret, Marker(f.Rule)})
+	}
+	if len(pairs) == 0 {
+		return texts, err
+	}
+	// Longer secrets first (one containing another is replaced whole),
+	// then by text and marker, so the outcome does not depend on the
+	// scanner's order.
+	slices.SortFunc(pairs, func(a, b pair) int {
+		return cmp.Or(cmp.Compare(len(b.secret), len(a.secret)), strings.Compare(a.secret, b.secret), strings.Compare(a.marker, b.marker))
+	})
+	args := make([]string, 0, 2*len(pairs))
+	for i, p := range pairs {
+		if i > 0 && p.secret == pairs[i-1].secret {
+			continue
+		}
+		args = append(args, p.secret, p.marker)
+	}
+	r := strings.NewReplacer(args...)
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = r.Replace(t)
+	}
+	return out, err
 }
