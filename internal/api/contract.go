@@ -234,13 +234,25 @@ type contractVersionView struct {
 	Contract    json.RawMessage `json:"contract,omitempty"`
 }
 
-func viewContractVersion(cv record.ContractVersion) contractVersionView {
+// viewContractVersion is the JSON form of cv, its body shown with the
+// secrets written in it hidden (engine.RedactDocument; sha256 stays the
+// stored body's).
+//
+// Errors: the scan is incomplete (the request ended).
+func (s *Server) viewContractVersion(ctx context.Context, cv record.ContractVersion) (contractVersionView, error) {
 	v := contractVersionView{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: string(cv.Kind),
-		Description: cv.Description, Combinations: cv.Combinations, CreatedAt: cv.CreatedAt, Contract: cv.Body}
+		Description: cv.Description, Combinations: cv.Combinations, CreatedAt: cv.CreatedAt}
 	if cv.PublishedBy != uuid.Nil {
 		v.PublishedBy = cv.PublishedBy.String()
 	}
-	return v
+	if cv.Body != nil {
+		body, err := engine.RedactDocument(ctx, cv.Body, s.cfg.SecretScanner)
+		if err != nil {
+			return v, err
+		}
+		v.Contract = body
+	}
+	return v, nil
 }
 
 // readContract reads and validates a contract or gold list request body.
@@ -303,8 +315,12 @@ func (s *Server) validateContract(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	c, sum := rc.c, rc.sum
+	desc := c.Description
+	if err := redactTexts(r.Context(), s.cfg.SecretScanner, []*string{&desc}, nil); err != nil {
+		return err
+	}
 	writeJSON(w, mediaJSON, http.StatusOK, validationView{Valid: true, Kind: string(kindOf(c)), SHA256: sum,
-		Description: c.Description, Combinations: c.Combinations(), RequiredCount: c.RequiredCount(),
+		Description: desc, Combinations: c.Combinations(), RequiredCount: c.RequiredCount(),
 		OptionalCount: len(c.Optional), ForbiddenCount: len(c.Forbidden)})
 	return nil
 }
@@ -326,10 +342,16 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 		return err // Postgres text and jsonb cannot hold it
 	}
 	c, canon, sum := rc.c, rc.canon, rc.sum
+	// The description is stored and listed redacted; the body is kept as
+	// published (it grades) and shown redacted.
+	desc := c.Description
+	if err := redactTexts(r.Context(), s.cfg.SecretScanner, []*string{&desc}, nil); err != nil {
+		return err
+	}
 	p, _ := auth.FromContext(r.Context())
 	cv, created, err := s.store.CreateContractVersion(r.Context(), record.ContractVersion{
 		ProjectID: p.ProjectID, Name: name, SHA256: sum, Kind: kindOf(c),
-		Description: c.Description, Combinations: c.Combinations(), Body: canon, PublishedBy: p.KeyID,
+		Description: desc, Combinations: c.Combinations(), Body: canon, PublishedBy: p.KeyID,
 	})
 	if err != nil {
 		return err
@@ -339,7 +361,11 @@ func (s *Server) createContractVersion(w http.ResponseWriter, r *http.Request) e
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, mediaJSON, status, viewContractVersion(cv))
+	v, err := s.viewContractVersion(r.Context(), cv)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, status, v)
 	return nil
 }
 
@@ -364,7 +390,11 @@ func (s *Server) getContractVersion(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, mediaJSON, http.StatusOK, viewContractVersion(cv))
+	view, err := s.viewContractVersion(r.Context(), cv)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, view)
 	return nil
 }
 
@@ -401,7 +431,11 @@ func (s *Server) listContractVersions(w http.ResponseWriter, r *http.Request) er
 			out.NextCursor = encodeCursor(vs[i-1].Version)
 			break
 		}
-		out.Items = append(out.Items, viewContractVersion(cv))
+		v, err := s.viewContractVersion(r.Context(), cv)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return nil

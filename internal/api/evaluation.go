@@ -261,17 +261,23 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	opts, _ := json.Marshal(evalOptions{Strict: req.Strict, SafetyGate: safetyGate, Format: req.Format,
 		Forbidden: req.Forbidden, Weights: req.Weights, MinScore: req.MinScore})
+	// The caller's identifiers, as stored and shown: redacted.
+	taskID, runID, agent := req.TaskID, req.RunID, req.Agent
+	labels, err := redactFields(ctx, s.cfg.SecretScanner, &taskID, &runID, &agent, req.Labels)
+	if err != nil {
+		return nil, err
+	}
 	out := &record.Result{
 		ResultSummary: record.ResultSummary{
 			ID: id, ProjectID: project, Contract: pc.ref,
-			TaskID: req.TaskID, RunID: req.RunID, Agent: req.Agent, Labels: req.Labels, Format: parsed.Format,
+			TaskID: taskID, RunID: runID, Agent: agent, Labels: labels, Format: parsed.Format,
 			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
 		},
 		Options:     opts,
 		FinalAnswer: res.FinalAnswer,
 	}
-	if len(req.Labels) > 0 {
-		out.LabelsJSON, _ = json.Marshal(req.Labels) // once, for the row and the answer; a map[string]string always marshals
+	if len(labels) > 0 {
+		out.LabelsJSON, _ = json.Marshal(labels) // once, for the row and the answer; a map[string]string always marshals
 	}
 	if out.ExpectedCalls, err = pc.expected.ExpectedCalls(resultjson.Marshal, res); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
@@ -752,7 +758,7 @@ func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Has("latest") {
 		return s.listLatestEvaluations(w, r) // regrade.go
 	}
-	f, err := parseFilter(r)
+	f, err := s.filter(r)
 	if err != nil {
 		return err
 	}

@@ -173,8 +173,14 @@ type rawJSON []byte
 // MarshalJSON implements json.Marshaler.
 func (b rawJSON) MarshalJSON() ([]byte, error) { return b, nil }
 
-func viewRule(r record.GradingRule) ruleView {
-	return ruleView{Name: r.Name, Version: r.Version, SHA256: r.SHA256, CreatedAt: r.CreatedAt, Rule: rawJSON(r.Body)}
+// viewRule is the JSON form of gr, its body shown with the secrets
+// written in it hidden (engine.RedactDocument; sha256 stays the stored
+// body's).
+//
+// Errors: the scan is incomplete (the request ended).
+func (s *Server) viewRule(ctx context.Context, gr record.GradingRule) (ruleView, error) {
+	body, err := engine.RedactDocument(ctx, gr.Body, s.cfg.SecretScanner)
+	return ruleView{Name: gr.Name, Version: gr.Version, SHA256: gr.SHA256, CreatedAt: gr.CreatedAt, Rule: rawJSON(body)}, err
 }
 
 // createRule stores a new version of a named grading rule: 201 with it,
@@ -227,7 +233,11 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request) error {
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, mediaJSON, status, viewRule(gr))
+	v, err := s.viewRule(r.Context(), gr)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, status, v)
 	return nil
 }
 
@@ -279,7 +289,11 @@ func (s *Server) getRule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, mediaJSON, http.StatusOK, viewRule(gr))
+	view, err := s.viewRule(r.Context(), gr)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, view)
 	return nil
 }
 
@@ -312,7 +326,11 @@ func (s *Server) listRuleVersions(w http.ResponseWriter, r *http.Request) error 
 			out.NextCursor = encodeCursor(vs[i-1].Version)
 			break
 		}
-		out.Items = append(out.Items, viewRule(gr))
+		v, err := s.viewRule(r.Context(), gr)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return nil
@@ -342,7 +360,11 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request) error {
 			out.NextCursor = encodeCursor(rs[i-1].Name)
 			break
 		}
-		out.Items = append(out.Items, viewRule(gr))
+		v, err := s.viewRule(r.Context(), gr)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return nil

@@ -259,6 +259,11 @@ func (s *Server) createRegrade(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The selection matches stored identifiers as they were redacted, and
+	// is stored so itself.
+	if err := redactFilter(r.Context(), s.cfg.SecretScanner, &sel.TaskID, &sel.RunID, &sel.Agent, &sel.Labels); err != nil {
+		return err
+	}
 	project := ProjectFrom(r.Context())
 	if req.DryRun {
 		ref, n, err := svc.DryRun(r.Context(), project, name, version, sel)
@@ -486,7 +491,7 @@ func (s *Server) listLatestEvaluations(w http.ResponseWriter, r *http.Request) e
 	if v := r.URL.Query().Get("latest"); v != "true" {
 		return paramError("latest", "must be true (or absent), got %q", v)
 	}
-	f, err := parseFilter(r)
+	f, err := s.filter(r)
 	if err != nil {
 		return err
 	}
@@ -567,7 +572,7 @@ func (s *Server) compareVersions(w http.ResponseWriter, r *http.Request) error {
 		}
 		versions[i] = n
 	}
-	f, err := parseFilter(r)
+	f, err := s.filter(r)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -306,6 +308,9 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.refuseRunSecrets(r.Context(), &run); err != nil {
+		return err
+	}
 	run, err = svc.Create(r.Context(), ProjectFrom(r.Context()), run)
 	if err != nil {
 		return err
@@ -401,4 +406,67 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, viewRun(run))
 	return nil
+}
+
+// refuseRunSecrets keeps detected secrets out of a run's stored row,
+// which the run's jobs read back: r.Agent is redacted (like an
+// evaluation's agent); an agent URL, suite name, task id or label that
+// holds a secret is refused, since the run needs it as written (the URL
+// is called, task ids key the run's tasks). The URL is scanned whole and
+// as each query parameter's "name=value", so that a parameter named like
+// a credential is seen. Problems name the pointer and the rule, never
+// the secret.
+//
+// Errors: 422 invalid-request naming each place; the scan's error.
+func (s *Server) refuseRunSecrets(ctx context.Context, r *record.Run) error {
+	sc := s.cfg.SecretScanner
+	if sc == nil {
+		return nil
+	}
+	if err := redactTexts(ctx, sc, []*string{&r.Agent}, nil); err != nil {
+		return err
+	}
+	suite, err := harness.ParseSuite(r.Suite, ".json")
+	if err != nil {
+		return err // checked by runRequest.run
+	}
+	var texts, ptrs []string
+	add := func(ptr, text string) { texts, ptrs = append(texts, text), append(ptrs, ptr) }
+	add("/agent_url", r.AgentURL)
+	if u, err := url.Parse(r.AgentURL); err == nil {
+		for k, vs := range u.Query() {
+			for _, v := range vs {
+				add("/agent_url", k+"="+v)
+			}
+		}
+	}
+	add("/suite/name", suite.Name)
+	for _, t := range suite.Tasks {
+		add("/suite"+t.Pointer()+"/id", t.ID)
+		for k, v := range t.Labels {
+			lp := "/suite" + t.Pointer() + "/labels" // a key may be the secret
+			add(lp, k)
+			add(lp, v)
+			add(lp, k+"="+v)
+		}
+	}
+	found, err := sc.ScanSecrets(ctx, texts)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var probs []FieldProblem
+	for _, f := range found {
+		if f.Text < 0 || f.Text >= len(texts) || seen[ptrs[f.Text]] {
+			continue
+		}
+		seen[ptrs[f.Text]] = true
+		probs = append(probs, FieldProblem{Pointer: ptrs[f.Text],
+			Message: fmt.Sprintf("holds a secret (%s), which the stored run would keep; leave it out", f.Rule)})
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	slices.SortFunc(probs, func(a, b FieldProblem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return &apiError{kind: probInvalidRequest, detail: "the run request holds secrets", errors: probs}
 }

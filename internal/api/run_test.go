@@ -101,7 +101,7 @@ const runSuite = `{"name": "s", "tasks": [
 
 func TestCreateRun(t *testing.T) {
 	b, fr := setupRuns(t)
-	rec := b.do(t, "POST", "/v1/runs", `{"suite": `+runSuite+`, "agent_url": "http://u:secret@agent.test/run?token=abc",
+	rec := b.do(t, "POST", "/v1/runs", `{"suite": `+runSuite+`, "agent_url": "http://agent.test/run?token=abc",
 		"agent": "bot", "concurrency": 8, "timeout": "5s", "retries": 1}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -110,12 +110,12 @@ func TestCreateRun(t *testing.T) {
 	if got := rec.Header().Get("Location"); got != "/v1/runs/"+v.ID {
 		t.Errorf("Location = %q, want /v1/runs/%s", got, v.ID)
 	}
-	if v.AgentURL != "http://u:xxxxx@agent.test/run?token=xxxxx" || v.State != "running" || v.Concurrency != 8 ||
+	if v.AgentURL != "http://agent.test/run?token=xxxxx" || v.State != "running" || v.Concurrency != 8 ||
 		v.Timeout != 5 || v.Retries != 1 || v.Agent != "bot" || v.Total != 2 || v.Progress != 0 {
 		t.Errorf("view = %+v", v)
 	}
 	c := fr.created
-	if c.AgentURL != "http://u:secret@agent.test/run?token=abc" || c.Concurrency != 8 || c.Timeout != 5*time.Second || c.Retries != 1 || c.Agent != "bot" {
+	if c.AgentURL != "http://agent.test/run?token=abc" || c.Concurrency != 8 || c.Timeout != 5*time.Second || c.Retries != 1 || c.Agent != "bot" {
 		t.Errorf("Create got %+v", c)
 	}
 	var want, got any
@@ -301,5 +301,47 @@ func TestCancelRun(t *testing.T) {
 	}
 	if rec := b.do(t, "DELETE", "/v1/runs/"+uuid.NewString(), ""); rec.Code != 404 {
 		t.Errorf("unknown run: status %d, want 404", rec.Code)
+	}
+}
+
+// TestCreateRunSecrets checks that a run's agent is stored redacted, and
+// that an agent URL, suite name, task id or label holding a secret is
+// refused at its pointer without the secret in the answer.
+func TestCreateRunSecrets(t *testing.T) {
+	b, fr := setupRuns(t)
+	rec := b.do(t, "POST", "/v1/runs", `{"suite": `+runSuite+`, "agent_url": "https://agent.test/run", "agent": "bot-`+fakeGitHub+`"}`)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	if fr.created.Agent != "bot-[REDACTED:github-pat]" || strings.Contains(rec.Body.String(), fakeGitHub) {
+		t.Errorf("created agent %q, answer %s", fr.created.Agent, rec.Body)
+	}
+	suite := `{"name": "s-` + fakeAWSKey + `", "tasks": [{"id": "a", "input": "go", "gold": [{"tool": "b"}]},
+		{"id": "` + fakeGitHub + `", "input": "go", "gold": [{"tool": "b"}], "labels": {"k-` + fakeSlackBot + `": "v", "ok": "fine"}}]}`
+	n := len(fr.runs)
+	rec = b.do(t, "POST", "/v1/runs", `{"suite": `+suite+`, "agent_url": "https://agent.test/run?api_key=Zq8vR2kL9xT4wB7nM3pQ&x=`+fakeAWSKey+`"}`)
+	p := problemOf(t, rec, 422, "invalid-request")
+	want := []FieldProblem{
+		{Pointer: "/agent_url", Message: "holds a secret (aws-access-token), which the stored run would keep; leave it out"},
+		{Pointer: "/suite/name", Message: "holds a secret (aws-access-token), which the stored run would keep; leave it out"},
+		{Pointer: "/suite/tasks/1/id", Message: "holds a secret (github-pat), which the stored run would keep; leave it out"},
+		{Pointer: "/suite/tasks/1/labels", Message: "holds a secret (slack-bot-token), which the stored run would keep; leave it out"},
+	}
+	if diff := cmp.Diff(want, p.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{fakeAWSKey, fakeGitHub, fakeSlackBot, "Zq8vR2kL9xT4wB7nM3pQ"} {
+		if strings.Contains(rec.Body.String(), s) {
+			t.Errorf("the answer holds %s", s)
+		}
+	}
+	// A query parameter named like a credential is seen too.
+	rec = b.do(t, "POST", "/v1/runs", `{"suite": `+runSuite+`, "agent_url": "https://agent.test/run?api_key=Zq8vR2kL9xT4wB7nM3pQ"}`)
+	if p := problemOf(t, rec, 422, "invalid-request"); len(p.Errors) != 1 || p.Errors[0].Pointer != "/agent_url" ||
+		!strings.Contains(p.Errors[0].Message, "generic-api-key") {
+		t.Errorf("errors = %+v", p.Errors)
+	}
+	if len(fr.runs) != n {
+		t.Errorf("a refused run was created")
 	}
 }

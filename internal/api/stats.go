@@ -32,7 +32,7 @@ type statsView struct {
 // mean score and grade mix per contract version, agent, task or day, with
 // the filters of GET /v1/evaluations.
 func (s *Server) getStats(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseFilter(r)
+	f, err := s.filter(r)
 	if err != nil {
 		return err
 	}
