@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/toolscore/toolscore/internal/store"
@@ -28,6 +29,12 @@ const testBootstrapKey = "tsk_bootstrapbootstrapbootstrapbootstrap"
 // error.
 func runServer(t *testing.T, dbURL string, env ...string) (string, func() error) {
 	t.Helper()
+	return runServerLogged(t, dbURL, zaptest.NewLogger(t), env...)
+}
+
+// runServerLogged is runServer logging to log.
+func runServerLogged(t *testing.T, dbURL string, log *zap.Logger, env ...string) (string, func() error) {
+	t.Helper()
 	vars := map[string]string{"DATABASE_URL": dbURL, "TOOLSCORE_BOOTSTRAP_KEY": testBootstrapKey}
 	for i := 0; i+1 < len(env); i += 2 {
 		vars[env[i]] = env[i+1]
@@ -41,7 +48,7 @@ func runServer(t *testing.T, dbURL string, env ...string) (string, func() error)
 	addr := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, cfg, zaptest.NewLogger(t), prometheus.NewRegistry(), func(a net.Addr) { addr <- a })
+		done <- Run(ctx, cfg, log, prometheus.NewRegistry(), func(a net.Addr) { addr <- a })
 	}()
 	select {
 	case a := <-addr:
