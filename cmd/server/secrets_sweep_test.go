@@ -177,7 +177,8 @@ func TestSecretSweep(t *testing.T) {
 		{"tool": "book", "args": {"id": "42"}, "error": "denied for %s"}]`,
 		s.seed("argument-value"), s.seed("argument-name"), s.seed("result"), s.seed("error"))
 	gold := `[{"tool": "search"}, {"tool": "book"}]`
-	eval := fmt.Sprintf(`{"gold": %s, "trace": %s, "final_answer": "done with %s", %s}`, gold, plain, s.seed("final-answer"), ids(""))
+	forbidden := fmt.Sprintf(`, "forbidden": [{"tool": "leak", "args": {"k": %q}}]`, s.seed("forbidden-argument"))
+	eval := fmt.Sprintf(`{"gold": %s, "trace": %s, "final_answer": "done with %s", %s}`, gold, plain, s.seed("final-answer"), ids(forbidden))
 	first := c.must(201, "POST", "/v1/evaluations", eval, "Idempotency-Key", idem)
 	c.must(201, "POST", "/v1/evaluations", eval, "Idempotency-Key", idem) // replayed
 	c.must(409, "POST", "/v1/evaluations", strings.Replace(eval, `"book"`, `"book2"`, 1), "Idempotency-Key", idem)

@@ -259,8 +259,17 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if err != nil {
 		return nil, err
 	}
+	// The forbidden rules are stored and answered as results show them:
+	// with the secrets written in them hidden (a regrade grades the stored
+	// trace, redacted alike, against them).
+	shownForbidden := req.Forbidden
+	if len(shownForbidden) > 0 {
+		if shownForbidden, err = engine.RedactDocument(ctx, shownForbidden, s.cfg.SecretScanner); err != nil {
+			return nil, err
+		}
+	}
 	opts, _ := json.Marshal(evalOptions{Strict: req.Strict, SafetyGate: safetyGate, Format: req.Format,
-		Forbidden: req.Forbidden, Weights: req.Weights, MinScore: req.MinScore})
+		Forbidden: shownForbidden, Weights: req.Weights, MinScore: req.MinScore})
 	// The caller's identifiers, as stored and shown: redacted.
 	taskID, runID, agent := req.TaskID, req.RunID, req.Agent
 	labels, err := redactFields(ctx, s.cfg.SecretScanner, &taskID, &runID, &agent, req.Labels)
