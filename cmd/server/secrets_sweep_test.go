@@ -112,6 +112,9 @@ var sweepKept = map[string][]string{
 	// A grading rule matches with its values; its body is answered
 	// redacted.
 	"grading_rules.body": {"rule-description"},
+	// A run's tasks are sent to the agent as written; no route answers
+	// them.
+	"runs.suite": {"run-input"},
 }
 
 // sweepClient calls the server and keeps every answer.
@@ -216,7 +219,7 @@ func TestSecretSweep(t *testing.T) {
 	}))
 	defer agentSrv.Close()
 	s.seed("agent-answer")
-	suite := `{"name": "sweep", "tasks": [{"id": "t1", "input": "go", "gold": [{"tool": "search"}]}]}`
+	suite := fmt.Sprintf(`{"name": "sweep", "tasks": [{"id": "t1", "input": "go with %s", "gold": [{"tool": "search"}]}]}`, s.seed("run-input"))
 	run := c.must(202, "POST", "/v1/runs", fmt.Sprintf(`{"suite": %s, "agent_url": "%s/", "agent": "bot %s", "retries": 0}`, suite, agentSrv.URL, s.seed("run-agent")))
 	badSuite := fmt.Sprintf(`{"name": "sweep", "tasks": [{"id": %q, "input": "go", "gold": [{"tool": "search"}], "labels": {"k": %q}}]}`,
 		s.seed("run-task-id"), s.seed("run-label"))
