@@ -35,12 +35,20 @@ type cval struct {
 	op   cop
 	flag bool
 	s, t string
-	num  number
-	tol  float64
 	keys []string
 	kids []cval
-	re   *Regex
-	m    Matcher
+	// num is a number's value (the value of $approx in num.f).
+	num *number
+	// x holds what a matcher other than $contains and $one_of needs.
+	x *cmatcher
+}
+
+// cmatcher is the part of a compiled matcher that values do not need:
+// the tolerance of $approx, the Regex of $regex, any other Matcher.
+type cmatcher struct {
+	tol float64
+	re  *Regex
+	m   Matcher
 }
 
 // compileArgs compiles an expected call's arguments: nil (unchecked) for
@@ -115,20 +123,28 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 			dst.op = copNever
 			return
 		}
-		dst.op, dst.num = copNumber, n
+		dst.op, dst.num = copNumber, b.number(n)
 	default:
 		dst.op = copNull
 	}
 }
 
-// cbuilder hands out nodes and keys from arrays: those it starts with
-// (compileArgs sizes them with countNodes), then chunks of growing size
-// shared by every value it compiles (one contract's).
+// cbuilder hands out nodes, keys and numbers from arrays: those it
+// starts with (compileArgs sizes them with countNodes), then chunks of
+// growing size shared by every value it compiles (one contract's).
 type cbuilder struct {
 	nodes []cval
 	keys  []string
-	// nodeChunk and keyChunk are the sizes of the last chunks.
-	nodeChunk, keyChunk int
+	nums  []number
+	// the sizes of the last chunks.
+	nodeChunk, keyChunk, numChunk int
+}
+
+// number returns a pointer to n in b's numbers.
+func (b *cbuilder) number(n number) *number {
+	p := slot(&b.nums, &b.numChunk)
+	*p = n
+	return p
 }
 
 // nextChunk returns the size of a chunk for n items after one of *last
@@ -225,16 +241,16 @@ func (b *cbuilder) build(dst *cval, v any) {
 			dst.op = copNever
 			return
 		}
-		dst.op, dst.num = copNumber, n
+		dst.op, dst.num = copNumber, b.number(n)
 	}
 }
 
 func (b *cbuilder) buildMatcher(dst *cval, m Matcher) {
-	dst.op, dst.m = copMatcher, m
+	dst.op, dst.x = copMatcher, &cmatcher{m: m}
 	switch x := m.(type) {
 	case *Regex:
 		if x != nil && x.re != nil {
-			dst.op, dst.re = copRegex, x
+			dst.op, dst.x.re = copRegex, x
 			if x.kind != regexGeneral {
 				dst.op = copRegexLit
 			}
@@ -261,8 +277,8 @@ func (b *cbuilder) buildMatcher(dst *cval, m Matcher) {
 	case *Approx:
 		if x != nil {
 			dst.op = copApprox
-			dst.num.f = x.Value
-			dst.tol = math.Max(x.Rel*math.Abs(x.Value), x.Abs)
+			dst.num = b.number(number{f: x.Value})
+			dst.x.tol = math.Max(x.Rel*math.Abs(x.Value), x.Abs)
 		}
 	}
 }
@@ -306,10 +322,10 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		return true
 	case copRegexLit:
 		a, ok := actual.Str()
-		return ok && e.re.matchString(a)
+		return ok && e.x.re.matchString(a)
 	case copRegex:
 		a, ok := actual.Str()
-		return ok && e.re.re.MatchString(a)
+		return ok && e.x.re.re.MatchString(a)
 	case copOneOf:
 		if e.flag {
 			// Every candidate is a number: read actual once.
@@ -332,7 +348,7 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		return false
 	case copApprox:
 		n, ok := valueNumber(actual)
-		return ok && math.Abs(n.float()-e.num.f) <= e.tol
+		return ok && math.Abs(n.float()-e.num.f) <= e.x.tol
 	case copNull:
 		return actual.Kind() == jsondoc.Null
 	case copBool:
@@ -353,7 +369,7 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		}
 		return false
 	case copMatcher:
-		return e.m.Match(actual.Any(), CompareOptions{Strict: strict})
+		return e.x.m.Match(actual.Any(), CompareOptions{Strict: strict})
 	}
 	return false
 }

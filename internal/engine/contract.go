@@ -313,6 +313,7 @@ func (p *contractParser) reserve(need jsondoc.Census, calls int) {
 	p.calls = calls
 	p.cb.nodes = make([]cval, values)
 	p.cb.keys = make([]string, need.Members)
+	p.cb.nums = make([]number, 0, need.Values[jsondoc.Number])
 	sl := &p.slab
 	sl.strs = make([]string, 0, need.Values[jsondoc.String])
 	sl.nums = make([]json.Number, 0, need.Values[jsondoc.Number])
