@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -505,10 +506,13 @@ func (p *Parser) str() error {
 	i := start
 	ascii := true
 	// Eight bytes at a time while none needs care: no '"', '\\',
-	// control character or byte >= 0x80.
+	// control character or byte >= 0x80. The lowest byte each test
+	// flags is one that needs care (a test may flag bytes above it
+	// wrongly), so the first such byte is found without going back.
 	for i+8 <= len(s) {
 		x := load64(s, i)
-		if (x-0x2020202020202020)&^x&0x8080808080808080|hasZero(x^0x2222222222222222)|hasZero(x^0x5c5c5c5c5c5c5c5c)|x&0x8080808080808080 != 0 {
+		if m := (x-0x2020202020202020)&^x&0x8080808080808080 | hasZero(x^0x2222222222222222) | hasZero(x^0x5c5c5c5c5c5c5c5c) | x&0x8080808080808080; m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
 			break
 		}
 		i += 8
