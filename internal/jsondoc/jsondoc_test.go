@@ -84,6 +84,8 @@ func TestParseValues(t *testing.T) {
 		{`"\ud83dx"`, "\ufffdx"},
 		{`"\ude00\ud83d\u0041"`, "\ufffd\ufffdA"},
 		{"\"a\xffb\"", "a\ufffdb"},
+		{"\"\xa8\\b0000\"", "\ufffd\b0000"},
+		{"\"\xc3\xa9\xa8x\\n\"", "é\ufffdx\n"},
 		{`12345678901234567890123`, json.Number("12345678901234567890123")},
 		{`{"k": 1, "k": 2}`, map[string]any{"k": json.Number("2")}},
 		{` [ ] `, []any{}},

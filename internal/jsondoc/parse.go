@@ -532,6 +532,11 @@ func (p *Parser) str() error {
 			p.pos = i + 1
 			return nil
 		case c == '\\':
+			if !ascii {
+				// Decode from the start: the bytes read so far may
+				// hold invalid UTF-8.
+				return p.strSlow(quote, start, start)
+			}
 			return p.strSlow(quote, start, i)
 		case c < 0x20:
 			return p.fail(i, "invalid character %s in string literal", p.quoteAt(i))
