@@ -21,6 +21,7 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolscore/toolscore/internal/otlp"
@@ -489,5 +490,25 @@ func TestJobRetriesOnlyFailedTraces(t *testing.T) {
 	}
 	if err != nil || len(jobs) != 1 || jobs[0] != 3 {
 		t.Errorf("grading jobs' trace counts = %v (%v), want one job of 3 traces", jobs, err)
+	}
+}
+
+// TestExportMessageLimit: a 13 KB gzipped export of 7,000,000 empty spans
+// (14 MB decompressed, under the body limit) is 413 with a
+// google.rpc.Status, not 1.7 GB of decoded spans.
+func TestExportMessageLimit(t *testing.T) {
+	e := newEnv(t, otlp.Config{})
+	scope := bytes.Repeat([]byte{0x12, 0x00}, 7_000_000)
+	res := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), scope)
+	body := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), res)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(body)
+	zw.Close()
+	code, _, out := e.do("POST", "/v1/traces", "application/x-protobuf", gz.Bytes(), "Content-Encoding", "gzip")
+	var st status.Status
+	if err := proto.Unmarshal(out, &st); err != nil || code != 413 || st.Code != 3 ||
+		st.Message != "body too large: the export holds more than 524288 messages (spans, attributes, values); send fewer spans per export" {
+		t.Errorf("export of 7,000,000 empty spans = %d %v (%v), want 413 INVALID_ARGUMENT", code, &st, err)
 	}
 }

@@ -24,7 +24,8 @@ const (
 //
 //   - the body is application/x-protobuf or application/json (else 415),
 //     gzip-compressed or not (another Content-Encoding is 415), at most
-//     MaxBodyBytes once decompressed (else 413);
+//     MaxBodyBytes once decompressed and of at most MaxMessages messages
+//     (else 413);
 //   - a malformed body is 400 with a google.rpc.Status, not retryable;
 //   - success is 200 with an ExportTraceServiceResponse in the request's
 //     encoding, sent only after the spans are committed; spans with invalid
@@ -68,6 +69,10 @@ func (s *Service) Export(w http.ResponseWriter, r *http.Request, projectID int64
 		return
 	}
 	req, err := DecodeRequest(body, enc)
+	if errors.Is(err, ErrTooLarge) {
+		s.fail(w, r, enc, http.StatusRequestEntityTooLarge, codeInvalidArgument, err.Error(), 0)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, enc, http.StatusBadRequest, codeInvalidArgument, err.Error(), 0)
 		return

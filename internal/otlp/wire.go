@@ -129,14 +129,21 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 
 // DecodeRequest decodes an ExportTraceServiceRequest in encoding enc.
 //
-// Errors: *BadRequestError for malformed protobuf or JSON.
+// Errors: *BadRequestError for malformed protobuf or JSON; ErrTooLarge
+// for more than MaxMessages messages.
 func DecodeRequest(body []byte, enc Encoding) (*coltracepb.ExportTraceServiceRequest, error) {
 	req := &coltracepb.ExportTraceServiceRequest{}
 	if enc == Protobuf {
+		if err := countProtobufMessages(body); err != nil {
+			return nil, err
+		}
 		if err := proto.Unmarshal(body, req); err != nil {
 			return nil, badRequest("malformed protobuf ExportTraceServiceRequest: %v", err)
 		}
 		return req, nil
+	}
+	if err := countJSONMessages(body); err != nil {
+		return nil, err
 	}
 	var doc jsonRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
