@@ -588,6 +588,8 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 	n := 5000
 	if testing.Short() {
 		n = 500
+	} else if raceEnabled {
+		n = 1000
 	}
 	for i := range n {
 		g := newGen(uint64(i), 0x5eed)

@@ -53,7 +53,7 @@
 // case); the wording of error messages, details and fixes may change
 // (match errors with errors.Is and errors.As, not by text). Several types
 // here are aliases of the engine's (internal/engine); their exported
-// methods that this package does not document (such as AppendJSON) are
+// methods that this package does not document (such as MarshalJSON) are
 // not part of the promise, and nothing of package internal is.
 package toolscore
 
