@@ -137,6 +137,18 @@ var isoCases = map[string]isoCase{
 			t.Errorf("B exports under A's trace id = %d %v, want 200", r.status, r.body)
 		}
 	},
+	"POST /v1/traces/regrade": func(t *testing.T, w *isoWorld) {
+		// A's trace keeps its spans (TOOLSCORE_OTLP_KEEP_SPANS), so only
+		// the project stops B from grading it again; B may requeue a trace
+		// of its own under that id, never A's.
+		r := w.asB(t, "POST", "/v1/traces/regrade", `{"states": ["graded", "unmatched", "no_tool_calls", "failed"], "trace_ids": ["`+aTraceID+`"]}`)
+		if r.status != 200 {
+			t.Fatalf("B regrades A's trace id = %d %v, want 200", r.status, r.body)
+		}
+		if a := callAs(t, w.a, "GET", w.base+"/v1/traces/"+aTraceID, ""); a.body["revision"] != 1.0 || a.body["state"] != "graded" {
+			t.Errorf("A's trace after B's regrade = %v, want graded at revision 1", a.body)
+		}
+	},
 	"GET /v1/traces/{trace_id}": func(t *testing.T, w *isoWorld) {
 		// 404, or B's own trace (after B exported under that id): never A's.
 		r := w.asB(t, "GET", "/v1/traces/"+aTraceID, "")
@@ -442,7 +454,7 @@ func snapshot(t *testing.T, dbURL string, project int64) map[string]string {
 
 func TestTwoProjectIsolation(t *testing.T) {
 	dbURL := storetest.NewDatabase(t)
-	base, stop := runServer(t, dbURL, "TOOLSCORE_RUN_ALLOWED_HOSTS", "127.0.0.1", "TOOLSCORE_OTLP_QUIET", "200ms")
+	base, stop := runServer(t, dbURL, "TOOLSCORE_RUN_ALLOWED_HOSTS", "127.0.0.1", "TOOLSCORE_OTLP_QUIET", "200ms", "TOOLSCORE_OTLP_KEEP_SPANS", "1h")
 	defer func() {
 		if err := stop(); err != nil {
 			t.Error(err)

@@ -57,6 +57,7 @@ var routeScopes = map[string]auth.Scope{
 	"GET /v1/projects":                            auth.ScopeAdmin,
 	"POST /v1/traces":                             auth.ScopeIngest,
 	"GET /v1/traces/{trace_id}":                   auth.ScopeRead,
+	"POST /v1/traces/regrade":                     auth.ScopeRegrades,
 	"GET /v1/rules":                               auth.ScopeRead,
 	"POST /v1/rules/{name}/versions":              auth.ScopeContractsWrite,
 	"GET /v1/rules/{name}/versions":               auth.ScopeRead,

@@ -30,6 +30,7 @@ type OTLP interface {
 	GetRule(ctx context.Context, projectID int64, name string, version int) (record.GradingRule, error)
 	ListRuleVersions(ctx context.Context, projectID int64, name string, after, limit int) ([]record.GradingRule, error)
 	ListRules(ctx context.Context, projectID int64, after string, limit int) ([]record.GradingRule, error)
+	RegradeTraces(ctx context.Context, q record.TraceRequeue) ([]record.ClosedTrace, error)
 }
 
 // probInvalidRule is a grading rule document that does not validate.
@@ -40,6 +41,7 @@ var errNoOTLP = &apiError{kind: probBusy, detail: "OpenTelemetry ingest is not c
 
 func (s *Server) otlpRoutes(r chi.Router) {
 	r.Post("/traces", s.exportTraces)
+	r.Post("/traces/regrade", s.handle(s.regradeTraces))
 	r.Get("/traces/{trace_id}", s.handle(s.getTrace))
 	r.Get("/rules", s.handle(s.listRules))
 	r.Post("/rules/{name}/versions", s.handle(s.createRule))
@@ -147,6 +149,112 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
 		v.ResultID = t.ResultID.String()
 	}
 	writeJSON(w, mediaJSON, http.StatusOK, v)
+	return nil
+}
+
+// traceRegradeRequest is the body of POST /v1/traces/regrade.
+type traceRegradeRequest struct {
+	States   []string `json:"states"`
+	TraceIDs []string `json:"trace_ids"`
+	Before   string   `json:"before"`
+	Limit    *int     `json:"limit"`
+}
+
+// traceRegradeView is the answer of POST /v1/traces/regrade.
+type traceRegradeView struct {
+	Queued   int       `json:"queued"`
+	More     bool      `json:"more"`
+	Before   time.Time `json:"before"`
+	TraceIDs []string  `json:"trace_ids"`
+}
+
+// Limits of POST /v1/traces/regrade.
+const (
+	regradeTracesDefault = 1000
+	regradeTracesMax     = 10000
+)
+
+// regradeTraces is POST /v1/traces/regrade: finished traces whose spans
+// are still stored (unmatched ones kept with TOOLSCORE_OTLP_UNMATCHED=keep,
+// any while spans are kept after grading) are graded again by the rules
+// in force, as their next revision. The body selects them: states
+// (default ["unmatched"]; also no_tool_calls, failed, graded), trace_ids
+// (at most 1,000), before (RFC 3339: finished before it; default now) and
+// limit (1 to 10,000, default 1,000), oldest finished first. The answer
+// lists the traces queued; more is true when limit of them were, and the
+// same request with the answer's before queues the next ones (traces
+// graded again meanwhile finish after it).
+func (s *Server) regradeTraces(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.OTLP == nil {
+		return errNoOTLP
+	}
+	if _, err := mediaType(r, mediaJSON); err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	var req traceRegradeRequest
+	if err := decodeStrict(body, &req, ""); err != nil {
+		return err
+	}
+	q := record.TraceRequeue{ProjectID: ProjectFrom(r.Context()), Before: time.Now().UTC(), Limit: regradeTracesDefault}
+	var probs []FieldProblem
+	bad := func(ptr, format string, args ...any) {
+		probs = append(probs, FieldProblem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	if req.States == nil {
+		q.States = []record.TraceState{record.TraceUnmatched}
+	}
+	for i, st := range req.States {
+		switch ts := record.TraceState(st); ts {
+		case record.TraceUnmatched, record.TraceNoToolCalls, record.TraceFailed, record.TraceGraded:
+			q.States = append(q.States, ts)
+		default:
+			bad(fmt.Sprintf("/states/%d", i), "must be unmatched, no_tool_calls, failed or graded, got %q", st)
+		}
+	}
+	if req.States != nil && len(req.States) == 0 {
+		bad("/states", "must not be empty (leave it out for [\"unmatched\"])")
+	}
+	if len(req.TraceIDs) > 1000 {
+		bad("/trace_ids", "at most 1000 trace ids, got %d", len(req.TraceIDs))
+	} else {
+		for i, v := range req.TraceIDs {
+			id, err := otlp.ParseTraceID(v)
+			if err != nil {
+				bad(fmt.Sprintf("/trace_ids/%d", i), "%v", err)
+				continue
+			}
+			q.TraceIDs = append(q.TraceIDs, id)
+		}
+	}
+	if req.Before != "" {
+		t, err := time.Parse(time.RFC3339Nano, req.Before)
+		if err != nil {
+			bad("/before", "must be an RFC 3339 time, got %q", req.Before)
+		}
+		q.Before = t.UTC()
+	}
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > regradeTracesMax {
+			bad("/limit", "must be from 1 to %d, got %d", regradeTracesMax, *req.Limit)
+		}
+		q.Limit = *req.Limit
+	}
+	if len(probs) > 0 {
+		return &apiError{kind: probInvalidRequest, detail: probs[0].Pointer + ": " + probs[0].Message, errors: probs}
+	}
+	closed, err := s.cfg.OTLP.RegradeTraces(r.Context(), q)
+	if err != nil {
+		return err
+	}
+	out := traceRegradeView{Queued: len(closed), More: len(closed) == q.Limit, Before: q.Before, TraceIDs: make([]string, len(closed))}
+	for i, c := range closed {
+		out.TraceIDs[i] = hex.EncodeToString(c.TraceID[:])
+	}
+	writeJSON(w, mediaJSON, http.StatusOK, out)
 	return nil
 }
 

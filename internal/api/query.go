@@ -151,6 +151,7 @@ var queryParams = map[string][]string{
 	"GET /v1/projects":                            nil,
 	"POST /v1/traces":                             nil,
 	"GET /v1/traces/{trace_id}":                   nil,
+	"POST /v1/traces/regrade":                     nil,
 	"GET /v1/rules":                               {"limit", "cursor"},
 	"POST /v1/rules/{name}/versions":              nil,
 	"GET /v1/rules/{name}/versions":               {"limit", "cursor"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -510,5 +511,105 @@ func TestExportMessageLimit(t *testing.T) {
 	if err := proto.Unmarshal(out, &st); err != nil || code != 413 || st.Code != 3 ||
 		st.Message != "body too large: the export holds more than 524288 messages (spans, attributes, values); send fewer spans per export" {
 		t.Errorf("export of 7,000,000 empty spans = %d %v (%v), want 413 INVALID_ARGUMENT", code, &st, err)
+	}
+}
+
+// TestRegradeKeptTraces: with KeepUnmatched, a trace no rule matched
+// keeps its spans; once a matching rule is registered, POST
+// /v1/traces/regrade grades it (revision 2, a result of its own), while a
+// trace still unmatched goes back to unmatched with its spans kept.
+// Without KeepUnmatched there is nothing to regrade.
+func TestRegradeKeptTraces(t *testing.T) {
+	e := newEnv(t, otlp.Config{KeepUnmatched: true})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	send := func(service string, spans ...*tracepb.Span) {
+		if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export(service, spans...)); code != 200 {
+			t.Fatalf("export = %d %s", code, body)
+		}
+	}
+	send("travel", rootSpan(1, str("toolscore.task_id", "kept-1")), toolSpan(1, 2, "search_flights", `{"destination":"LIS"}`))
+	send("elsewhere", rootSpan(2), toolSpan(2, 2, "search_flights", `{"destination":"LIS"}`))
+	for _, id := range []string{hexID(1), hexID(2)} {
+		if st := e.waitFinal(id, 1); st.State != "unmatched" || st.ResultID != "" {
+			t.Fatalf("trace %s before any rule = %+v, want unmatched", id, st)
+		}
+	}
+	e.rule("travel", `{"match": [{"attribute": "service.name", "equals": "travel", "in": "resource"}], "contract": "flights", "task_id": "toolscore.task_id"}`)
+	// Registering a rule grades nothing by itself.
+	var st traceState
+	e.mustJSON("GET", "/v1/traces/"+hexID(1), nil, 200, &st)
+	if st.State != "unmatched" || st.Revision != 1 {
+		t.Errorf("trace 1 after the rule, before a regrade = %+v, want unmatched at revision 1", st)
+	}
+	var out struct {
+		Queued   int      `json:"queued"`
+		More     bool     `json:"more"`
+		Before   string   `json:"before"`
+		TraceIDs []string `json:"trace_ids"`
+	}
+	e.mustJSON("POST", "/v1/traces/regrade", `{}`, 200, &out)
+	slices.Sort(out.TraceIDs)
+	if out.Queued != 2 || out.More || len(out.TraceIDs) != 2 || out.TraceIDs[0] != hexID(1) || out.TraceIDs[1] != hexID(2) {
+		t.Fatalf("regrade = %+v, want traces 1 and 2 queued", out)
+	}
+	graded := e.waitFinal(hexID(1), 2)
+	if graded.State != "graded" || graded.Rule != "travel" || graded.ResultID == "" {
+		t.Fatalf("trace 1 after the regrade = %+v, want graded by rule travel at revision 2", graded)
+	}
+	var res struct {
+		TaskID    string `json:"task_id"`
+		RegradeOf string `json:"regrade_of"`
+		Labels    map[string]string
+	}
+	e.mustJSON("GET", "/v1/evaluations/"+graded.ResultID, nil, 200, &res)
+	if res.TaskID != "kept-1" || res.RegradeOf != "" || res.Labels["otel.trace_id"] != hexID(1) {
+		t.Errorf("result = %+v, want task kept-1, not a regrade of anything", res)
+	}
+	still := e.waitFinal(hexID(2), 2)
+	if still.State != "unmatched" {
+		t.Errorf("trace 2 after the regrade = %+v, want unmatched again", still)
+	}
+	// The same request again: both finished after its before.
+	e.mustJSON("POST", "/v1/traces/regrade", fmt.Sprintf(`{"before": %q}`, out.Before), 200, &out)
+	if out.Queued != 0 {
+		t.Errorf("second regrade with the first's before = %+v, want none", out)
+	}
+	// Trace 2, still kept, by id.
+	e.mustJSON("POST", "/v1/traces/regrade", fmt.Sprintf(`{"trace_ids": [%q, %q]}`, hexID(2), hexID(9)), 200, &out)
+	if out.Queued != 1 || out.TraceIDs[0] != hexID(2) {
+		t.Errorf("regrade by id = %+v, want trace 2", out)
+	}
+	if st := e.waitFinal(hexID(2), 3); st.State != "unmatched" {
+		t.Errorf("trace 2 = %+v, want unmatched at revision 3", st)
+	}
+	if n := e.metric("toolscore_otlp_traces_assembled_total", "trigger", "regrade"); n != 3 {
+		t.Errorf("traces closed by regrades = %v, want 3", n)
+	}
+	var results int64
+	if err := e.db.Pool().QueryRow(t.Context(), `SELECT count(*) FROM results`).Scan(&results); err != nil || results != 1 {
+		t.Errorf("results = %d (%v), want 1", results, err)
+	}
+
+	code, _, body := e.do("POST", "/v1/traces/regrade", "application/json",
+		[]byte(`{"states": ["open", "graded"], "trace_ids": ["xyz"], "before": "yesterday", "limit": 0}`))
+	var p struct {
+		Errors []struct{ Pointer, Message string }
+	}
+	if err := json.Unmarshal(body, &p); err != nil || code != 422 || len(p.Errors) != 4 ||
+		p.Errors[0].Pointer != "/states/0" || p.Errors[1].Pointer != "/trace_ids/0" || p.Errors[2].Pointer != "/before" || p.Errors[3].Pointer != "/limit" {
+		t.Errorf("invalid regrade = %d %s, want 422 naming /states/0, /trace_ids/0, /before and /limit", code, body)
+	}
+
+	// Dropped at once by default: nothing to regrade.
+	d := newEnv(t, otlp.Config{})
+	if code, _, body := d.do("POST", "/v1/traces", "application/x-protobuf", export("travel", rootSpan(1), toolSpan(1, 2, "search_flights", `{}`))); code != 200 {
+		t.Fatalf("export = %d %s", code, body)
+	}
+	if st := d.waitFinal(hexID(1), 1); st.State != "unmatched" {
+		t.Fatalf("trace = %+v, want unmatched", st)
+	}
+	d.mustJSON("POST", "/v1/traces/regrade", `{}`, 200, &out)
+	if out.Queued != 0 || out.More || out.TraceIDs == nil {
+		t.Errorf("regrade without kept spans = %+v, want none queued (and an empty list)", out)
 	}
 }

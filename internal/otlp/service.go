@@ -76,6 +76,7 @@ type Store interface {
 	Pool() *pgxpool.Pool
 	WriteSpans(ctx context.Context, w record.SpanWrite) (record.SpanWriteResult, error)
 	CloseDueTraces(ctx context.Context, limit int, quiet time.Duration, hook func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error) ([]record.ClosedTrace, error)
+	RequeueOTLPTraces(ctx context.Context, q record.TraceRequeue, hook func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error) ([]record.ClosedTrace, error)
 	GetOTLPTrace(ctx context.Context, projectID int64, traceID [16]byte) (record.OTLPTrace, error)
 	ReadOTLPTraces(ctx context.Context, projectID int64, traceIDs [][16]byte) ([]record.StoredTrace, error)
 	FinishOTLPTraces(ctx context.Context, fs []record.TraceFinish, hook func(context.Context, pgx.Tx) error) ([]bool, error)
@@ -137,8 +138,8 @@ type Config struct {
 	LateSpans string
 	// KeepUnmatched keeps the spans of traces no rule matched (and of
 	// those that failed or had no tool call) for KeepSpans or at least
-	// 1 h, for a later grading once a rule exists (no route starts that
-	// yet: docs/otel.md); default false (dropped at once).
+	// 1 h, for a later grading once a rule exists (RegradeTraces, POST
+	// /v1/traces/regrade); default false (dropped at once).
 	KeepUnmatched bool
 	// KeepSpans is how long the spans of a finished trace are kept
 	// (default 0: deleted in the grading transaction, unless LateSpans or
@@ -308,7 +309,7 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	closed, err := s.cfg.Background.CloseDueTraces(ctx, s.cfg.SweepBatch, s.cfg.Quiet, func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error {
-		_, err := s.inserts.InsertManyTx(ctx, tx, s.jobsFor(closed))
+		_, err := s.inserts.InsertManyTx(ctx, tx, s.jobsFor(closed, false))
 		return err
 	})
 	for _, c := range closed {
@@ -319,6 +320,26 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 		s.metrics.assembled.WithLabelValues(trigger).Inc()
 	}
 	return len(closed), err
+}
+
+// RegradeTraces queues finished traces whose spans are still stored for
+// grading again, as their next revision: up to q.Limit of those q
+// selects, oldest finished first (the traces a rule did not match, kept
+// with Config.KeepUnmatched, are graded by the rules in force now; a
+// graded trace's new result is a regrade of its first). It returns the
+// traces queued.
+//
+// Errors: engine.ErrUnavailable.
+func (s *Service) RegradeTraces(ctx context.Context, q record.TraceRequeue) ([]record.ClosedTrace, error) {
+	closed, err := s.store.RequeueOTLPTraces(ctx, q, func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error {
+		_, err := s.inserts.InsertManyTx(ctx, tx, s.jobsFor(closed, true))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.assembled.WithLabelValues("regrade").Add(float64(len(closed)))
+	return closed, nil
 }
 
 // Limits of one grading job: it grades up to jobTraces traces, and more
@@ -333,18 +354,19 @@ const (
 // of at most jobTraces traces and jobSpans spans (or of one trace), so
 // that a sweep's traces are graded in parallel while each job's
 // transactions and river's per-job work are shared by its traces.
-func (s *Service) jobsFor(closed []record.ClosedTrace) []river.InsertManyParams {
+//
+// regrade marks the jobs of traces closed again by RegradeTraces.
+func (s *Service) jobsFor(closed []record.ClosedTrace, regrade bool) []river.InsertManyParams {
 	closed = slices.Clone(closed)
 	slices.SortStableFunc(closed, func(a, b record.ClosedTrace) int { return cmp.Compare(a.ProjectID, b.ProjectID) })
 	per := min(max((len(closed)+s.cfg.Workers-1)/s.cfg.Workers, 1), jobTraces)
 	var params []river.InsertManyParams
-	var cur tracesArgs
-	spans := 0
+	cur, spans := tracesArgs{Regrade: regrade}, 0
 	flush := func() {
 		if len(cur.Traces) > 0 {
 			params = append(params, river.InsertManyParams{Args: cur})
 		}
-		cur, spans = tracesArgs{}, 0
+		cur, spans = tracesArgs{Regrade: regrade}, 0
 	}
 	for _, c := range closed {
 		if len(cur.Traces) > 0 && (cur.ProjectID != c.ProjectID || len(cur.Traces) == per || spans+c.Spans > jobSpans) {
@@ -613,7 +635,7 @@ func newMetrics(reg prometheus.Registerer, countOpen func(context.Context) (int6
 		}),
 		assembled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolscore_otlp_traces_assembled_total",
-			Help: "Traces closed for grading, by trigger: complete (root span ended and quiet period passed) or max_age.",
+			Help: "Traces closed for grading, by trigger: complete (root span ended and quiet period passed), max_age, or regrade (closed again by POST /v1/traces/regrade).",
 		}, []string{"trigger"}),
 		finished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolscore_otlp_traces_finished_total",
@@ -649,6 +671,9 @@ func newMetrics(reg prometheus.Registerer, countOpen func(context.Context) (int6
 type tracesArgs struct {
 	ProjectID int64      `json:"project_id"`
 	Traces    []traceRef `json:"traces"`
+	// Regrade is set for traces closed again by RegradeTraces (their
+	// assembly lag is not observed: their spans are old).
+	Regrade bool `json:"regrade,omitempty"`
 }
 
 // traceRef is one trace revision to grade.
@@ -677,7 +702,7 @@ func (w *tracesWorker) Work(ctx context.Context, job *river.Job[tracesArgs]) err
 		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 		return err
 	}
-	err := w.s.grade(ctx, job.Args.ProjectID, job.Args.Traces, complete)
+	err := w.s.grade(ctx, job.Args.ProjectID, job.Args.Traces, !job.Args.Regrade, complete)
 	if err != nil && ctx.Err() == nil {
 		w.s.log.Warn("trace grading job failed, retrying", zap.Int("traces", len(job.Args.Traces)),
 			zap.String("first_trace_id", job.Args.Traces[0].TraceID), zap.Int("attempt", job.Attempt), zap.Error(err))
@@ -714,7 +739,7 @@ func (w *traceWorker) Work(ctx context.Context, job *river.Job[traceArgs]) error
 		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 		return err
 	}
-	return w.s.grade(ctx, job.Args.ProjectID, []traceRef{{TraceID: job.Args.TraceID, Revision: job.Args.Revision}}, complete)
+	return w.s.grade(ctx, job.Args.ProjectID, []traceRef{{TraceID: job.Args.TraceID, Revision: job.Args.Revision}}, true, complete)
 }
 
 // grade assembles, matches and grades trace revisions of a project and
@@ -723,8 +748,9 @@ func (w *traceWorker) Work(ctx context.Context, job *river.Job[traceArgs]) error
 // earlier run of the job, reopened, purged) is skipped. When grading a
 // trace fails with a transient error, the others' outcomes are committed
 // without completing the job, and the error is returned: the job's next
-// attempt grades only what is left.
-func (s *Service) grade(ctx context.Context, projectID int64, refs []traceRef, complete func(context.Context, pgx.Tx) error) error {
+// attempt grades only what is left. observeLag records the traces'
+// assembly lag.
+func (s *Service) grade(ctx context.Context, projectID int64, refs []traceRef, observeLag bool, complete func(context.Context, pgx.Tx) error) error {
 	ids := make([][16]byte, 0, len(refs))
 	revision := make(map[[16]byte]int, len(refs))
 	for _, r := range refs {
@@ -776,7 +802,9 @@ func (s *Service) grade(ctx context.Context, projectID int64, refs []traceRef, c
 	for i, w := range written {
 		if w {
 			s.metrics.finished.WithLabelValues(string(fs[i].State)).Inc()
-			s.metrics.lag.Observe(time.Since(lastSeen[i]).Seconds())
+			if observeLag {
+				s.metrics.lag.Observe(time.Since(lastSeen[i]).Seconds())
+			}
 		}
 	}
 	return failed

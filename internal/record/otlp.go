@@ -104,6 +104,18 @@ type ClosedTrace struct {
 	Spans int
 }
 
+// TraceRequeue selects finished traces whose spans are kept, to grade
+// them again (store.DB.RequeueOTLPTraces): of a project, in one of
+// States, finished before Before, only those in TraceIDs when it is not
+// empty, oldest finished first, at most Limit.
+type TraceRequeue struct {
+	ProjectID int64
+	States    []TraceState
+	TraceIDs  [][16]byte
+	Before    time.Time
+	Limit     int
+}
+
 // StoredTrace is a trace with the data of its stored span batches, in
 // arrival order (empty once they were purged).
 type StoredTrace struct {

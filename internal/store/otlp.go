@@ -218,16 +218,7 @@ func (db *DB) CloseDueTraces(ctx context.Context, limit int, quiet time.Duration
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var c record.ClosedTrace
-		var id []byte
-		if err := rows.Scan(&c.ProjectID, &id, &c.Revision, &c.Incomplete, &c.LastSeen, &c.Spans); err != nil {
-			return nil, err
-		}
-		c.TraceID = [16]byte(id)
-		closed = append(closed, c)
-	}
-	if err := rows.Err(); err != nil {
+	if closed, err = scanClosed(rows); err != nil {
 		return nil, err
 	}
 	if len(closed) == 0 {
@@ -237,6 +228,70 @@ func (db *DB) CloseDueTraces(ctx context.Context, limit int, quiet time.Duration
 		return nil, err
 	}
 	return closed, tx.Commit(ctx)
+}
+
+// RequeueOTLPTraces closes again, as their next revision, up to q.Limit
+// finished traces that q selects and whose spans are still stored (kept
+// unmatched traces, or any trace while spans are kept after grading),
+// skipping rows other transactions hold, and calls hook in the same
+// transaction with them (to queue their grading jobs), oldest finished
+// first (then by trace id). A trace keeps its
+// incomplete flag; its next result is a regrade of its first one when
+// it has one.
+//
+// Errors: engine.ErrUnavailable; the hook's error (nothing is closed).
+func (db *DB) RequeueOTLPTraces(ctx context.Context, q record.TraceRequeue, hook func(ctx context.Context, tx pgx.Tx, closed []record.ClosedTrace) error) (closed []record.ClosedTrace, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("requeue traces: %w", translate(err))
+		}
+	}()
+	states := make([]string, len(q.States))
+	for i, st := range q.States {
+		states[i] = string(st)
+	}
+	var ids [][]byte
+	if len(q.TraceIDs) > 0 {
+		ids = make([][]byte, len(q.TraceIDs))
+		for i := range q.TraceIDs {
+			ids[i] = q.TraceIDs[i][:]
+		}
+	}
+	tx, err := db.pool.BeginTx(ctx, otlpTx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	rows, err := tx.Query(ctx, `UPDATE otlp_traces AS t SET state = 'closed', revision = t.revision + 1, closed_at = now(), finished_at = NULL
+		FROM (SELECT project_id, trace_id FROM otlp_traces
+			WHERE project_id = $1 AND state = ANY($2) AND finished_at IS NOT NULL AND NOT spans_purged AND finished_at < $3
+				AND ($4::bytea[] IS NULL OR trace_id = ANY($4))
+			ORDER BY finished_at, trace_id LIMIT $5 FOR UPDATE SKIP LOCKED) AS d
+		WHERE t.project_id = d.project_id AND t.trace_id = d.trace_id
+		RETURNING t.project_id, t.trace_id, t.revision, t.incomplete, t.last_seen, t.spans`, q.ProjectID, states, q.Before, ids, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	closed, err = scanClosed(rows)
+	if err != nil || len(closed) == 0 {
+		return nil, err
+	}
+	if err := hook(ctx, tx, closed); err != nil {
+		return nil, err
+	}
+	return closed, tx.Commit(ctx)
+}
+
+func scanClosed(rows pgx.Rows) ([]record.ClosedTrace, error) {
+	var closed []record.ClosedTrace
+	var c record.ClosedTrace
+	var id []byte
+	_, err := pgx.ForEachRow(rows, []any{&c.ProjectID, &id, &c.Revision, &c.Incomplete, &c.LastSeen, &c.Spans}, func() error {
+		c.TraceID = [16]byte(id)
+		closed = append(closed, c)
+		return nil
+	})
+	return closed, err
 }
 
 const otlpTraceSelect = `project_id, trace_id, state, revision, spans, late_spans, root_ended, first_seen, last_seen, due_at,

@@ -553,6 +553,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/traces/regrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grade finished traces whose spans are kept again, by the rules in force.
+         * @description Closes again, as their next revision, finished traces whose spans
+         *     are still stored, and queues their grading: the traces no rule
+         *     matched, kept with TOOLSCORE_OTLP_UNMATCHED=keep (so register a rule,
+         *     then call this), or any trace while spans are kept after grading
+         *     (TOOLSCORE_OTLP_KEEP_SPANS, TOOLSCORE_OTLP_LATE_SPANS=regrade). A
+         *     trace that had a result gets a new one linked to it (regrade_of);
+         *     one still unmatched finishes unmatched again. Oldest finished first,
+         *     at most limit; when more is true, the same request with the answer's
+         *     before queues the next ones (traces graded again meanwhile finished
+         *     after it). Needs the regrades scope.
+         */
+        post: operations["regradeTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces/{trace_id}": {
         parameters: {
             query?: never;
@@ -677,7 +706,7 @@ export interface components {
              * @enum {string}
              */
             state: "open" | "closed" | "graded" | "unmatched" | "no_tool_calls" | "failed";
-            /** @description Assemblies: a late span reopens a graded trace when TOOLSCORE_OTLP_LATE_SPANS=regrade. */
+            /** @description Assemblies: a late span reopens a graded trace when TOOLSCORE_OTLP_LATE_SPANS=regrade, and POST /v1/traces/regrade closes a finished one again. */
             revision: number;
             /** @description Spans received, repeats included. */
             spans: number;
@@ -718,6 +747,42 @@ export interface components {
             result_id?: string;
             /** @description Why it is unmatched, no_tool_calls or failed. */
             reason?: string;
+        };
+        /** @description Which finished traces with kept spans POST /v1/traces/regrade grades again. */
+        TraceRegradeRequest: {
+            /**
+             * @description The final states to take.
+             * @default [
+             *       "unmatched"
+             *     ]
+             */
+            states?: ("unmatched" | "no_tool_calls" | "failed" | "graded")[];
+            /** @description Only these traces (default every trace the other fields select). */
+            trace_ids?: string[];
+            /**
+             * Format: date-time
+             * @description Only traces finished before this time (default now).
+             */
+            before?: string;
+            /**
+             * @description The most traces to queue.
+             * @default 1000
+             */
+            limit?: number;
+        };
+        /** @description The traces POST /v1/traces/regrade queued. */
+        TraceRegrade: {
+            /** @description How many traces were queued. */
+            queued: number;
+            /** @description limit traces were queued: there may be more (send the same request with this before). */
+            more: boolean;
+            /**
+             * Format: date-time
+             * @description The selection's time: traces finished before it.
+             */
+            before: string;
+            /** @description The traces queued. */
+            trace_ids: string[];
         };
         /** @description A grading rule document; see docs/otel.md. */
         GradingRule: {
@@ -3332,6 +3397,40 @@ export interface operations {
             429: components["responses"]["OTLPRetry"];
             500: components["responses"]["OTLPError"];
             503: components["responses"]["OTLPRetry"];
+        };
+    };
+    regradeTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TraceRegradeRequest"];
+            };
+        };
+        responses: {
+            /** @description The traces queued for grading. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TraceRegrade"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getTrace: {
