@@ -48,6 +48,14 @@ func renderGFM(t *testing.T, md string) (tags map[string]int, text string) {
 	}
 }
 
+// hostileFixture is the report of testdata/hostile-trace.json against
+// testdata/hostile-contract.json, under file names holding markup.
+func hostileFixture(t *testing.T) *Eval {
+	t.Helper()
+	c, _, res := grade(t, "internal/report/testdata/hostile-contract.json", "internal/report/testdata/hostile-trace.json")
+	return &Eval{Expectation: "hostile|contract.json", Kind: "contract v2", Contract: c, Trace: "hostile`trace.json", Format: "openai", Result: res}
+}
+
 // TestMarkdownEscapes grades a trace whose tool names, arguments, results
 // and final answer hold HTML and Markdown against a contract that does
 // too, and renders the report's Markdown as GitHub does: it makes no
@@ -55,8 +63,7 @@ func renderGFM(t *testing.T, md string) (tags map[string]int, text string) {
 // reads as written (the engine's backtick-quoted names as code), and the
 // whole Markdown is pinned by a golden file.
 func TestMarkdownEscapes(t *testing.T) {
-	c, _, res := grade(t, "internal/report/testdata/hostile-contract.json", "internal/report/testdata/hostile-trace.json")
-	e := &Eval{Expectation: "hostile|contract.json", Kind: "contract v2", Contract: c, Trace: "hostile`trace.json", Format: "openai", Result: res}
+	e := hostileFixture(t)
 	var md bytes.Buffer
 	if err := WriteEvalMarkdown(&md, e); err != nil {
 		t.Fatal(err)
