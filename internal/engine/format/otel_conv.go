@@ -232,13 +232,33 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 		op := a["gen_ai.operation.name"].Text()
 		switch {
 		case opID == "ai.toolCall":
-			id := a["ai.toolCall.id"].Text()
-			name := a["ai.toolCall.name"].Text()
-			execs = append(execs, &otelExec{span: s, id: id, name: name, args: a["ai.toolCall.args"], result: a["ai.toolCall.result"], err: spanErr(s)})
+			// OpenLLMetry's span processor rewrites the AI SDK's spans: it
+			// may drop the ai.toolCall.* attributes for gen_ai.tool.*.
+			id := cmp.Or(a["ai.toolCall.id"].Text(), a["gen_ai.tool.call.id"].Text())
+			name := cmp.Or(a["ai.toolCall.name"].Text(), a["gen_ai.tool.name"].Text())
+			args, result := a["ai.toolCall.args"], a["ai.toolCall.result"]
+			if !args.Exists() {
+				args = a["gen_ai.tool.call.arguments"]
+			}
+			if !result.Exists() {
+				result = a["gen_ai.tool.call.result"]
+			}
+			execs = append(execs, &otelExec{span: s, id: id, name: name, args: args, result: result, err: spanErr(s)})
 		case strings.HasSuffix(opID, ".doGenerate") || strings.HasSuffix(opID, ".doStream"):
+			if aiSDKRewritten(a) {
+				text, calls := genAIOutput(&b.dec, a)
+				addTurn(s, text, calls)
+				break
+			}
 			text := a["ai.response.text"].Text()
 			addTurn(s, text, aiSDKToolCalls(&b.dec, a["ai.response.toolCalls"]))
 		case opID == "ai.generateText" || opID == "ai.streamText":
+			if aiSDKRewritten(a) {
+				if text, calls := genAIOutput(&b.dec, a); len(calls) == 0 {
+					setRoot(2, b.synth(jsondoc.AppendString(nil, text)))
+				}
+				break
+			}
 			if _, ok := a["ai.response.toolCalls"]; !ok {
 				setRoot(2, a["ai.response.text"])
 			}
@@ -693,4 +713,13 @@ func oiLangChainIDs(p *jsondoc.Parser, out jsondoc.Value, calls []otelRequest) {
 			calls[i].id = idString(tc.Get("id"))
 		}
 	}
+}
+
+// aiSDKRewritten reports whether an AI SDK model span was rewritten by
+// OpenLLMetry's span processor (@traceloop/node-server-sdk): its
+// ai.response.* attributes replaced by gen_ai.output.messages.
+func aiSDKRewritten(a map[string]jsondoc.Value) bool {
+	_, calls := a["ai.response.toolCalls"]
+	_, text := a["ai.response.text"]
+	return !calls && !text && set(a["gen_ai.output.messages"])
 }

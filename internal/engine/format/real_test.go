@@ -24,6 +24,7 @@ var realSources = map[string][]string{
 	"ai-sdk-v7":               {"ai-sdk", "openai"},
 	"ai-sdk-ui":               {"ai-sdk"},
 	"openinference-langchain": {"otel"},
+	"openllmetry-ai-sdk":      {"otel"},
 	"ai-sdk-anthropic-v5":     {"ai-sdk", "anthropic"},
 	"ai-sdk-anthropic-v6":     {"ai-sdk", "anthropic"},
 	"langsmith-langchain":     {"langsmith"},
