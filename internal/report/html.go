@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/harness"
@@ -57,9 +58,32 @@ type evalView struct {
 	Values  []float64 // each metric row's value, for the bars
 	Alts    *AlternativesView
 	Calls   []callView
-	Issues  []engine.Issue
-	More    int // issues beyond MaxIssues
-	Gate    string
+	// MoreCalls counts the calls after the timeline's MaxTimelineCalls.
+	MoreCalls int
+	// FinalAnswer is the trace's final answer, clipped; nil for none.
+	FinalAnswer *string
+	Issues      []engine.Issue
+	More        int // issues beyond MaxIssues
+	Gate        string
+}
+
+// MaxTimelineCalls is how many calls the HTML report's timeline shows
+// (the first ones; it says how many more there are).
+const MaxTimelineCalls = 500
+
+// MaxShownRunes is how many characters of one text (a call's arguments,
+// result or error, the final answer) the HTML report shows; it says how
+// many more there are.
+const MaxShownRunes = 4000
+
+// clipText is s cut to MaxShownRunes characters, with how many were left
+// out.
+func clipText(s string) string {
+	if utf8.RuneCountInString(s) <= MaxShownRunes {
+		return s
+	}
+	r := []rune(s)
+	return fmt.Sprintf("%s… (%d more characters)", string(r[:MaxShownRunes]), len(r)-MaxShownRunes)
 }
 
 // callView is one call of the timeline.
@@ -135,23 +159,36 @@ func WriteEvalHTML(w io.Writer, e *Eval) error {
 	if m.Contract != nil {
 		optional = m.Contract.OptionalMatched
 	}
-	for i := range res.TraceCalls {
+	if fa := res.FinalAnswer; fa != nil {
+		clipped := clipText(*fa)
+		v.FinalAnswer = &clipped
+	}
+	shown := min(len(res.TraceCalls), MaxTimelineCalls)
+	v.MoreCalls = len(res.TraceCalls) - shown
+	marks := make([]string, shown) // the score's mark of each shown call
+	for _, set := range []struct {
+		idx  []int
+		mark string
+	}{{optional, "optional"}, {res.ScoredIndexes, "scored"}} {
+		for _, i := range set.idx {
+			if i >= 0 && i < shown {
+				marks[i] = set.mark
+			}
+		}
+	}
+	for i := range res.TraceCalls[:shown] {
 		c := &res.TraceCalls[i]
-		cv := callView{Index: i, Tool: c.Tool, Args: indentJSON(c.Args.Any()), Error: string(c.Error)}
+		cv := callView{Index: i, Tool: clipText(c.Tool), Args: clipText(indentJSON(c.Args.Any())), Error: clipText(string(c.Error))}
 		if c.ArgsError != "" {
-			cv.Args = c.ArgsRaw + "\n(unreadable: " + c.ArgsError + ")"
+			cv.Args = clipText(c.ArgsRaw) + "\n(unreadable: " + c.ArgsError + ")"
 		}
 		if c.HasResult() {
-			cv.Result = indentJSON(c.Result.Any())
+			cv.Result = clipText(indentJSON(c.Result.Any()))
 		}
-		switch {
-		case slices.Contains(res.ScoredIndexes, i):
-			cv.Marks = append(cv.Marks, "scored")
-		case slices.Contains(optional, i):
-			cv.Marks = append(cv.Marks, "optional")
-		default:
-			cv.Marks = append(cv.Marks, "not scored")
+		if marks[i] == "" {
+			marks[i] = "not scored"
 		}
+		cv.Marks = append(cv.Marks, marks[i])
 		if slices.Contains(forbidden, i) {
 			cv.Marks = append(cv.Marks, "forbidden")
 		}

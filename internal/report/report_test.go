@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"os"
 	"path/filepath"
@@ -440,5 +441,51 @@ func TestReadHarnessBaselineErrors(t *testing.T) {
 				t.Errorf("error %q, want %q", got, tc.err)
 			}
 		})
+	}
+}
+
+// TestHTMLLongTrace checks that the HTML report of a trace of many calls
+// with long texts stays a page a person can read: the first
+// MaxTimelineCalls calls, then how many more there are, each argument and
+// result clipped to MaxShownRunes characters with how many were left out,
+// the final answer too.
+func TestHTMLLongTrace(t *testing.T) {
+	e := evalFixture(t, goodTrace, "")
+	res := *e.Result
+	long := strings.Repeat("é", MaxShownRunes+500)
+	res.TraceCalls = nil
+	for i := range MaxTimelineCalls + 250 {
+		res.TraceCalls = append(res.TraceCalls, engine.ToolCall{Tool: "search_flights", Args: jsondoc.MustFromAny(map[string]any{"i": i, "q": long}), Result: jsondoc.MustFromAny(long)})
+	}
+	answer := long
+	res.FinalAnswer = &answer
+	e.Result = &res
+	var page bytes.Buffer
+	if err := WriteEvalHTML(&page, e); err != nil {
+		t.Fatal(err)
+	}
+	text := htmlText(t, page.String())
+	for _, want := range []string{
+		fmt.Sprintf("Trace: %d calls", MaxTimelineCalls+250),
+		fmt.Sprintf("#%d search_flights", MaxTimelineCalls-1),
+		"… and 250 more calls (toolscore eval --json lists them all)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(text, fmt.Sprintf("#%d search_flights", MaxTimelineCalls)) {
+		t.Errorf("the page shows call #%d", MaxTimelineCalls)
+	}
+	// Arguments (the JSON's quote and indent before the text), result and
+	// final answer, each clipped.
+	if n := strings.Count(text, "… (500 more characters)"); n != 1 {
+		t.Errorf("%d final answers clipped to %d characters, want 1", n, MaxShownRunes)
+	}
+	if n := strings.Count(page.String(), " more characters)"); n != 2*MaxTimelineCalls+1 {
+		t.Errorf("%d clipped texts, want %d", n, 2*MaxTimelineCalls+1)
+	}
+	if page.Len() > 2*MaxTimelineCalls*2*(MaxShownRunes+200) {
+		t.Errorf("the page is %d bytes", page.Len())
 	}
 }
