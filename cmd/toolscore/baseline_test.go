@@ -83,7 +83,7 @@ func TestEvalBaselineErrors(t *testing.T) {
 		{"another expectation", gold, "toolscore: --baseline: " + gold + ": was graded against another expectation than ../../examples/contracts/contract.json (sha256 "},
 		{"legacy of another kind", legacyGold, "toolscore: --baseline: " + legacyGold + ": was graded against another expectation than ../../examples/contracts/contract.json (sha256 "},
 		{"many traces", many, "toolscore: --baseline: " + many + ": holds the results of many traces: grade as many traces to compare with it\n"},
-		{"broken", broken, "toolscore: --baseline: " + broken + ": not a saved result: unexpected EOF\n"},
+		{"broken", broken, "toolscore: --baseline: " + broken + ": not a saved result: the file ends inside a JSON document (cut short?)\n"},
 		{"newer", newer, "toolscore: --baseline: " + newer + ": format_version 9 was written by a newer toolscore (this one reads up to 1): upgrade toolscore\n"},
 		{"missing", missing, "toolscore: --baseline: " + missing + ": no such file or directory\n"},
 	}
@@ -148,6 +148,18 @@ func TestBatchBaseline(t *testing.T) {
 		}
 		out = strings.ReplaceAll(r.stdout, contract, "contract.json")
 		markdown = string(mustRead(t, "report.md"))
+		// The same traces under other names (absolute paths): nothing to
+		// compare, which must not pass as "no regression".
+		abs, err := filepath.Abs("runs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = runBatchCLI(t, "", "eval", "--baseline", "base.jsonl", contract, abs)
+		want := "toolscore: --baseline: base.jsonl: none of this run's 2 traces is in it (its 2 traces are named like runs/a.json, this run's like " +
+			filepath.Join(abs, "a.json") + "): grade them under the names they had when it was saved, or save a new baseline\n"
+		if r.code != exitError || r.stderr != want {
+			t.Errorf("renamed traces: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+		}
 	})
 	compareGolden(t, "eval_batch_baseline", out)
 	if !strings.Contains(markdown, "**Regression:** 1 trace regressed.") {

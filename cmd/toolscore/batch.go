@@ -507,7 +507,11 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 		s: s, contract: contract, expSHA: sha, opts: opts,
 		format: f.format, eachLine: f.eachLine, json: f.json, jobs: jobs, traceArgs: traceArgs,
 	}
+	firstSource := ""
 	j.onOutcome = func(o *batchOutcome) {
+		if firstSource == "" {
+			firstSource = o.source
+		}
 		if o.res != nil {
 			sum.Add(o.seq, o.source, o.res)
 		} else {
@@ -559,8 +563,18 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if sum.Traces == 0 {
 		return failf("no traces to grade")
 	}
-	if sum.Diff != nil {
-		if sum.Diff.Regressed > 0 {
+	if d := sum.Diff; d != nil {
+		if d.Matched == 0 && d.Base.Traces > 0 {
+			// Nothing was compared: the traces have other names (absolute
+			// paths, another directory) or are all new.
+			are := "s are"
+			if d.Base.Traces == 1 {
+				are = " is"
+			}
+			return failf("--baseline: %s: none of this run's %d trace%s is in it (its %d trace%s named like %s, this run's like %s): grade them under the names they had when it was saved, or save a new baseline",
+				d.Baseline, sum.Traces, plural(sum.Traces), d.Base.Traces, are, d.Base.FirstSource, firstSource)
+		}
+		if d.Regressed > 0 {
 			return errFailed
 		}
 		return nil

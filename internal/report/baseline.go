@@ -123,6 +123,9 @@ func (d *savedDoc) saved(n int) (*Saved, error) {
 // jsonErrorText is a decoding error's text, with the offset of a syntax
 // error.
 func jsonErrorText(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the file ends inside a JSON document (cut short?)"
+	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)

@@ -25,7 +25,9 @@ type BatchBaseline struct {
 	// graded ones' scores.
 	Traces, Passed, Failures int
 	ScoreSum                 float64
-	entries                  map[string]*baseEntry
+	// FirstSource is the source of the file's first entry.
+	FirstSource string
+	entries     map[string]*baseEntry
 }
 
 // baseEntry is what a batch comparison keeps of one baseline trace.
@@ -118,6 +120,9 @@ func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expNam
 			}
 		}
 		b.entries[d.Source] = e
+		if b.Traces == 0 {
+			b.FirstSource = d.Source
+		}
 		b.Traces++
 		switch {
 		case e.err:

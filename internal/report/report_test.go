@@ -390,7 +390,7 @@ func TestReadSaved(t *testing.T) {
 		{"newer", []byte(`{"format_version": 7, "score": 1}`), c, "base.json: format_version 7 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"},
 		{"harness report", rep.Bytes(), c, "base.json: is a harness report, not an eval result (use it with toolscore harness --baseline)"},
 		{"not a result", []byte(`{"calls": []}`), c, "base.json: not a saved result: no grade and metrics (want the output of toolscore eval --json)"},
-		{"broken", []byte(`{"score": `), c, "base.json: not a saved result: unexpected EOF"},
+		{"broken", []byte(`{"score": `), c, "base.json: not a saved result: the file ends inside a JSON document (cut short?)"},
 		{"empty", nil, c, "base.json: file is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
