@@ -161,6 +161,23 @@ func TestBatchBaseline(t *testing.T) {
 			t.Errorf("renamed traces: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
 		}
 	})
+	t.Run("one trace", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		if err := os.Mkdir("runs", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("runs/a.json", good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runBatchCLI(t, "", "eval", "--json", contract, "runs")
+		if err := os.WriteFile("base.jsonl", []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runBatchCLI(t, "", "eval", "--baseline", "base.jsonl", contract, "runs")
+		if want := "\nBaseline base.jsonl: 1 trace, pass rate 100.0% → 100.0% (±0.0 pts)"; r.code != exitOK || !strings.Contains(r.stdout, want) {
+			t.Errorf("exit %d, stdout lacks %q:\n%s", r.code, want, r.stdout)
+		}
+	})
 	compareGolden(t, "eval_batch_baseline", out)
 	if !strings.Contains(markdown, "**Regression:** 1 trace regressed.") {
 		t.Errorf("--markdown lacks the regression:\n%s", markdown)

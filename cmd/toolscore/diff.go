@@ -86,8 +86,8 @@ func writeDiffText(w io.Writer, p painter, d *report.Diff) error {
 func writeBatchDiffText(w io.Writer, p painter, bt *report.Batch) error {
 	d := bt.Diff
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s %s: %d traces, pass rate %s → %s (%s), mean score %s → %s (%s)\n", p.bold("Baseline"), d.Baseline,
-		d.Base.Traces, report.Percent(d.Base.PassRate()), report.Percent(bt.PassRate()), report.DeltaPercent(bt.PassRate()-d.Base.PassRate()),
+	fmt.Fprintf(&b, "\n%s %s: %d trace%s, pass rate %s → %s (%s), mean score %s → %s (%s)\n", p.bold("Baseline"), d.Baseline,
+		d.Base.Traces, plural(d.Base.Traces), report.Percent(d.Base.PassRate()), report.Percent(bt.PassRate()), report.DeltaPercent(bt.PassRate()-d.Base.PassRate()),
 		fmtScore(d.Base.MeanScore()), fmtScore(bt.MeanScore()), report.Delta(bt.MeanScore()-d.Base.MeanScore()))
 	fmt.Fprintf(&b, "  %d matched, %d new, %d missing; %d PASS → FAIL, %d FAIL → PASS\n", d.Matched, d.New, d.Missing(), d.PassToFail, d.FailToPass)
 	if len(d.Regressions) > 0 {
