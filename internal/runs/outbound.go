@@ -190,9 +190,28 @@ func (a AllowList) checkAddr(ip netip.Addr) error {
 	return nil
 }
 
+// credentialSuffixes end the query parameter names taken for credentials
+// (compared lower-cased, without '-', '_' and '.'): api_key,
+// x-functions-key, access_token, client_secret, password, sig (SAS),
+// code (Azure Functions), auth.
+var credentialSuffixes = []string{"key", "token", "secret", "password", "passwd", "pwd", "pass", "sig", "signature", "code", "auth", "authorization", "credential", "credentials", "session", "jwt"}
+
+// credentialParam reports whether a query parameter name is one a
+// credential is commonly passed in.
+func credentialParam(name string) bool {
+	n := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(name))
+	for _, suf := range credentialSuffixes {
+		if strings.HasSuffix(n, suf) {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckURL is the request-time check of an agent URL: an absolute http or
-// https URL without a password (a run stores its URL, so a password would
-// be stored with it), whose host is on the list.
+// https URL without user info or a credential-named query parameter (a
+// run stores its URL, so a credential would be stored with it), whose
+// host is on the list.
 //
 // Errors: wrapping ErrRefused, saying what is wrong (never quoting the
 // URL's user info).
@@ -203,6 +222,14 @@ func (a AllowList) CheckURL(raw string) error {
 	}
 	if _, hasPassword := u.User.Password(); hasPassword {
 		return refused("the URL holds a password, which the stored run would keep; reach the agent without one")
+	}
+	if u.User != nil {
+		return refused("the URL holds user info (often a token), which the stored run would keep; reach the agent without one")
+	}
+	for name := range u.Query() {
+		if credentialParam(name) {
+			return refused("the URL's query parameter %q names a credential, which the stored run would keep; reach the agent without one", name)
+		}
 	}
 	if a.Empty() {
 		return refused("this server allows no agent hosts (set TOOLSCORE_RUN_ALLOWED_HOSTS to enable server-side runs)")

@@ -50,7 +50,16 @@ func TestCheckURL(t *testing.T) {
 		{"http://[::ffff:10.1.2.3]/", ""},
 		{"http://169.254.169.254/latest/meta-data/", ""}, // listed explicitly, so allowed
 		{"http://user:s3cret@agent.example.com/", "the URL holds a password, which the stored run would keep; reach the agent without one"},
-		{"http://user@agent.example.com/", ""},
+		// User info and credential-named query parameters would be stored
+		// with the run in clear (the scanner does not recognise them all).
+		{"http://user@agent.example.com/", "the URL holds user info (often a token), which the stored run would keep; reach the agent without one"},
+		{"https://q7Vd0aLk3XbN9mPz2Rt5Yw8Ce1Fh4Gj6@agent.example.com/run", "the URL holds user info (often a token), which the stored run would keep; reach the agent without one"},
+		{"https://agent.example.com/run?password=hunter2", `the URL's query parameter "password" names a credential, which the stored run would keep; reach the agent without one`},
+		{"https://agent.example.com/api/agent?code=q7Vd0aLk3XbN9mPz2Rt5Yw8Ce1Fh4Gj6Ks0Lu3Mi9No2Pa5Qb8Rc1Sd==", `the URL's query parameter "code" names a credential, which the stored run would keep; reach the agent without one`},
+		{"https://agent.example.com/run?sv=2022-11-02&sig=q7Vd0aLk3XbN9mPz%3D", `the URL's query parameter "sig" names a credential, which the stored run would keep; reach the agent without one`},
+		{"https://agent.example.com/run?X-Functions-Key=abc", `the URL's query parameter "X-Functions-Key" names a credential, which the stored run would keep; reach the agent without one`},
+		{"https://agent.example.com/run?Access_Token=abc", `the URL's query parameter "Access_Token" names a credential, which the stored run would keep; reach the agent without one`},
+		{"https://agent.example.com/run?model=gpt-5&suite=flights&n=3", ""},
 		{"ftp://agent.example.com/", "not an absolute http:// or https:// URL"},
 		{"/relative", "not an absolute http:// or https:// URL"},
 	}
