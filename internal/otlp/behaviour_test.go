@@ -613,3 +613,48 @@ func TestRegradeKeptTraces(t *testing.T) {
 		t.Errorf("regrade without kept spans = %+v, want none queued (and an empty list)", out)
 	}
 }
+
+// TestNoToolContent: a matched trace whose spans hold no tool content at
+// all (plain HTTP spans, no GenAI attribute) is not graded unless its
+// rule says grade_without_tool_calls; then it is graded as a 0-call
+// trace.
+func TestNoToolContent(t *testing.T) {
+	e := newEnv(t, otlp.Config{})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.rule("plain", `{"match": [{"attribute": "service.name", "equals": "plain", "in": "resource"}], "contract": "flights"}`)
+	e.rule("zero", `{"match": [{"attribute": "service.name", "equals": "zero", "in": "resource"}], "contract": "flights", "grade_without_tool_calls": true}`)
+	httpSpans := func(tr int) []*tracepb.Span {
+		return []*tracepb.Span{
+			{TraceId: tid(tr), SpanId: sid(1), Name: "GET /search", StartTimeUnixNano: 1_700_000_000_000_000_000, EndTimeUnixNano: 1_700_000_000_000_000_900,
+				Attributes: []*commonpb.KeyValue{str("http.request.method", "GET"), str("url.path", "/search")}},
+			{TraceId: tid(tr), SpanId: sid(2), ParentSpanId: sid(1), Name: "SELECT flights", StartTimeUnixNano: 1_700_000_000_000_000_100, EndTimeUnixNano: 1_700_000_000_000_000_200,
+				Attributes: []*commonpb.KeyValue{str("db.system.name", "postgresql")}},
+		}
+	}
+	for i, service := range []string{"plain", "zero"} {
+		if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export(service, httpSpans(i+1)...)); code != 200 {
+			t.Fatalf("export = %d %s", code, body)
+		}
+	}
+	st := e.waitFinal(hexID(1), 0)
+	if st.State != "no_tool_calls" || st.Rule != "plain" || st.ResultID != "" || st.Reason != "the trace has no tool call and the rule does not grade such traces" {
+		t.Errorf("plain trace = %+v, want no_tool_calls by rule plain, no result", st)
+	}
+	st = e.waitFinal(hexID(2), 0)
+	if st.State != "graded" || st.Rule != "zero" || st.ResultID == "" {
+		t.Fatalf("zero trace = %+v, want graded by rule zero", st)
+	}
+	var res struct {
+		TraceCalls []any `json:"trace_calls"`
+		Contract   struct{ Name string }
+	}
+	e.mustJSON("GET", "/v1/evaluations/"+st.ResultID, nil, 200, &res)
+	if res.TraceCalls == nil || len(res.TraceCalls) != 0 || res.Contract.Name != "flights" {
+		t.Errorf("result = %+v, want 0 trace calls graded against flights", res)
+	}
+	for state, want := range map[string]float64{"graded": 1, "no_tool_calls": 1, "unmatched": 0, "failed": 0} {
+		if n := e.metric("toolscore_otlp_traces_finished_total", "state", state); n != want {
+			t.Errorf("finished %s = %v, want %v", state, n, want)
+		}
+	}
+}

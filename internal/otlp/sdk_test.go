@@ -1,15 +1,20 @@
 package otlp_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
@@ -180,5 +185,134 @@ func TestSDKExporter(t *testing.T) {
 	}
 	if n := e.metric("toolscore_otlp_assembly_lag_seconds"); n != 4 {
 		t.Errorf("lag observations = %v, want 4", n)
+	}
+}
+
+// statusRecorder keeps the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// firstRead closes c at its first Read.
+type firstRead struct {
+	io.ReadCloser
+	c    chan struct{}
+	once sync.Once
+}
+
+func (r *firstRead) Read(p []byte) (int, error) {
+	r.once.Do(func() { close(r.c) })
+	return r.ReadCloser.Read(p)
+}
+
+// TestSDKExporterRetries429 points the OpenTelemetry Go SDK's OTLP/HTTP
+// exporter, with its retries on, at a server with room for one export at
+// a time, held by a slow export: the SDK's first export is answered 429
+// with Retry-After, which frees the slot, and the exporter retries after
+// it and delivers every span (Shutdown reports no error); the trace is
+// graded whole.
+func TestSDKExporterRetries429(t *testing.T) {
+	e := newEnv(t, otlp.Config{MaxExports: 1})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.rule("travel", `{"contract": "flights@1"}`)
+	api := e.api.Handler()
+	var mu sync.Mutex
+	var sdkCodes []int
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	reading := make(chan struct{})
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Held") != "" {
+			r.Body = &firstRead{ReadCloser: r.Body, c: reading}
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		api.ServeHTTP(rec, r)
+		if strings.HasPrefix(r.UserAgent(), "OTel OTLP Exporter Go/") {
+			mu.Lock()
+			sdkCodes = append(sdkCodes, rec.code)
+			mu.Unlock()
+			if rec.code == http.StatusTooManyRequests {
+				releaseOnce.Do(func() { close(release) })
+			}
+		}
+	}))
+	defer front.Close()
+	// Hold the only export slot with an export whose body stops after 4
+	// bytes until the SDK has been refused (written on a connection of
+	// its own: an HTTP client may buffer a body's first bytes).
+	held := export("held", rootSpan(7))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(front.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/traces HTTP/1.1\r\nHost: test\r\nX-Held: 1\r\nContent-Type: application/x-protobuf\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n\r\n", e.ingest, len(held))
+	conn.Write(held[:4])
+	heldCode := make(chan int, 1)
+	go func() {
+		<-release
+		conn.Write(held[4:])
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			heldCode <- 0
+			return
+		}
+		resp.Body.Close()
+		heldCode <- resp.StatusCode
+	}()
+	defer releaseOnce.Do(func() { close(release) })
+	// Export reads the body only once it holds the slot.
+	select {
+	case <-reading:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held export was not read within 10 s")
+	}
+
+	ctx := context.Background()
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(front.URL+"/v1/traces"),
+		otlptracehttp.WithHeaders(map[string]string{"Authorization": "Bearer " + e.ingest}),
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 50 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 20 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "travel-agent"))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(exp, sdktrace.WithMaxExportBatchSize(2)))
+	start := time.Now()
+	traceID := fakeAgent(ctx, tp, "retry")
+	if err := tp.Shutdown(ctx); err != nil {
+		t.Fatalf("exporter: %v", err)
+	}
+	took := time.Since(start)
+	if code := <-heldCode; code != http.StatusOK {
+		t.Errorf("held export = %d, want 200", code)
+	}
+	mu.Lock()
+	codes := slices.Clone(sdkCodes)
+	mu.Unlock()
+	// 6 spans in batches of 2: 3 exports, the first refused once.
+	if want := []int{429, 200, 200, 200}; !slices.Equal(codes, want) {
+		t.Errorf("the SDK's exports were answered %v, want %v", codes, want)
+	}
+	if took < time.Second {
+		t.Errorf("the exporter finished %s after the agent started, want at least the 1 s Retry-After", took)
+	}
+	st := e.waitFinal(traceID, 0)
+	if st.State != "graded" || st.Spans != 6 || st.Rule != "travel" {
+		t.Errorf("trace = %+v, want graded with its 6 spans", st)
 	}
 }
