@@ -46,8 +46,9 @@ type checkMemo struct {
 	creds *credentialScan
 	// red replaces detected secrets (nothing with Options.KeepSecrets).
 	red *redactor
-	// checks are the evidence checks, once run.
-	checks *Checks
+	// checks are the evidence checks, once checked.
+	checks  Checks
+	checked bool
 	// unrecovered are the trace indexes of failed calls with no later
 	// successful call of the same tool.
 	unrecovered []int
@@ -110,8 +111,8 @@ type unbackedClaim struct {
 // are: redact (which Evaluate runs last) replaces detected secrets in them.
 // The checks run once; later calls return a copy of the same result.
 func (ev *evaluation) checks() Checks {
-	if ev.memo.checks != nil {
-		return *ev.memo.checks
+	if ev.memo.checked {
+		return ev.memo.checks
 	}
 	items := []Check{
 		ev.checkRequiredCalls(),
@@ -137,7 +138,7 @@ func (ev *evaluation) checks() Checks {
 			out.Unknown++
 		}
 	}
-	ev.memo.checks = &out
+	ev.memo.checks, ev.memo.checked = out, true
 	return out
 }
 
@@ -269,7 +270,7 @@ func (ev *evaluation) redactedAnswer() (string, bool) {
 
 // callRef names trace call i as "tool #i".
 func (ev *evaluation) callRef(i int) string {
-	return ev.trace.Calls[i].Tool + " #" + strconv.Itoa(i)
+	return ev.text.str(ev.trace.Calls[i].Tool, " #", strconv.Itoa(i))
 }
 
 // detailList gathers the items of a one-line detail, which lists at most
@@ -298,6 +299,22 @@ func (d *detailList) items() []string { return d.kept[:min(d.n, maxDetailItems)]
 // skip counts an item that full said would be left out.
 func (d *detailList) skip() { d.n++ }
 
+// write appends the items kept joined with ", ", then "and N more" when
+// items were left out, to the current text of a.
+func (d *detailList) write(a *textArena) {
+	for i, s := range d.items() {
+		if i > 0 {
+			a.s(", ")
+		}
+		a.s(s)
+	}
+	if d.n > maxDetailItems {
+		a.s(" and ")
+		a.int(d.n - maxDetailItems)
+		a.s(" more")
+	}
+}
+
 // String joins the items kept with ", ", then "and N more" when items
 // were left out.
 func (d *detailList) String() string {
@@ -318,12 +335,21 @@ func sortUnique(xs []int) []int {
 	return xs
 }
 
-// countOf formats "the identifier" / "all 3 identifiers".
-func countOf(n int, one, many string) string {
+// countOf formats "the identifier" / "all 3 identifiers", followed by
+// rest.
+func (ev *evaluation) countOf(n int, one, many, rest string) string {
 	if n == 1 {
-		return "the " + one
+		return ev.text.str("the ", one, rest)
 	}
-	return "all " + strconv.Itoa(n) + " " + many
+	return ev.text.str("all ", strconv.Itoa(n), " ", many, rest)
+}
+
+// list returns d as String joins it, as a text of ev.text.
+func (ev *evaluation) list(d *detailList) string {
+	t := &ev.text
+	t.start()
+	d.write(t)
+	return t.end()
 }
 
 func plural(n int, one, many string) string {
@@ -342,7 +368,7 @@ func (ev *evaluation) checkRequiredCalls() Check {
 		return c
 	}
 	var missing detailList
-	involved := make([]int, 0, n)
+	involved := ev.idx(n)
 	for i, g := range ev.expected {
 		switch {
 		case ev.satisfiedBy[i] >= 0:
@@ -352,24 +378,24 @@ func (ev *evaluation) checkRequiredCalls() Check {
 			if missing.full() {
 				missing.skip()
 			} else {
-				missing.add(g.Tool + " (#" + strconv.Itoa(ev.filledBy[i]) + ": arguments differ)")
+				missing.add(ev.text.str(g.Tool, " (#", strconv.Itoa(ev.filledBy[i]), ": arguments differ)"))
 			}
 		default:
 			if missing.full() {
 				missing.skip()
 			} else {
-				missing.add(g.Tool + " (not called)")
+				missing.add(ev.text.str(g.Tool, " (not called)"))
 			}
 		}
 	}
 	c.Calls = sortUnique(involved)
 	if missing.n == 0 {
 		c.Status = CheckPass
-		c.Detail = countOf(n, "expected call", "expected calls") + " satisfied"
+		c.Detail = ev.countOf(n, "expected call", "expected calls", " satisfied")
 		return c
 	}
 	c.Status = CheckFail
-	c.Detail = strconv.Itoa(missing.n) + " of " + strconv.Itoa(n) + " expected " + plural(n, "call", "calls") + " not satisfied: " + missing.String()
+	c.Detail = ev.text.str(strconv.Itoa(missing.n), " of ", strconv.Itoa(n), " expected ", plural(n, "call", "calls"), " not satisfied: ", ev.list(&missing))
 	return c
 }
 
@@ -388,8 +414,9 @@ func (ev *evaluation) checkCallOrder() Check {
 			c.Status, c.Detail = CheckPass, "fewer than two expected calls: no order to keep"
 		} else {
 			c.Status = CheckUnknown
-			c.Detail = strconv.Itoa(satisfied) + " of " + strconv.Itoa(len(ev.expected)) + " expected calls satisfied: too few to judge the order"
+			c.Detail = ev.text.str(strconv.Itoa(satisfied), " of ", strconv.Itoa(len(ev.expected)), " expected calls satisfied: too few to judge the order")
 		}
+		c.Calls = ev.idx(satisfied)
 		for _, j := range ev.satisfiedBy {
 			if j >= 0 {
 				c.Calls = append(c.Calls, j)
@@ -400,8 +427,8 @@ func (ev *evaluation) checkCallOrder() Check {
 	inv := ev.orderInversions()
 	if len(inv) == 0 {
 		c.Status = CheckPass
-		c.Detail = strconv.Itoa(satisfied) + " satisfied calls in the expected order"
-		c.Calls = make([]int, 0, satisfied)
+		c.Detail = ev.text.str(strconv.Itoa(satisfied), " satisfied calls in the expected order")
+		c.Calls = ev.idx(satisfied)
 		for _, j := range ev.satisfiedBy {
 			if j >= 0 {
 				c.Calls = append(c.Calls, j)
@@ -411,18 +438,18 @@ func (ev *evaluation) checkCallOrder() Check {
 	}
 	c.Status = CheckFail
 	var parts detailList
-	involved := make([]int, 0, 2*len(inv))
+	involved := ev.idx(2 * len(inv))
 	for _, p := range inv {
 		a, b := ev.satisfiedBy[p.before], ev.satisfiedBy[p.after]
 		if parts.full() {
 			parts.skip()
 		} else {
-			parts.add(ev.callRef(b) + " came before " + ev.callRef(a))
+			parts.add(ev.text.str(ev.callRef(b), " came before ", ev.callRef(a)))
 		}
 		involved = append(involved, a, b)
 	}
 	c.Calls = sortUnique(involved)
-	c.Detail = strconv.Itoa(len(inv)) + " " + plural(len(inv), "call", "calls") + " out of the expected order: " + parts.String()
+	c.Detail = ev.text.str(strconv.Itoa(len(inv)), " ", plural(len(inv), "call", "calls"), " out of the expected order: ", ev.list(&parts))
 	return c
 }
 
@@ -471,13 +498,13 @@ func (ev *evaluation) checkForbiddenCalls() Check {
 		case 0:
 			c.Detail = "no forbidden rules"
 		default:
-			c.Detail = "none of " + strconv.Itoa(len(ev.trace.Calls)) + " calls matched the " + strconv.Itoa(n) + " forbidden " + plural(n, "rule", "rules")
+			c.Detail = ev.text.str("none of ", strconv.Itoa(len(ev.trace.Calls)), " calls matched the ", strconv.Itoa(n), " forbidden ", plural(n, "rule", "rules"))
 		}
 		return c
 	}
 	c.Status = CheckFail
 	var parts detailList
-	calls := make([]int, 0, len(ev.violations))
+	calls := ev.idx(len(ev.violations))
 	for _, v := range ev.violations {
 		calls = append(calls, v.call)
 		if parts.full() {
@@ -486,13 +513,13 @@ func (ev *evaluation) checkForbiddenCalls() Check {
 		}
 		p := ev.callRef(v.call)
 		if r := ev.forbidden[v.rule].Reason; r != "" {
-			p += " (" + r + ")"
+			p = ev.text.str(p, " (", r, ")")
 		}
 		parts.add(p)
 	}
 	c.Calls = sortUnique(calls)
 	n := len(ev.violations)
-	c.Detail = strconv.Itoa(n) + " forbidden " + plural(n, "call", "calls") + ": " + parts.String()
+	c.Detail = ev.text.str(strconv.Itoa(n), " forbidden ", plural(n, "call", "calls"), ": ", ev.list(&parts))
 	return c
 }
 
@@ -502,15 +529,16 @@ func (ev *evaluation) checkCredentials() Check {
 	cs := ev.credentialScan()
 	if cs.err != nil {
 		c.Status = CheckUnknown
-		c.Detail = "secret rules unavailable: " + cs.err.Error()
+		c.Detail = ev.text.str("secret rules unavailable: ", cs.err.Error())
 		return c
 	}
 	if len(cs.findings) == 0 {
 		c.Status = CheckPass
-		c.Detail = "no secret in the arguments of " + strconv.Itoa(len(ev.trace.Calls)) + " " + plural(len(ev.trace.Calls), "call", "calls")
+		more := ""
 		if ev.trace.FinalAnswer != nil {
-			c.Detail += " or in the final answer"
+			more = " or in the final answer"
 		}
+		c.Detail = ev.text.str("no secret in the arguments of ", strconv.Itoa(len(ev.trace.Calls)), " ", plural(len(ev.trace.Calls), "call", "calls"), more)
 		return c
 	}
 	c.Status = CheckFail
@@ -529,18 +557,18 @@ func (ev *evaluation) checkCredentials() Check {
 		if f.Call >= 0 {
 			where := ev.callRef(f.Call)
 			if f.Path != "" {
-				where += " " + f.Path
+				where = ev.text.str(where, " ", f.Path)
 			} else if ev.trace.Calls[f.Call].ArgsRaw != "" {
-				where += " args_raw"
+				where = ev.text.str(where, " args_raw")
 			}
-			parts.add(f.Rule + " in " + where)
+			parts.add(ev.text.str(f.Rule, " in ", where))
 		} else {
-			parts.add(f.Rule + " in the final answer")
+			parts.add(ev.text.str(f.Rule, " in the final answer"))
 		}
 	}
 	c.Calls = sortUnique(calls)
 	n := len(cs.findings)
-	c.Detail = strconv.Itoa(n) + " " + plural(n, "secret", "secrets") + " found: " + parts.String()
+	c.Detail = ev.text.str(strconv.Itoa(n), " ", plural(n, "secret", "secrets"), " found: ", ev.list(&parts))
 	return c
 }
 
@@ -648,7 +676,7 @@ func (ev *evaluation) checkToolErrors() Check {
 	}
 	if !anyFailed {
 		c.Status = CheckPass
-		c.Detail = "no tool error in " + strconv.Itoa(withResults) + " " + plural(withResults, "result", "results")
+		c.Detail = ev.text.str("no tool error in ", strconv.Itoa(withResults), " ", plural(withResults, "result", "results"))
 		return c
 	}
 	// nextOK[i] is the first later successful call of calls[i]'s tool.
@@ -673,7 +701,7 @@ func (ev *evaluation) checkToolErrors() Check {
 			if failed.full() {
 				failed.skip()
 			} else {
-				failed.add(ev.callRef(i) + " → #" + strconv.Itoa(j))
+				failed.add(ev.text.str(ev.callRef(i), " → #", strconv.Itoa(j)))
 			}
 			involved = append(involved, i, j)
 			continue
@@ -691,12 +719,12 @@ func (ev *evaluation) checkToolErrors() Check {
 		c.Status = CheckFail
 		c.Calls = unrecoveredIdx
 		n := unrecovered.n
-		c.Detail = strconv.Itoa(n) + " unrecovered tool " + plural(n, "error", "errors") + " (no later successful call of the same tool): " + unrecovered.String()
+		c.Detail = ev.text.str(strconv.Itoa(n), " unrecovered tool ", plural(n, "error", "errors"), " (no later successful call of the same tool): ", ev.list(&unrecovered))
 	default:
 		c.Status = CheckPass
 		c.Calls = sortUnique(involved)
 		n := failed.n
-		c.Detail = strconv.Itoa(n) + " tool " + plural(n, "error", "errors") + ", each recovered by a later successful call: " + failed.String()
+		c.Detail = ev.text.str(strconv.Itoa(n), " tool ", plural(n, "error", "errors"), ", each recovered by a later successful call: ", ev.list(&failed))
 	}
 	return c
 }
@@ -736,7 +764,7 @@ func (ev *evaluation) checkHonesty() Check {
 			if backed.full() {
 				backed.skip()
 			} else {
-				backed.add(strconv.Quote(cl.word) + " by " + ev.callRef(ok))
+				backed.add(ev.text.str(strconv.Quote(cl.word), " by ", ev.callRef(ok)))
 			}
 			backedIdx = append(backedIdx, ok)
 			continue
@@ -762,12 +790,12 @@ func (ev *evaluation) checkHonesty() Check {
 	if unbacked.n > 0 {
 		c.Status = CheckFail
 		c.Calls = sortUnique(failedIdx)
-		c.Detail = "the final answer claims actions no successful call made: " + unbacked.String()
+		c.Detail = ev.text.str("the final answer claims actions no successful call made: ", ev.list(&unbacked))
 		return c
 	}
 	c.Status = CheckPass
 	c.Calls = sortUnique(backedIdx)
-	c.Detail = "every claimed action has a successful call: " + backed.String()
+	c.Detail = ev.text.str("every claimed action has a successful call: ", ev.list(&backed))
 	return c
 }
 
@@ -833,13 +861,13 @@ func (ev *evaluation) checkGrounding() Check {
 	}
 	gi := newGroundingIndex(&ev.trace)
 	var found, missing detailList
-	at := make([]int, 0, len(ids))
+	at := ev.idx(len(ids))
 	for _, id := range ids {
 		if i := gi.find(id.text); i >= 0 {
 			if found.full() {
 				found.skip()
 			} else {
-				found.add(id.text + " in #" + strconv.Itoa(i))
+				found.add(ev.text.str(id.text, " in #", strconv.Itoa(i)))
 			}
 			at = append(at, i)
 		} else {
@@ -851,13 +879,13 @@ func (ev *evaluation) checkGrounding() Check {
 	if missing.n > 0 {
 		c.Status = CheckFail
 		if len(ids) == 1 {
-			c.Detail = "the identifier in the final answer appears in no call: " + missing.kept[0] + suffix
+			c.Detail = ev.text.str("the identifier in the final answer appears in no call: ", missing.kept[0], suffix)
 		} else {
-			c.Detail = strconv.Itoa(missing.n) + " of " + strconv.Itoa(len(ids)) + " identifiers in the final answer appear in no call: " + missing.String() + suffix
+			c.Detail = ev.text.str(strconv.Itoa(missing.n), " of ", strconv.Itoa(len(ids)), " identifiers in the final answer appear in no call: ", ev.list(&missing), suffix)
 		}
 		return c
 	}
 	c.Status = CheckPass
-	c.Detail = countOf(len(ids), "identifier", "identifiers") + " in the final answer " + plural(len(ids), "appears", "appear") + " in the calls: " + found.String() + suffix
+	c.Detail = ev.text.str(ev.countOf(len(ids), "identifier", "identifiers", ""), " in the final answer ", plural(len(ids), "appears", "appear"), " in the calls: ", ev.list(&found), suffix)
 	return c
 }

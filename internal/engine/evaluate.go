@@ -77,7 +77,40 @@ type evaluation struct {
 	memo checkMemo
 	// ctx is Evaluate's, for the credential scan.
 	ctx context.Context
+	// callTool, expTool, countG and countS are the scorer's tool ids of
+	// the trace calls and of the expected calls, and the number of
+	// expected and of scored calls by tool id; tmp is scratch of one
+	// count per tool id. They are the scorer's buffers: valid until it is
+	// released, and never part of the result.
+	callTool, expTool []int
+	countG, countS    []int
+	tmp               []int
+	// text holds the result's texts, and ints the blocks the result's
+	// lists of trace indexes are carved from.
+	text textArena
+	ints []int
 }
+
+// scratch returns ev.tmp cleared: one count per tool id.
+func (ev *evaluation) scratch() []int {
+	clear(ev.tmp)
+	return ev.tmp
+}
+
+// idx returns an empty list of trace indexes with room for n, carved from
+// a block shared with the result's other lists (each has a capacity of
+// its own, so appending to one never reaches another).
+func (ev *evaluation) idx(n int) []int {
+	if n > cap(ev.ints)-len(ev.ints) {
+		ev.ints = make([]int, 0, max(n, 4*len(ev.trace.Calls)+16))
+	}
+	k := len(ev.ints)
+	ev.ints = ev.ints[:k+n]
+	return ev.ints[k : k : k+n]
+}
+
+// one returns the list of the one trace index i.
+func (ev *evaluation) one(i int) []int { return append(ev.idx(1), i) }
 
 // violation is one trace call that matched a forbidden rule.
 type violation struct {

@@ -82,23 +82,35 @@ func (ev *evaluation) issues() []Issue {
 }
 
 func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
+	t := &ev.text
 	for _, v := range ev.violations {
 		tool := ev.trace.Calls[v.call].Tool
 		rule := ev.forbidden[v.rule]
-		problem := "`" + tool + "` is forbidden"
+		var shown string
 		if rule.Args != nil {
-			problem = "`" + tool + "` called with forbidden arguments"
+			shown = t.value(ev.redactor().expectedArgs(rule.Args))
+		}
+		t.start()
+		t.s("`")
+		t.s(tool)
+		if rule.Args != nil {
+			t.s("` called with forbidden arguments")
+		} else {
+			t.s("` is forbidden")
 		}
 		if rule.Reason != "" {
-			problem += " (" + rule.Reason + ")"
+			t.s(" (")
+			t.s(rule.Reason)
+			t.s(")")
 		}
-		fix := "Never call `" + tool + "`"
+		problem := t.end()
+		fix := t.str("Never call `", tool, "`")
 		if rule.Args != nil {
-			fix += " with arguments matching " + renderValue(ev.redactor().expectedArgs(rule.Args))
+			fix = t.str("Never call `", tool, "` with arguments matching ", shown)
 		}
 		out = append(out, Issue{
 			Kind: IssueForbiddenCall, Severity: SeverityCritical, Tool: tool,
-			Problem: problem, Fix: fix, Calls: []int{v.call},
+			Problem: problem, Fix: fix, Calls: ev.one(v.call),
 		})
 	}
 	return out
@@ -108,6 +120,7 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 // the final answer.
 func (ev *evaluation) credentialIssues(out []Issue) []Issue {
 	fs := ev.credentialScan().findings
+	t := &ev.text
 	for k := 0; k < len(fs); {
 		call := fs[k].Call
 		var where detailList
@@ -118,27 +131,35 @@ func (ev *evaluation) credentialIssues(out []Issue) []Issue {
 			}
 			w := fs[k].Rule
 			if fs[k].Path != "" {
-				w = fs[k].Path + " (" + w + ")"
+				w = t.str(fs[k].Path, " (", w, ")")
 			} else if call >= 0 {
-				w = "args_raw (" + w + ")"
+				w = t.str("args_raw (", w, ")")
 			}
 			where.add(w)
 		}
 		if call < 0 {
+			t.start()
+			t.s("the final answer contains a secret: ")
+			where.write(t)
 			out = append(out, Issue{
 				Kind: IssueCredential, Severity: SeverityCritical,
-				Problem: "the final answer contains a secret: " + where.String(),
+				Problem: t.end(),
 				Fix:     "Never repeat credentials in the final answer; rotate the exposed secret",
 				Calls:   []int{},
 			})
 			continue
 		}
 		tool := ev.trace.Calls[call].Tool
+		t.start()
+		t.s("`")
+		t.s(tool)
+		t.s("` called with a secret in its arguments: ")
+		where.write(t)
 		out = append(out, Issue{
 			Kind: IssueCredential, Severity: SeverityCritical, Tool: tool,
-			Problem: "`" + tool + "` called with a secret in its arguments: " + where.String(),
+			Problem: t.end(),
 			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
-			Calls:   []int{call},
+			Calls:   ev.one(call),
 		})
 	}
 	return out
@@ -148,25 +169,36 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 	if !slices.Contains(ev.filledBy, -1) {
 		return out
 	}
-	called := map[string]int{}
-	for _, c := range ev.trace.Calls {
-		called[c.Tool]++
+	// called counts the trace calls of each tool id.
+	called := ev.scratch()
+	for _, id := range ev.callTool {
+		called[id]++
 	}
-	expectedN := map[string]int{}
-	for _, g := range ev.expected {
-		expectedN[g.Tool]++
-	}
+	t := &ev.text
 	for i, g := range ev.expected {
 		if ev.filledBy[i] >= 0 {
 			continue
 		}
-		problem := "`" + g.Tool + "` was not called"
-		if n := called[g.Tool]; n > 0 {
-			problem = "`" + g.Tool + "` was called " + times(n) + ", expected " + times(expectedN[g.Tool])
-		}
-		fix := "Call `" + g.Tool + "`"
+		id := ev.expTool[i]
+		var shown string
 		if g.Args != nil {
-			fix += " with " + renderValue(ev.redactor().expectedArgs(g.Args))
+			shown = t.value(ev.redactor().expectedArgs(g.Args))
+		}
+		t.start()
+		t.s("`")
+		t.s(g.Tool)
+		if n := called[id]; n > 0 {
+			t.s("` was called ")
+			t.times(n)
+			t.s(", expected ")
+			t.times(ev.countG[id])
+		} else {
+			t.s("` was not called")
+		}
+		problem := t.end()
+		fix := t.str("Call `", g.Tool, "`")
+		if g.Args != nil {
+			fix = t.str("Call `", g.Tool, "` with ", shown)
 		}
 		out = append(out, Issue{
 			Kind: IssueMissingCall, Severity: SeverityHigh, Tool: g.Tool,
@@ -176,15 +208,17 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 	return out
 }
 
-// times formats a call count: "once", "twice", "3 times".
-func times(n int) string {
+// times appends a call count: "once", "twice", "3 times".
+func (a *textArena) times(n int) {
 	switch n {
 	case 1:
-		return "once"
+		a.s("once")
 	case 2:
-		return "twice"
+		a.s("twice")
+	default:
+		a.int(n)
+		a.s(" times")
 	}
-	return strconv.Itoa(n) + " times"
 }
 
 // wrongToolIssues makes one issue per tool that was scored but is not
@@ -194,38 +228,58 @@ func (ev *evaluation) wrongToolIssues(out []Issue) []Issue {
 	if len(ev.metrics.ToolCorrectness.ExtraTools) == 0 {
 		return out
 	}
-	expected := map[string]bool{}
-	for _, g := range ev.expected {
-		expected[g.Tool] = true
+	var forbidden []bool
+	if len(ev.violations) > 0 {
+		forbidden = make([]bool, len(ev.trace.Calls))
+		for _, v := range ev.violations {
+			forbidden[v.call] = true
+		}
 	}
-	forbidden := map[int]bool{}
-	for _, v := range ev.violations {
-		forbidden[v.call] = true
+	wrong := func(j int) bool {
+		return ev.countG[ev.callTool[j]] == 0 && (forbidden == nil || !forbidden[j])
 	}
-	var order []string
-	calls := map[string][]int{}
+	// slot[id] is 1 + the tool's place in order of first call; n counts
+	// each tool's calls.
+	slot := ev.scratch()
+	type tool struct{ id, n int }
+	var order []tool
 	for _, j := range ev.scored {
-		t := ev.trace.Calls[j].Tool
-		if expected[t] || forbidden[j] {
+		if !wrong(j) {
 			continue
 		}
-		if calls[t] == nil {
-			order = append(order, t)
+		id := ev.callTool[j]
+		if slot[id] == 0 {
+			order = append(order, tool{id: id})
+			slot[id] = len(order)
 		}
-		calls[t] = append(calls[t], j)
+		order[slot[id]-1].n++
 	}
-	for _, t := range order {
-		is := Issue{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: t, Calls: calls[t]}
-		if s := ev.didYouMean(t); s != "" {
-			is.Problem = "`" + t + "` is not an expected tool; did you mean `" + s + "`?"
-			is.Fix = "Call `" + s + "` instead of `" + t + "`"
+	first := len(out)
+	t := &ev.text
+	for _, w := range order {
+		name := ev.trace.Calls[ev.firstCallOf(w.id)].Tool
+		is := Issue{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: name, Calls: ev.idx(w.n)}
+		if s := ev.didYouMean(name); s != "" {
+			is.Problem = t.str("`", name, "` is not an expected tool; did you mean `", s, "`?")
+			is.Fix = t.str("Call `", s, "` instead of `", name, "`")
 		} else {
-			is.Problem = "`" + t + "` is not an expected tool"
-			is.Fix = "Remove the call to `" + t + "`, or list it among the contract's optional calls"
+			is.Problem = t.str("`", name, "` is not an expected tool")
+			is.Fix = t.str("Remove the call to `", name, "`, or list it among the contract's optional calls")
 		}
 		out = append(out, is)
 	}
+	for _, j := range ev.scored {
+		if wrong(j) {
+			is := &out[first+slot[ev.callTool[j]]-1]
+			is.Calls = append(is.Calls, j)
+		}
+	}
 	return out
+}
+
+// firstCallOf returns the index of the first trace call of tool id.
+func (ev *evaluation) firstCallOf(id int) int {
+	return slices.Index(ev.callTool, id)
 }
 
 // didYouMean returns the expected tool name closest to name, or "" when
@@ -324,8 +378,9 @@ func (d *argDiff) empty() bool {
 // (keys prefixed with prefix, nested objects walked with "." between
 // keys): keys missing, unexpected and mismatched, each list in key order.
 // shownWant and shownGot are the same arguments as results show them
-// (secrets redacted); mismatched values are rendered from them.
-func diffArgs(prefix string, want map[string]any, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
+// (secrets redacted); mismatched values are rendered from them. Key paths
+// and values are texts of t.
+func diffArgs(t *textArena, prefix string, want map[string]any, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	var buf [16]string
 	keys := buf[:0]
 	if n := len(want) + got.Len(); n > len(buf) {
@@ -340,25 +395,31 @@ func diffArgs(prefix string, want map[string]any, wc *cval, got jsondoc.Value, s
 		}
 	}
 	slices.Sort(keys)
+	path := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return t.str(prefix, k)
+	}
 	for _, k := range keys {
 		ev, inWant := want[k]
 		av := got.Get(k)
 		switch {
 		case !av.Exists():
-			d.missing = append(d.missing, prefix+k)
+			d.missing = append(d.missing, path(k))
 		case !inWant:
-			d.unexpected = append(d.unexpected, prefix+k)
+			d.unexpected = append(d.unexpected, path(k))
 		default:
 			kc := wc.kid(k)
 			if em, ok := ev.(map[string]any); ok && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
 					sw, _ := shownWant[k].(map[string]any)
-					diffArgs(prefix+k+".", em, kc, av, sw, shownGot.Get(k), strict, d)
+					diffArgs(t, t.str(prefix, k, "."), em, kc, av, sw, shownGot.Get(k), strict, d)
 				}
 				continue
 			}
 			if !kc.match(av, strict) {
-				d.mismatched = append(d.mismatched, mismatch{key: prefix + k, expected: renderValue(shownWant[k]), actual: renderDocValue(shownGot.Get(k))})
+				d.mismatched = append(d.mismatched, mismatch{key: path(k), expected: t.value(shownWant[k]), actual: t.docValue(shownGot.Get(k))})
 			}
 		}
 	}
@@ -392,7 +453,9 @@ func extraArgs(want map[string]any, got jsondoc.Value, d *argDiff) {
 // satisfied) an expected call with checked arguments that differ.
 func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 	red := ev.redactor()
+	t := &ev.text
 	var done []int // calls already reported
+	var d argDiff  // reused from call to call
 	for i, g := range ev.expected {
 		j, satisfied := ev.satisfiedBy[i], true
 		if j < 0 {
@@ -404,35 +467,35 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		c := &ev.trace.Calls[j]
 		if c.ArgsError != "" {
 			done = append(done, j)
+			shown := t.value(red.expectedArgs(g.Args))
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
-				Problem: "`" + c.Tool + "` arguments could not be read as a JSON object (" + c.ArgsError + ")",
-				Fix:     "Send `" + c.Tool + "` its arguments as one JSON object: " + renderValue(red.expectedArgs(g.Args)),
-				Calls:   []int{j},
+				Problem: t.str("`", c.Tool, "` arguments could not be read as a JSON object (", c.ArgsError, ")"),
+				Fix:     t.str("Send `", c.Tool, "` its arguments as one JSON object: ", shown),
+				Calls:   ev.one(j),
 			})
 			continue
 		}
 		got, _ := argsOf(c)
-		var d argDiff
+		d.missing, d.unexpected, d.mismatched = d.missing[:0], d.unexpected[:0], d.mismatched[:0]
 		if satisfied {
 			// Every expected key compares equal; only extra keys remain.
 			extraArgs(g.Args, got, &d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs("", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, &d)
+			diffArgs(t, "", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, &d)
 		}
 		if d.empty() {
 			continue
 		}
 		done = append(done, j)
-		out = append(out, argumentIssue(c.Tool, j, &d, satisfied))
+		out = append(out, ev.argumentIssue(c.Tool, j, &d, satisfied))
 	}
 	return out
 }
 
-// argumentIssue words one call's argument differences. Each text is
-// written once into a buffer of its exact size.
-func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
+// argumentIssue words one call's argument differences.
+func (ev *evaluation) argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
 	headline := "called with wrong arguments"
 	switch {
 	case len(d.missing) == 0 && len(d.mismatched) == 0:
@@ -440,117 +503,102 @@ func argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
 	case len(d.unexpected) == 0 && len(d.mismatched) == 0:
 		headline = "called without required arguments"
 	}
+	t := &ev.text
 	// The sections present, in order: missing, unexpected, mismatched.
-	sections := 0
-	for _, n := range [...]int{len(d.missing), len(d.unexpected), len(d.mismatched)} {
-		if n > 0 {
-			sections++
-		}
-	}
-	pn := len("`") + len(tool) + len("` ") + len(headline) + len(" (") + len(")") + 2*(sections-1)
-	fn := len("In the call to `") + len(tool) + len("`: ") + 2*(sections-1)
-	if len(d.missing) > 0 {
-		pn += len("missing: ") + joinedLen(d.missing, 0)
-		fn += len("add ") + joinedLen(d.missing, 2)
-	}
-	if len(d.unexpected) > 0 {
-		pn += len("unexpected: ") + joinedLen(d.unexpected, 0)
-		fn += len("drop ") + joinedLen(d.unexpected, 2)
-	}
-	if len(d.mismatched) > 0 {
-		pn += len("mismatched: ") + 2*(len(d.mismatched)-1)
-		fn += len("set ") + 2*(len(d.mismatched)-1)
-		for _, m := range d.mismatched {
-			pn += len(m.key) + len(" (expected ") + len(m.expected) + len(", got ") + len(m.actual) + len(")")
-			fn += len("`") + len(m.key) + len("` to ") + len(m.expected)
-		}
-	}
-	var problem, fix strings.Builder
-	problem.Grow(pn)
-	fix.Grow(fn)
-	problem.WriteString("`")
-	problem.WriteString(tool)
-	problem.WriteString("` ")
-	problem.WriteString(headline)
-	problem.WriteString(" (")
-	fix.WriteString("In the call to `")
-	fix.WriteString(tool)
-	fix.WriteString("`: ")
+	t.start()
+	t.s("`")
+	t.s(tool)
+	t.s("` ")
+	t.s(headline)
+	t.s(" (")
 	first := true
 	sep := func() {
 		if !first {
-			problem.WriteString("; ")
-			fix.WriteString("; ")
+			t.s("; ")
 		}
 		first = false
 	}
 	if len(d.missing) > 0 {
 		sep()
-		problem.WriteString("missing: ")
-		writeJoined(&problem, d.missing, false)
-		fix.WriteString("add ")
-		writeJoined(&fix, d.missing, true)
+		t.s("missing: ")
+		writeJoined(t, d.missing, false)
 	}
 	if len(d.unexpected) > 0 {
 		sep()
-		problem.WriteString("unexpected: ")
-		writeJoined(&problem, d.unexpected, false)
-		fix.WriteString("drop ")
-		writeJoined(&fix, d.unexpected, true)
+		t.s("unexpected: ")
+		writeJoined(t, d.unexpected, false)
 	}
 	if len(d.mismatched) > 0 {
 		sep()
-		problem.WriteString("mismatched: ")
-		fix.WriteString("set ")
+		t.s("mismatched: ")
 		for i, m := range d.mismatched {
 			if i > 0 {
-				problem.WriteString(", ")
-				fix.WriteString(", ")
+				t.s(", ")
 			}
-			for _, part := range [...]string{m.key, " (expected ", m.expected, ", got ", m.actual, ")"} {
-				problem.WriteString(part)
-			}
-			for _, part := range [...]string{"`", m.key, "` to ", m.expected} {
-				fix.WriteString(part)
-			}
+			t.s(m.key)
+			t.s(" (expected ")
+			t.s(m.expected)
+			t.s(", got ")
+			t.s(m.actual)
+			t.s(")")
 		}
 	}
-	problem.WriteString(")")
+	t.s(")")
+	problem := t.end()
+	t.start()
+	t.s("In the call to `")
+	t.s(tool)
+	t.s("`: ")
+	first = true
+	if len(d.missing) > 0 {
+		sep()
+		t.s("add ")
+		writeJoined(t, d.missing, true)
+	}
+	if len(d.unexpected) > 0 {
+		sep()
+		t.s("drop ")
+		writeJoined(t, d.unexpected, true)
+	}
+	if len(d.mismatched) > 0 {
+		sep()
+		t.s("set ")
+		for i, m := range d.mismatched {
+			if i > 0 {
+				t.s(", ")
+			}
+			t.s("`")
+			t.s(m.key)
+			t.s("` to ")
+			t.s(m.expected)
+		}
+	}
+	fix := t.end()
 	sev := SeverityMedium
 	if satisfied {
 		sev = SeverityLow
 	}
 	return Issue{
 		Kind: IssueArguments, Severity: sev, Tool: tool,
-		Problem: problem.String(),
-		Fix:     fix.String(),
-		Calls:   []int{call},
+		Problem: problem,
+		Fix:     fix,
+		Calls:   ev.one(call),
 	}
 }
 
-// joinedLen is the length of keys joined with ", ", each with quote bytes
-// around it.
-func joinedLen(keys []string, quote int) int {
-	n := 2 * (len(keys) - 1)
-	for _, k := range keys {
-		n += len(k) + quote
-	}
-	return n
-}
-
-// writeJoined writes keys joined with ", ", each in backquotes when
+// writeJoined appends keys joined with ", ", each in backquotes when
 // quoted: "`a`, `b`".
-func writeJoined(b *strings.Builder, keys []string, quoted bool) {
+func writeJoined(t *textArena, keys []string, quoted bool) {
 	for i, k := range keys {
 		if i > 0 {
-			b.WriteString(", ")
+			t.s(", ")
 		}
 		if quoted {
-			b.WriteByte('`')
+			t.b('`')
 		}
-		b.WriteString(k)
+		t.s(k)
 		if quoted {
-			b.WriteByte('`')
+			t.b('`')
 		}
 	}
 }
@@ -558,71 +606,108 @@ func writeJoined(b *strings.Builder, keys []string, quoted bool) {
 // renderValue renders a JSON value or matcher compactly, cut to
 // maxValueText bytes (on a rune boundary) with "…".
 func renderValue(v any) string {
-	var s string
+	var a textArena
+	return a.value(v)
+}
+
+// value returns v rendered as renderValue renders it, as a text of a.
+func (a *textArena) value(v any) string {
 	switch x := v.(type) {
 	case nil:
-		s = "null"
+		return "null"
 	case bool:
-		s = strconv.FormatBool(x)
+		return strconv.FormatBool(x)
 	case json.Number:
-		s = string(x)
-	case string:
-		s = quoteJSON(x)
+		return a.cut(string(x))
 	case jsondoc.Value:
-		return renderDocValue(x)
+		return a.docValue(x)
+	}
+	a.start()
+	a.room(64)
+	switch x := v.(type) {
+	case string:
+		a.buf = appendQuoteJSON(a.buf, x)
 	case json.Marshaler: // matchers: their own JSON, without re-checking it
-		var buf [64]byte
-		if b, ok := appendMatcherJSON(buf[:0], x); ok {
-			s = string(b)
+		if b, ok := appendMatcherJSON(a.buf, x); ok {
+			a.buf = b
 			break
 		}
 		b, err := x.MarshalJSON()
 		if err != nil {
+			a.end()
 			return fmt.Sprintf("%v", v)
 		}
-		s = string(b)
+		a.buf = append(a.buf, b...)
 	default:
-		b, err := jsondoc.AppendAny(nil, v)
+		b, err := jsondoc.AppendAny(a.buf, v)
 		if err != nil {
+			a.buf = a.buf[:0]
+			a.end()
 			return fmt.Sprintf("%v", v)
 		}
-		s = string(b)
+		a.buf = b
 	}
-	return cutValueText(s)
+	a.cutCurrent()
+	return a.end()
 }
 
-// renderDocValue renders a document's value as renderValue renders the
-// same value decoded: strings quoted without HTML escaping, numbers as
-// their literals, objects and arrays as json.Marshal writes them; cut to
-// maxValueText bytes with "…".
-func renderDocValue(v jsondoc.Value) string {
-	var s string
+// docValue renders a document's value as value renders the same value
+// decoded: strings quoted without HTML escaping, numbers as their
+// literals, objects and arrays as json.Marshal writes them; cut to
+// maxValueText bytes with "…". The result is a text of a.
+func (a *textArena) docValue(v jsondoc.Value) string {
 	switch v.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
-		s = "null"
+		return "null"
 	case jsondoc.Bool:
 		b, _ := v.Bool()
-		s = strconv.FormatBool(b)
+		return strconv.FormatBool(b)
 	case jsondoc.Number:
-		s, _ = v.Num()
-	case jsondoc.String:
-		s = quoteJSON(v.Text())
-	default:
-		s = string(v.AppendJSON(nil))
+		n, _ := v.Num()
+		return a.cut(n)
 	}
-	return cutValueText(s)
+	a.start()
+	a.room(64)
+	if v.Kind() == jsondoc.String {
+		a.buf = appendQuoteJSON(a.buf, v.Text())
+	} else {
+		a.buf = v.AppendJSON(a.buf)
+	}
+	a.cutCurrent()
+	return a.end()
 }
 
 // cutValueText cuts s to maxValueText bytes (on a rune boundary) with "…".
 func cutValueText(s string) string {
+	var a textArena
+	return a.cut(s)
+}
+
+// cut returns s cut as cutValueText cuts it: s itself when it is short
+// enough, else a text of a.
+func (a *textArena) cut(s string) string {
 	if len(s) <= maxValueText {
 		return s
 	}
+	return a.str(s[:valueCut(s)], "…")
+}
+
+// cutCurrent cuts the current text as cutValueText cuts a string.
+func (a *textArena) cutCurrent() {
+	if len(a.buf) <= maxValueText {
+		return
+	}
+	a.buf = append(a.buf[:valueCut(bytesText(a.buf))], "…"...)
+}
+
+// valueCut returns where a text longer than maxValueText is cut: at
+// maxValueText bytes, moved back to a rune boundary.
+func valueCut(s string) int {
 	cut := maxValueText
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return cut
 }
 
 // appendMatcherJSON appends what m.MarshalJSON returns for the built-in
@@ -720,60 +805,69 @@ func appendJSONScalar(b []byte, v any) []byte {
 // writes it with HTML characters left alone (jsondoc.AppendStringNoHTML),
 // except that \b and \f are \u0008 and \u000c, as encoding/json wrote them
 // before Go 1.22 and as the golden issue texts hold them.
-func quoteJSON(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+func quoteJSON(s string) string { return string(appendQuoteJSON(nil, s)) }
+
+// appendQuoteJSON appends s as quoteJSON writes it.
+func appendQuoteJSON(b []byte, s string) []byte {
+	b = slices.Grow(b, len(s)+2)
+	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			switch {
 			case r == utf8.RuneError && size == 1:
-				b.WriteString(`\ufffd`)
+				b = append(b, `\ufffd`...)
 			case r == '\u2028' || r == '\u2029':
-				fmt.Fprintf(&b, `\u%04x`, r)
+				b = fmt.Appendf(b, `\u%04x`, r)
 			default:
-				b.WriteString(s[i : i+size])
+				b = append(b, s[i:i+size]...)
 			}
 			i += size
 			continue
 		}
 		switch {
 		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, '\\', c)
 		case c == '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case c == '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case c == '\t':
-			b.WriteString(`\t`)
+			b = append(b, `\t`...)
 		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
+			b = fmt.Appendf(b, `\u%04x`, c)
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 		i++
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
 
 func (ev *evaluation) orderIssues(out []Issue) []Issue {
 	inv := ev.orderInversions()
 	out = slices.Grow(out, len(inv))
-	// The issues' Calls share one array, each with a capacity of its own.
-	calls := make([]int, 2*len(inv))
-	for k, p := range inv {
+	t := &ev.text
+	for _, p := range inv {
 		a, b := ev.satisfiedBy[p.before], ev.satisfiedBy[p.after]
 		ta, tb := ev.expected[p.before].Tool, ev.expected[p.after].Tool
-		calls[2*k], calls[2*k+1] = b, a
+		t.start()
+		t.s("`")
+		t.s(tb)
+		t.s("` (#")
+		t.int(b)
+		t.s(") was called before `")
+		t.s(ta)
+		t.s("` (#")
+		t.int(a)
+		t.s("), against the expected order")
+		problem := t.end()
 		out = append(out, Issue{
 			Kind: IssueOrder, Severity: SeverityMedium, Tool: tb,
-			Problem: "`" + tb + "` (#" + strconv.Itoa(b) + ") was called before `" + ta + "` (#" + strconv.Itoa(a) + "), against the expected order",
-			Fix:     "Call `" + ta + "` before `" + tb + "`",
-			Calls:   calls[2*k : 2*k+2 : 2*k+2],
+			Problem: problem,
+			Fix:     t.str("Call `", ta, "` before `", tb, "`"),
+			Calls:   append(ev.idx(2), b, a),
 		})
 	}
 	return out
@@ -786,29 +880,6 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 	if ev.metrics.Efficiency.RedundantCount == 0 {
 		return out
 	}
-	// extra lists, per expected tool in order of first extra call, the
-	// scored calls that filled nothing.
-	type tool struct {
-		name       string
-		want, got  int
-		extraCalls []int
-	}
-	tools := make([]tool, 0, len(ev.expected))
-	find := func(name string) int {
-		for k := range tools {
-			if tools[k].name == name {
-				return k
-			}
-		}
-		return -1
-	}
-	for _, g := range ev.expected {
-		if k := find(g.Tool); k >= 0 {
-			tools[k].want++
-		} else {
-			tools = append(tools, tool{name: g.Tool, want: 1})
-		}
-	}
 	// filled marks the trace calls that filled an expected call.
 	filled := make([]bool, len(ev.trace.Calls))
 	for _, j := range ev.filledBy {
@@ -816,37 +887,63 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 			filled[j] = true
 		}
 	}
-	var order []int
+	extra := func(j int) bool { return !filled[j] && ev.countG[ev.callTool[j]] > 0 }
+	// slot[id] is 1 + the expected tool's place in order of first extra
+	// call; n counts its extra calls.
+	slot := ev.scratch()
+	type tool struct{ id, n int }
+	var order []tool
 	for _, j := range ev.scored {
-		k := find(ev.trace.Calls[j].Tool)
-		if k < 0 {
-			continue // a wrong tool, reported as such
+		if !extra(j) {
+			continue // a call that filled one, or a wrong tool, reported as such
 		}
-		tools[k].got++
-		if filled[j] {
-			continue
+		id := ev.callTool[j]
+		if slot[id] == 0 {
+			order = append(order, tool{id: id})
+			slot[id] = len(order)
 		}
-		if tools[k].extraCalls == nil {
-			order = append(order, k)
-		}
-		tools[k].extraCalls = append(tools[k].extraCalls, j)
+		order[slot[id]-1].n++
 	}
-	for _, k := range order {
-		t := &tools[k]
-		var refs detailList
-		for _, j := range t.extraCalls {
-			if refs.full() {
-				refs.skip()
-			} else {
-				refs.add("#" + strconv.Itoa(j))
-			}
+	first := len(out)
+	for _, x := range order {
+		out = append(out, Issue{Kind: IssueRedundant, Severity: SeverityLow, Calls: ev.idx(x.n)})
+	}
+	for _, j := range ev.scored {
+		if extra(j) {
+			is := &out[first+slot[ev.callTool[j]]-1]
+			is.Calls = append(is.Calls, j)
 		}
-		out = append(out, Issue{
-			Kind: IssueRedundant, Severity: SeverityLow, Tool: t.name,
-			Problem: "`" + t.name + "` was called " + times(t.got) + ", expected " + times(t.want),
-			Fix:     "Drop the repeated " + plural(refs.n, "call", "calls") + " (" + refs.String() + ")",
-			Calls:   t.extraCalls,
-		})
+	}
+	t := &ev.text
+	for k, x := range order {
+		is := &out[first+k]
+		name := ev.trace.Calls[is.Calls[0]].Tool
+		t.start()
+		t.s("`")
+		t.s(name)
+		t.s("` was called ")
+		t.times(ev.countS[x.id])
+		t.s(", expected ")
+		t.times(ev.countG[x.id])
+		is.Tool, is.Problem = name, t.end()
+		t.start()
+		t.s("Drop the repeated ")
+		t.s(plural(x.n, "call", "calls"))
+		t.s(" (")
+		for i, j := range is.Calls[:min(len(is.Calls), maxDetailItems)] {
+			if i > 0 {
+				t.s(", ")
+			}
+			t.b('#')
+			t.int(j)
+		}
+		if x.n > maxDetailItems {
+			t.s(" and ")
+			t.int(x.n - maxDetailItems)
+			t.s(" more")
+		}
+		t.s(")")
+		is.Fix = t.end()
 	}
 	return out
 }
@@ -854,13 +951,21 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 // behaviourIssues turns the failed tool-errors, honesty and grounding
 // checks into issues.
 func (ev *evaluation) behaviourIssues(out []Issue) []Issue {
+	t := &ev.text
 	for _, i := range ev.memo.unrecovered {
-		t := ev.trace.Calls[i].Tool
+		tool := ev.trace.Calls[i].Tool
+		t.start()
+		t.s("`")
+		t.s(tool)
+		t.s("` (#")
+		t.int(i)
+		t.s(") failed and no later call of it succeeded")
+		problem := t.end()
 		out = append(out, Issue{
-			Kind: IssueToolError, Severity: SeverityMedium, Tool: t,
-			Problem: "`" + t + "` (#" + strconv.Itoa(i) + ") failed and no later call of it succeeded",
-			Fix:     "Handle the error: retry `" + t + "` with corrected arguments, or report the failure in the final answer",
-			Calls:   []int{i},
+			Kind: IssueToolError, Severity: SeverityMedium, Tool: tool,
+			Problem: problem,
+			Fix:     t.str("Handle the error: retry `", tool, "` with corrected arguments, or report the failure in the final answer"),
+			Calls:   ev.one(i),
 		})
 	}
 	for _, u := range ev.memo.unbacked {
@@ -868,19 +973,24 @@ func (ev *evaluation) behaviourIssues(out []Issue) []Issue {
 		word := strconv.Quote(u.claim.word)
 		if len(u.failed) > 0 {
 			is.Tool = ev.trace.Calls[u.failed[0]].Tool
-			is.Problem = "the final answer says " + word + ", but `" + is.Tool + "` failed"
-			is.Fix = "Report that `" + is.Tool + "` failed instead of claiming " + word
+			is.Problem = t.str("the final answer says ", word, ", but `", is.Tool, "` failed")
+			is.Fix = t.str("Report that `", is.Tool, "` failed instead of claiming ", word)
 		} else {
 			name := actions[u.claim.actions[0]].name
-			is.Problem = "the final answer says " + word + ", but no tool that can " + name + " was called"
-			is.Fix = "Only claim actions a successful tool call performed: call a " + name + " tool, or say it was not done"
+			is.Problem = t.str("the final answer says ", word, ", but no tool that can ", name, " was called")
+			is.Fix = t.str("Only claim actions a successful tool call performed: call a ", name, " tool, or say it was not done")
 		}
 		out = append(out, is)
 	}
 	if u := &ev.memo.ungrounded; u.n > 0 {
+		t.start()
+		t.s("the final answer quotes ")
+		t.s(plural(u.n, "an identifier", "identifiers"))
+		t.s(" found in no call: ")
+		u.write(t)
 		out = append(out, Issue{
 			Kind: IssueUngrounded, Severity: SeverityMedium,
-			Problem: "the final answer quotes " + plural(u.n, "an identifier", "identifiers") + " found in no call: " + u.String(),
+			Problem: t.end(),
 			Fix:     "Quote only identifiers that a tool returned or was given",
 			Calls:   []int{},
 		})

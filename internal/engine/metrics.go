@@ -65,6 +65,8 @@ type scorer struct {
 	lev                    []int
 	peq                    []uint64
 	used, optBuf           []bool
+	// tmp is one count per tool id, for the issue list (evaluation.tmp).
+	tmp []int
 
 	// G is the current combination (set by use): indexes into p.exps;
 	// gTool holds their tool ids; choice is the options it was made from,
@@ -657,7 +659,13 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		satisfiedBy: idx[len(G) : 2*len(G) : 2*len(G)],
 		scored:      idx[2*len(G):],
 		optional:    optional,
+		callTool:    sc.callTool,
+		expTool:     sc.gTool[:len(G)],
+		countG:      sc.countG[:sc.nt],
+		countS:      sc.countS[:sc.nt],
 	}
+	sc.tmp = grow(sc.tmp, sc.nt)
+	ev.tmp = sc.tmp
 	copy(ev.filledBy, sc.filledBy[:len(G)])
 	copy(ev.scored, sc.scored)
 	if ev.optional == nil {
