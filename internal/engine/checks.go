@@ -42,10 +42,13 @@ const maxDetailItems = 5
 // checkMemo is what the evidence checks compute once per evaluation and
 // share with the issue list and redaction.
 type checkMemo struct {
-	// creds is the credential scan.
+	// creds is the credential scan (in scan, once made).
 	creds *credentialScan
-	// red replaces detected secrets (nothing with Options.KeepSecrets).
-	red *redactor
+	scan  credentialScan
+	// red replaces detected secrets (nothing with Options.KeepSecrets);
+	// it is redBuf once made.
+	red    *redactor
+	redBuf redactor
 	// checks are the evidence checks, once checked.
 	checks  Checks
 	checked bool
@@ -150,7 +153,8 @@ func (ev *evaluation) credentialScan() *credentialScan {
 		if ctx == nil { // an evaluation made outside Evaluate (tests)
 			ctx = context.Background()
 		}
-		ev.memo.creds = scanCredentials(ctx, &ev.trace, ev.opts.SecretScanner)
+		ev.memo.creds = &ev.memo.scan
+		scanCredentialsInto(ctx, &ev.trace, ev.opts.SecretScanner, ev.scanBuf, ev.memo.creds)
 	}
 	return ev.memo.creds
 }
@@ -159,11 +163,10 @@ func (ev *evaluation) credentialScan() *credentialScan {
 // Options.KeepSecrets, else the scan's findings.
 func (ev *evaluation) redactor() *redactor {
 	if ev.memo.red == nil {
-		if ev.opts.KeepSecrets {
-			ev.memo.red = &redactor{}
-		} else {
+		ev.memo.red = &ev.memo.redBuf
+		if !ev.opts.KeepSecrets {
 			s := ev.opts.SecretScanner
-			ev.memo.red = newRedactor(ev.credentialScan().findings, s)
+			ev.memo.red.init(ev.credentialScan().findings, s)
 			ev.memo.red.contractShown = ev.contract.scoringPlan().checks.shown.get(ev.contract, s)
 		}
 	}
@@ -207,7 +210,8 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 		i = k
 	}
 	if fa, ok := ev.redactedAnswer(); ok {
-		res.FinalAnswer = &fa
+		res.FinalAnswer = new(string)
+		*res.FinalAnswer = fa
 	}
 	res.ExpectedCalls = red.expectedCalls(res.ExpectedCalls)
 	if cm := res.Metrics.Contract; cm != nil {
@@ -478,6 +482,9 @@ func (ev *evaluation) orderInversions() []inversion {
 		if latest > tj {
 			for i := 0; i < j; i++ {
 				if ti := ev.satisfiedBy[i]; ti >= 0 && ti > tj {
+					if out == nil {
+						out = make([]inversion, 0, len(ev.satisfiedBy)-j)
+					}
 					out = append(out, inversion{before: i, after: j})
 					break
 				}

@@ -368,16 +368,37 @@ type shownSecret struct{ secret, rule string }
 // found something.
 func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credentialScan {
 	cs := &credentialScan{}
-	n := 1
-	for i := range t.Calls {
-		n += t.Calls[i].Args.Len() + 1
+	scanCredentialsInto(ctx, t, s, nil, cs)
+	return cs
+}
+
+// scanCredentialsInto is scanCredentials into cs, with buf (nil: none) as
+// the scratch list of the texts handed to s: it is reused, and left empty
+// with no reference to the trace.
+func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *[]string, cs *credentialScan) {
+	*cs = credentialScan{}
+	var w argWalker
+	if buf != nil {
+		w.texts = (*buf)[:0]
+		defer func() {
+			clear(w.texts)
+			*buf = w.texts[:0]
+		}()
 	}
-	w := argWalker{texts: make([]string, 0, n)}
+	if w.texts == nil {
+		n := 1
+		for i := range t.Calls {
+			n += t.Calls[i].Args.Len() + 1
+		}
+		w.texts = make([]string, 0, n)
+	}
 	for i := range t.Calls {
 		c := &t.Calls[i]
-		w.call = i
-		if c.Args.Exists() {
-			w.collect(c.Args, false)
+		if c.Args.Exists() && w.collect(c.Args, false) {
+			// A literal under a secret-named key: walk the call again,
+			// with its argument paths, to record it.
+			w.call = i
+			w.literals(c.Args, false)
 		}
 		if c.ArgsRaw != "" {
 			w.texts = append(w.texts, c.ArgsRaw)
@@ -416,7 +437,7 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 	}
 	// A value under a secret-named key is a secret-named argument unless
 	// the scanner found a secret in it.
-	for _, l := range w.literals {
+	for _, l := range w.lits {
 		if _, ok := w.found[l.text]; !ok {
 			w.out = append(w.out, l.finding)
 		}
@@ -458,7 +479,6 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 		})
 		cs.shown = slices.Compact(cs.shown)
 	}
-	return cs
 }
 
 // validFinding returns why f, found in texts, breaks the rules of
@@ -513,10 +533,10 @@ type argWalker struct {
 	// shown are the texts scanned only for redaction (argument keys,
 	// results, error texts), in walk order.
 	shown []string
-	// literals are the literal values under secret-named keys found by
-	// collect; those whose text holds a secret the scanner found are not
+	// lits are the literal values under secret-named keys found by
+	// literals; those whose text holds a secret the scanner found are not
 	// reported.
-	literals []literalValue
+	lits []literalValue
 	// found are the scanner's valid findings by the text they are in.
 	found map[string][]SecretFinding
 	out   []credentialFinding
@@ -530,10 +550,60 @@ type literalValue struct {
 	finding credentialFinding
 }
 
-// collect adds the strings of v to w.texts and its literals under
-// secret-named keys to w.literals; secretKey says whether v sits under a
-// key that names a secret (array elements inherit it).
-func (w *argWalker) collect(v jsondoc.Value, secretKey bool) {
+// collect adds the strings of v to w.texts and its object keys to w.shown,
+// and reports whether v holds a literal secret under a secret-named key (see literalSecret); secretKey
+// says whether v sits under a key that names a secret (array elements
+// inherit it). It keeps no paths: literals walks v again for them.
+func (w *argWalker) collect(v jsondoc.Value, secretKey bool) bool {
+	found := false
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
+			if k != "" {
+				w.shown = append(w.shown, k)
+			}
+			switch e.Kind() {
+			case jsondoc.String:
+				x := e.Text()
+				if x == "" {
+					continue
+				}
+				w.texts = append(w.texts, x)
+				if len(x) >= 4 && isSecretKey(k) {
+					_, lit := literalSecret(x)
+					found = found || lit
+				}
+			case jsondoc.Object, jsondoc.Array, jsondoc.Number:
+				found = w.collect(e, mayBeLiteral(e) && isSecretKey(k)) || found
+			}
+		}
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			found = w.collect(e, secretKey) || found
+		}
+	case jsondoc.String:
+		x := v.Text()
+		if x == "" {
+			return false
+		}
+		w.texts = append(w.texts, x)
+		if secretKey {
+			_, lit := literalSecret(x)
+			return lit
+		}
+	case jsondoc.Number:
+		if secretKey {
+			n, _ := v.Num()
+			_, lit := literalSecret(json.Number(n))
+			return lit
+		}
+	}
+	return found
+}
+
+// literals adds the literal values of v under secret-named keys to
+// w.lits, with their paths; secretKey is as for collect.
+func (w *argWalker) literals(v jsondoc.Value, secretKey bool) {
 	switch v.Kind() {
 	case jsondoc.Object:
 		for k, e := range v.Members() {
@@ -541,22 +611,17 @@ func (w *argWalker) collect(v jsondoc.Value, secretKey bool) {
 				w.shown = append(w.shown, k)
 			}
 			w.segs = append(w.segs, k)
-			w.collect(e, mayBeLiteral(e) && isSecretKey(k))
+			w.literals(e, mayBeLiteral(e) && isSecretKey(k))
 			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case jsondoc.Array:
 		for i, e := range v.Elems() {
 			w.segs = append(w.segs, strconv.Itoa(i))
-			w.collect(e, secretKey)
+			w.literals(e, secretKey)
 			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case jsondoc.String:
-		x := v.Text()
-		if x == "" {
-			return
-		}
-		w.texts = append(w.texts, x)
-		if secretKey {
+		if x := v.Text(); x != "" && secretKey {
 			w.literal(x, x)
 		}
 	case jsondoc.Number:
@@ -611,7 +676,7 @@ func (w *argWalker) literal(v any, text string) {
 	if !ok {
 		return
 	}
-	w.literals = append(w.literals, literalValue{text: text, finding: credentialFinding{
+	w.lits = append(w.lits, literalValue{text: text, finding: credentialFinding{
 		Finding: Finding{Call: w.call, Path: pointerOf(w.segs), Rule: RuleSecretNamedArgument, Value: maskSecret(s, RuleSecretNamedArgument, 0)},
 		secret:  s,
 		exact:   true,

@@ -114,7 +114,14 @@ type exactRedaction struct {
 // newRedactor builds the redactor for a scan's findings; scanner (nil:
 // none) scans expected arguments.
 func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor {
-	r := &redactor{named: true, scanner: scanner}
+	r := new(redactor)
+	r.init(findings, scanner)
+	return r
+}
+
+// init makes r the redactor newRedactor returns.
+func (r *redactor) init(findings []credentialFinding, scanner SecretScanner) {
+	*r = redactor{named: true, scanner: scanner}
 	for _, f := range findings {
 		r.secrets = append(r.secrets, f.secret)
 		if f.exact {
@@ -125,7 +132,6 @@ func newRedactor(findings []credentialFinding, scanner SecretScanner) *redactor 
 		}
 	}
 	r.repl = replacerOf(findings, nil)
-	return r
 }
 
 // withShown returns r, for what a result shows, also replacing the

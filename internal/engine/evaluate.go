@@ -79,22 +79,47 @@ type evaluation struct {
 	ctx context.Context
 	// callTool, expTool, countG and countS are the scorer's tool ids of
 	// the trace calls and of the expected calls, and the number of
-	// expected and of scored calls by tool id; tmp is scratch of one
-	// count per tool id. They are the scorer's buffers: valid until it is
+	// expected and of scored calls by tool id; tmp is scratch of two
+	// counts per tool id. They are the scorer's buffers: valid until it is
 	// released, and never part of the result.
 	callTool, expTool []int
 	countG, countS    []int
 	tmp               []int
+	// scanBuf is the scorer's scratch list of the texts the credential
+	// scan hands the SecretScanner (nil: none).
+	scanBuf *[]string
+	// orderBuf (room for one tool id each), markBuf (one per trace call)
+	// and diff are scratch of the issue list, the scorer's too.
+	orderBuf []int
+	markBuf  []bool
+	diff     *argDiff
 	// text holds the result's texts, and ints the blocks the result's
 	// lists of trace indexes are carved from.
 	text textArena
 	ints []int
 }
 
-// scratch returns ev.tmp cleared: one count per tool id.
+// scratch and scratch2 return the halves of ev.tmp cleared: one count
+// per tool id each.
 func (ev *evaluation) scratch() []int {
-	clear(ev.tmp)
-	return ev.tmp
+	s := ev.tmp[:len(ev.tmp)/2]
+	clear(s)
+	return s
+}
+
+func (ev *evaluation) scratch2() []int {
+	s := ev.tmp[len(ev.tmp)/2:]
+	clear(s)
+	return s
+}
+
+// order returns an empty list with room for every tool id.
+func (ev *evaluation) order() []int { return ev.orderBuf[:0] }
+
+// marks returns one false per trace call.
+func (ev *evaluation) marks() []bool {
+	clear(ev.markBuf)
+	return ev.markBuf
 }
 
 // idx returns an empty list of trace indexes with room for n, carved from

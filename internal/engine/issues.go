@@ -61,7 +61,7 @@ const maxValueText = 60
 // remaining text, such as tool names.
 func (ev *evaluation) issues() []Issue {
 	ev.checks() // the behaviour issues read the checks' memo
-	var out []Issue
+	out := make([]Issue, 0, ev.issueBound())
 	out = ev.forbiddenIssues(out)
 	out = ev.credentialIssues(out)
 	out = ev.missingIssues(out)
@@ -79,6 +79,32 @@ func (ev *evaluation) issues() []Issue {
 		out = []Issue{}
 	}
 	return out
+}
+
+// issueBound returns at least the number of issues issues makes, and
+// not much more: the issue list is made in one allocation.
+func (ev *evaluation) issueBound() int {
+	n := len(ev.violations) + len(ev.memo.unrecovered) + len(ev.memo.unbacked) + 1
+	if ev.memo.creds != nil {
+		n += len(ev.memo.creds.findings)
+	}
+	n += len(ev.metrics.ToolCorrectness.ExtraTools) + len(ev.orderInversions())
+	for i, g := range ev.expected {
+		switch j := ev.satisfiedBy[i]; {
+		case ev.filledBy[i] < 0:
+			n++ // missing
+		case g.Args == nil:
+		case j < 0, ev.trace.Calls[j].Args.Len() > len(g.Args):
+			n++ // arguments
+		}
+	}
+	// redundant: an expected tool called more often than expected.
+	for id, want := range ev.countG {
+		if want > 0 && ev.countS[id] > want {
+			n++
+		}
+	}
+	return n
 }
 
 func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
@@ -238,27 +264,25 @@ func (ev *evaluation) wrongToolIssues(out []Issue) []Issue {
 	wrong := func(j int) bool {
 		return ev.countG[ev.callTool[j]] == 0 && (forbidden == nil || !forbidden[j])
 	}
-	// slot[id] is 1 + the tool's place in order of first call; n counts
-	// each tool's calls.
-	slot := ev.scratch()
-	type tool struct{ id, n int }
-	var order []tool
+	// slot[id] is 1 + the tool's place in order (of first call), n[id]
+	// counts its calls.
+	slot, n, order := ev.scratch(), ev.scratch2(), ev.order()
 	for _, j := range ev.scored {
 		if !wrong(j) {
 			continue
 		}
 		id := ev.callTool[j]
 		if slot[id] == 0 {
-			order = append(order, tool{id: id})
+			order = append(order, id)
 			slot[id] = len(order)
 		}
-		order[slot[id]-1].n++
+		n[id]++
 	}
 	first := len(out)
 	t := &ev.text
-	for _, w := range order {
-		name := ev.trace.Calls[ev.firstCallOf(w.id)].Tool
-		is := Issue{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: name, Calls: ev.idx(w.n)}
+	for _, id := range order {
+		name := ev.trace.Calls[ev.firstCallOf(id)].Tool
+		is := Issue{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: name, Calls: ev.idx(n[id])}
 		if s := ev.didYouMean(name); s != "" {
 			is.Problem = t.str("`", name, "` is not an expected tool; did you mean `", s, "`?")
 			is.Fix = t.str("Call `", s, "` instead of `", name, "`")
@@ -454,19 +478,19 @@ func extraArgs(want map[string]any, got jsondoc.Value, d *argDiff) {
 func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 	red := ev.redactor()
 	t := &ev.text
-	var done []int // calls already reported
-	var d argDiff  // reused from call to call
+	done := ev.marks() // the calls already reported
+	d := ev.diff       // reused from call to call
 	for i, g := range ev.expected {
 		j, satisfied := ev.satisfiedBy[i], true
 		if j < 0 {
 			j, satisfied = ev.filledBy[i], false
 		}
-		if j < 0 || g.Args == nil || slices.Contains(done, j) {
+		if j < 0 || g.Args == nil || done[j] {
 			continue
 		}
 		c := &ev.trace.Calls[j]
 		if c.ArgsError != "" {
-			done = append(done, j)
+			done[j] = true
 			shown := t.value(red.expectedArgs(g.Args))
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
@@ -480,16 +504,16 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		d.missing, d.unexpected, d.mismatched = d.missing[:0], d.unexpected[:0], d.mismatched[:0]
 		if satisfied {
 			// Every expected key compares equal; only extra keys remain.
-			extraArgs(g.Args, got, &d)
+			extraArgs(g.Args, got, d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs(t, "", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, &d)
+			diffArgs(t, "", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, d)
 		}
 		if d.empty() {
 			continue
 		}
-		done = append(done, j)
-		out = append(out, ev.argumentIssue(c.Tool, j, &d, satisfied))
+		done[j] = true
+		out = append(out, ev.argumentIssue(c.Tool, j, d, satisfied))
 	}
 	return out
 }
@@ -881,32 +905,30 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 		return out
 	}
 	// filled marks the trace calls that filled an expected call.
-	filled := make([]bool, len(ev.trace.Calls))
+	filled := ev.marks()
 	for _, j := range ev.filledBy {
 		if j >= 0 {
 			filled[j] = true
 		}
 	}
 	extra := func(j int) bool { return !filled[j] && ev.countG[ev.callTool[j]] > 0 }
-	// slot[id] is 1 + the expected tool's place in order of first extra
-	// call; n counts its extra calls.
-	slot := ev.scratch()
-	type tool struct{ id, n int }
-	var order []tool
+	// slot[id] is 1 + the expected tool's place in order (of first extra
+	// call), n[id] counts its extra calls.
+	slot, n, order := ev.scratch(), ev.scratch2(), ev.order()
 	for _, j := range ev.scored {
 		if !extra(j) {
 			continue // a call that filled one, or a wrong tool, reported as such
 		}
 		id := ev.callTool[j]
 		if slot[id] == 0 {
-			order = append(order, tool{id: id})
+			order = append(order, id)
 			slot[id] = len(order)
 		}
-		order[slot[id]-1].n++
+		n[id]++
 	}
 	first := len(out)
-	for _, x := range order {
-		out = append(out, Issue{Kind: IssueRedundant, Severity: SeverityLow, Calls: ev.idx(x.n)})
+	for _, id := range order {
+		out = append(out, Issue{Kind: IssueRedundant, Severity: SeverityLow, Calls: ev.idx(n[id])})
 	}
 	for _, j := range ev.scored {
 		if extra(j) {
@@ -915,20 +937,20 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 		}
 	}
 	t := &ev.text
-	for k, x := range order {
+	for k, id := range order {
 		is := &out[first+k]
 		name := ev.trace.Calls[is.Calls[0]].Tool
 		t.start()
 		t.s("`")
 		t.s(name)
 		t.s("` was called ")
-		t.times(ev.countS[x.id])
+		t.times(ev.countS[id])
 		t.s(", expected ")
-		t.times(ev.countG[x.id])
+		t.times(ev.countG[id])
 		is.Tool, is.Problem = name, t.end()
 		t.start()
 		t.s("Drop the repeated ")
-		t.s(plural(x.n, "call", "calls"))
+		t.s(plural(n[id], "call", "calls"))
 		t.s(" (")
 		for i, j := range is.Calls[:min(len(is.Calls), maxDetailItems)] {
 			if i > 0 {
@@ -937,9 +959,9 @@ func (ev *evaluation) redundantIssues(out []Issue) []Issue {
 			t.b('#')
 			t.int(j)
 		}
-		if x.n > maxDetailItems {
+		if n[id] > maxDetailItems {
 			t.s(" and ")
-			t.int(x.n - maxDetailItems)
+			t.int(n[id] - maxDetailItems)
 			t.s(" more")
 		}
 		t.s(")")

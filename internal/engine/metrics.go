@@ -34,9 +34,11 @@ func argsSatisfyCompiled(want *cval, c *ToolCall, strict bool) bool {
 // holds scratch buffers reused across combinations (and, through
 // scorerPool, across evaluations); not for concurrent use.
 type scorer struct {
-	c      *Contract
-	p      *contractPlan
-	t      *Trace
+	c *Contract
+	p *contractPlan
+	t *Trace
+	// tr is the trace t points to: a copy of the caller's Trace value.
+	tr     Trace
 	cmp    CompareOptions
 	strict bool
 	w      Weights
@@ -65,8 +67,21 @@ type scorer struct {
 	lev                    []int
 	peq                    []uint64
 	used, optBuf           []bool
-	// tmp is one count per tool id, for the issue list (evaluation.tmp).
-	tmp []int
+	// tmp is one count per tool id, for the issue list (evaluation.tmp);
+	// scanTexts is the credential scan's list of texts (empty between
+	// scans).
+	tmp       []int
+	scanTexts []string
+	// ev, metrics and expArgs hold the evaluation of the chosen
+	// combination (see evaluation).
+	ev      evaluation
+	metrics Metrics
+	expArgs []*cval
+	// orderBuf, markBuf and diff are the issue list's scratch (see
+	// evaluation.orderBuf).
+	orderBuf []int
+	markBuf  []bool
+	diff     argDiff
 
 	// G is the current combination (set by use): indexes into p.exps;
 	// gTool holds their tool ids; choice is the options it was made from,
@@ -96,7 +111,9 @@ var scorerPool = sync.Pool{New: func() any { return new(scorer) }}
 func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 	p := c.scoringPlan()
 	sc := scorerPool.Get().(*scorer)
-	sc.c, sc.p, sc.t, sc.cmp, sc.strict, sc.w = c, p, t, cmp, cmp.Strict, w
+	sc.tr = *t
+	sc.c, sc.p, sc.t, sc.cmp, sc.strict, sc.w = c, p, &sc.tr, cmp, cmp.Strict, w
+	t = sc.t
 	sc.nt = len(p.names)
 	sc.extra = sc.extra[:0]
 	if sc.extraIDs != nil {
@@ -139,7 +156,14 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 
 // release returns sc to the pool; sc must not be used afterwards.
 func (sc *scorer) release() {
-	sc.c, sc.p, sc.t = nil, nil, nil
+	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
+	sc.ev, sc.metrics = evaluation{}, Metrics{}
+	clear(sc.expArgs)
+	d := &sc.diff
+	clear(d.missing[:cap(d.missing)])
+	clear(d.unexpected[:cap(d.unexpected)])
+	clear(d.mismatched[:cap(d.mismatched)])
+	d.missing, d.unexpected, d.mismatched = d.missing[:0], d.unexpected[:0], d.mismatched[:0]
 	scorerPool.Put(sc)
 }
 
@@ -641,45 +665,50 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	if len(sc.optIdx) > 0 {
 		optional = slices.Clone(sc.optIdx)
 	}
-	// One allocation for the evaluation and its metrics, one for the
-	// per-expected-call indexes.
-	both := &struct {
-		ev evaluation
-		m  Metrics
-	}{}
-	ev := &both.ev
-	idx := make([]int, 2*len(G)+len(sc.scored))
+	// The evaluation, its metrics and its per-expected-call lists are the
+	// scorer's (nothing of the result points to them); the expected calls
+	// and the scored indexes are the result's own.
+	ev := &sc.ev
 	*ev = evaluation{
 		contract:    sc.c,
 		opts:        opts,
 		cmp:         sc.cmp,
 		trace:       *sc.t,
 		expected:    make([]ExpectedCall, len(G)),
-		filledBy:    idx[:len(G):len(G)],
-		satisfiedBy: idx[len(G) : 2*len(G) : 2*len(G)],
-		scored:      idx[2*len(G):],
+		filledBy:    sc.filledBy[:len(G):len(G)],
+		satisfiedBy: sc.satBy[:len(G):len(G)],
+		scored:      slices.Clone(sc.scored),
 		optional:    optional,
 		callTool:    sc.callTool,
 		expTool:     sc.gTool[:len(G)],
 		countG:      sc.countG[:sc.nt],
 		countS:      sc.countS[:sc.nt],
 	}
-	sc.tmp = grow(sc.tmp, sc.nt)
-	ev.tmp = sc.tmp
-	copy(ev.filledBy, sc.filledBy[:len(G)])
-	copy(ev.scored, sc.scored)
+	if ev.scored == nil {
+		ev.scored = []int{}
+	}
+	sc.tmp = grow(sc.tmp, 2*sc.nt)
+	sc.orderBuf = grow(sc.orderBuf, sc.nt)
+	if cap(sc.markBuf) < len(sc.t.Calls) {
+		sc.markBuf = make([]bool, len(sc.t.Calls))
+	}
+	ev.tmp, ev.scanBuf, ev.diff = sc.tmp, &sc.scanTexts, &sc.diff
+	ev.orderBuf, ev.markBuf = sc.orderBuf, sc.markBuf[:len(sc.t.Calls)]
+	ev.text.sizeFor(minTextBlock + 96*len(sc.t.Calls))
 	if ev.optional == nil {
 		ev.optional = []int{}
 	}
-	ev.expectedArgs = make([]*cval, len(G))
+	if cap(sc.expArgs) < len(G) {
+		sc.expArgs = make([]*cval, len(G))
+	}
+	ev.expectedArgs = sc.expArgs[:len(G)]
 	for i, x := range G {
 		ev.expected[i] = *sc.p.exps[x].call
 		ev.expectedArgs[i] = sc.p.exps[x].args
 	}
-	copy(ev.satisfiedBy, sc.satBy[:len(G)])
 	sc.violations(ev, opts)
 
-	m := &both.m
+	m := &sc.metrics
 	*m = Metrics{
 		SelectionAccuracy:  f.selection,
 		InvocationAccuracy: f.invocation,

@@ -22,6 +22,9 @@ type textArena struct {
 	buf []byte
 	// open reports that a text is being built.
 	open bool
+	// block is the size of the next block (0: minTextBlock); each block
+	// is twice the one before, so a result with many texts takes few.
+	block int
 }
 
 // minTextBlock is the smallest block a textArena allocates.
@@ -54,9 +57,19 @@ func (a *textArena) room(n int) {
 	if len(a.buf)+n <= cap(a.buf) {
 		return
 	}
-	nb := make([]byte, len(a.buf), max(minTextBlock, 2*(len(a.buf)+n)))
+	size := max(minTextBlock, a.block, 2*(len(a.buf)+n))
+	a.block = 2 * size
+	nb := make([]byte, len(a.buf), size)
 	copy(nb, a.buf)
 	a.buf = nb
+}
+
+// sizeFor makes the first block n bytes (at least minTextBlock), for a
+// result whose texts are known to take about n bytes.
+func (a *textArena) sizeFor(n int) {
+	if a.block == 0 {
+		a.block = n
+	}
 }
 
 // s appends x to the current text.
