@@ -189,8 +189,16 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 		red = red.withShown(cs.findings, cs.shown)
 	}
 	calls := ev.trace.Calls
-	// One array holds both lists (each with its own elements).
-	all := make([]ToolCall, len(calls)+len(ev.scored))
+	scored := ev.scored
+	// When the scored calls are consecutive trace calls (all of them,
+	// commonly), ScoredCalls is that part of TraceCalls; otherwise one
+	// array holds both lists.
+	run := len(scored) == 0 || scored[len(scored)-1]-scored[0] == len(scored)-1
+	n := len(calls)
+	if !run {
+		n += len(scored)
+	}
+	all := make([]ToolCall, n)
 	res.TraceCalls = all[:len(calls):len(calls)]
 	if red.active() {
 		for i, c := range calls {
@@ -199,15 +207,22 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	} else {
 		copy(res.TraceCalls, calls)
 	}
-	res.ScoredCalls = all[len(calls):]
-	// ScoredCalls copies runs of consecutive trace indexes at once.
-	for i := 0; i < len(ev.scored); {
-		k := i + 1
-		for k < len(ev.scored) && ev.scored[k] == ev.scored[k-1]+1 {
-			k++
+	switch {
+	case len(scored) == 0:
+		res.ScoredCalls = all[len(calls):]
+	case run:
+		res.ScoredCalls = res.TraceCalls[scored[0] : scored[0]+len(scored) : scored[0]+len(scored)]
+	default:
+		res.ScoredCalls = all[len(calls):]
+		// ScoredCalls copies runs of consecutive trace indexes at once.
+		for i := 0; i < len(scored); {
+			k := i + 1
+			for k < len(scored) && scored[k] == scored[k-1]+1 {
+				k++
+			}
+			copy(res.ScoredCalls[i:k], res.TraceCalls[scored[i]:])
+			i = k
 		}
-		copy(res.ScoredCalls[i:k], res.TraceCalls[ev.scored[i]:])
-		i = k
 	}
 	if fa, ok := ev.redactedAnswer(); ok {
 		res.FinalAnswer = new(string)

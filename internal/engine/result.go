@@ -27,6 +27,8 @@ type EvaluationResult struct {
 	// Options.KeepSecrets.
 	TraceCalls []ToolCall `json:"trace_calls"`
 	// ScoredCalls are the calls the score compared (S), in trace order.
+	// When they are consecutive calls of the trace, ScoredCalls is that
+	// part of TraceCalls (the same elements).
 	ScoredCalls []ToolCall `json:"scored_calls"`
 	// ScoredIndexes are the trace indexes of ScoredCalls.
 	ScoredIndexes []int `json:"scored_indexes"`
