@@ -36,6 +36,9 @@ const (
 	CheckGrounding = "grounding"
 )
 
+// numChecks is the number of evidence checks.
+const numChecks = 7
+
 // maxDetailItems bounds how many items a one-line check detail lists.
 const maxDetailItems = 5
 
@@ -117,7 +120,10 @@ func (ev *evaluation) checks() Checks {
 	if ev.memo.checked {
 		return ev.memo.checks
 	}
-	items := []Check{
+	if ev.checkItems == nil {
+		ev.checkItems = new([numChecks]Check)
+	}
+	*ev.checkItems = [numChecks]Check{
 		ev.checkRequiredCalls(),
 		ev.checkCallOrder(),
 		ev.checkForbiddenCalls(),
@@ -126,6 +132,7 @@ func (ev *evaluation) checks() Checks {
 		ev.checkHonesty(),
 		ev.checkGrounding(),
 	}
+	items := ev.checkItems[:]
 	out := Checks{Items: items}
 	for i := range out.Items {
 		c := &out.Items[i]

@@ -93,6 +93,8 @@ type evaluation struct {
 	orderBuf []int
 	markBuf  []bool
 	diff     *argDiff
+	// checkItems, when set, is where checks puts the evidence checks.
+	checkItems *[numChecks]Check
 	// text holds the result's texts, and ints the blocks the result's
 	// lists of trace indexes are carved from.
 	text textArena
@@ -127,7 +129,7 @@ func (ev *evaluation) marks() []bool {
 // its own, so appending to one never reaches another).
 func (ev *evaluation) idx(n int) []int {
 	if n > cap(ev.ints)-len(ev.ints) {
-		ev.ints = make([]int, 0, max(n, 4*len(ev.trace.Calls)+16))
+		ev.ints = make([]int, 0, max(n, 5*len(ev.trace.Calls)+16))
 	}
 	k := len(ev.ints)
 	ev.ints = ev.ints[:k+n]
@@ -178,7 +180,14 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 	ev := sc.evaluation(opts)
 	ev.ctx = ctx
 	ev.score = bestScore
-	res := &EvaluationResult{
+	// The result and its checks are one allocation.
+	block := &struct {
+		res    EvaluationResult
+		checks [numChecks]Check
+	}{}
+	ev.checkItems = &block.checks
+	res := &block.res
+	*res = EvaluationResult{
 		Score:         bestScore,
 		Grade:         GradeFor(bestScore),
 		MinScore:      minScore,

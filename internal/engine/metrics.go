@@ -677,13 +677,13 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		expected:    make([]ExpectedCall, len(G)),
 		filledBy:    sc.filledBy[:len(G):len(G)],
 		satisfiedBy: sc.satBy[:len(G):len(G)],
-		scored:      slices.Clone(sc.scored),
 		optional:    optional,
 		callTool:    sc.callTool,
 		expTool:     sc.gTool[:len(G)],
 		countG:      sc.countG[:sc.nt],
 		countS:      sc.countS[:sc.nt],
 	}
+	ev.scored = append(ev.idx(len(sc.scored)), sc.scored...)
 	if ev.scored == nil {
 		ev.scored = []int{}
 	}
