@@ -397,24 +397,39 @@ func (d *argDiff) empty() bool {
 	return len(d.missing) == 0 && len(d.unexpected) == 0 && len(d.mismatched) == 0
 }
 
-// diffArgs appends to d the differences between want, an expected call's
-// arguments (compiled as wc, an object node), and got, a trace call's
+// diffArgs appends to d the differences between an expected call's
+// arguments, compiled as wc (an object node), and got, a trace call's
 // (keys prefixed with prefix, nested objects walked with "." between
 // keys): keys missing, unexpected and mismatched, each list in key order.
 // shownWant and shownGot are the same arguments as results show them
 // (secrets redacted); mismatched values are rendered from them. Key paths
 // and values are texts of t.
-func diffArgs(t *textArena, prefix string, want map[string]any, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
+func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
+	// at returns the index of key k in wc.keys, or -1.
+	var index map[string]int
+	if len(wc.keys) > 16 {
+		index = make(map[string]int, len(wc.keys))
+		for i, k := range wc.keys {
+			index[k] = i
+		}
+	}
+	at := func(k string) int {
+		if index == nil {
+			return slices.Index(wc.keys, k)
+		}
+		if i, ok := index[k]; ok {
+			return i
+		}
+		return -1
+	}
 	var buf [16]string
 	keys := buf[:0]
-	if n := len(want) + got.Len(); n > len(buf) {
+	if n := len(wc.keys) + got.Len(); n > len(buf) {
 		keys = make([]string, 0, n)
 	}
-	for k := range want {
-		keys = append(keys, k)
-	}
+	keys = append(keys, wc.keys...)
 	for k := range got.Members() {
-		if _, ok := want[k]; !ok {
+		if at(k) < 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -426,19 +441,19 @@ func diffArgs(t *textArena, prefix string, want map[string]any, wc *cval, got js
 		return t.str(prefix, k)
 	}
 	for _, k := range keys {
-		ev, inWant := want[k]
+		i := at(k)
 		av := got.Get(k)
 		switch {
 		case !av.Exists():
 			d.missing = append(d.missing, path(k))
-		case !inWant:
+		case i < 0:
 			d.unexpected = append(d.unexpected, path(k))
 		default:
-			kc := wc.kid(k)
-			if em, ok := ev.(map[string]any); ok && av.Kind() == jsondoc.Object {
+			kc := &wc.kids[i]
+			if kc.op == copObject && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
 					sw, _ := shownWant[k].(map[string]any)
-					diffArgs(t, t.str(prefix, k, "."), em, kc, av, sw, shownGot.Get(k), strict, d)
+					diffArgs(t, t.str(prefix, k, "."), kc, av, sw, shownGot.Get(k), strict, d)
 				}
 				continue
 			}
@@ -447,16 +462,6 @@ func diffArgs(t *textArena, prefix string, want map[string]any, wc *cval, got js
 			}
 		}
 	}
-}
-
-// kid returns the compiled value of an object node's key k.
-func (e *cval) kid(k string) *cval {
-	for i, key := range e.keys {
-		if key == k {
-			return &e.kids[i]
-		}
-	}
-	return &cval{op: copNever}
 }
 
 // extraArgs appends to d.unexpected the keys of got that want lacks, for a
@@ -507,7 +512,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			extraArgs(g.Args, got, d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs(t, "", g.Args, ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, d)
+			diffArgs(t, "", ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, d)
 		}
 		if d.empty() {
 			continue
