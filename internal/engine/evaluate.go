@@ -177,25 +177,24 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 		return nil, err
 	}
 	sc.use(bestChoice)
-	ev := sc.evaluation(opts)
-	ev.ctx = ctx
-	ev.score = bestScore
-	// The result and its checks are one allocation.
+	// The result and its checks are one allocation; the evaluation writes
+	// the metrics into the result.
 	block := &struct {
 		res    EvaluationResult
 		checks [numChecks]Check
 	}{}
-	ev.checkItems = &block.checks
 	res := &block.res
-	*res = EvaluationResult{
-		Score:         bestScore,
-		Grade:         GradeFor(bestScore),
-		MinScore:      minScore,
-		SafetyGate:    !opts.NoSafetyGate,
-		Metrics:       *ev.metrics,
-		ExpectedCalls: ev.expected, // redaction copies before it changes anything
-		ScoredIndexes: ev.scored,
-	}
+	sc.metricsTo = &res.Metrics
+	ev := sc.evaluation(opts)
+	ev.ctx = ctx
+	ev.score = bestScore
+	ev.checkItems = &block.checks
+	res.Score = bestScore
+	res.Grade = GradeFor(bestScore)
+	res.MinScore = minScore
+	res.SafetyGate = !opts.NoSafetyGate
+	res.ExpectedCalls = ev.expected // redaction copies before it changes anything
+	res.ScoredIndexes = ev.scored
 	scorePassed := PassesMinScore(bestScore, minScore)
 	if c.Version != 0 {
 		cm := &ContractMetrics{

@@ -77,6 +77,9 @@ type scorer struct {
 	ev      evaluation
 	metrics Metrics
 	expArgs []*cval
+	// metricsTo, when set, is where evaluation writes the metrics
+	// instead of metrics (the result's own).
+	metricsTo *Metrics
 	// orderBuf, markBuf and diff are the issue list's scratch (see
 	// evaluation.orderBuf).
 	orderBuf []int
@@ -157,7 +160,7 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 // release returns sc to the pool; sc must not be used afterwards.
 func (sc *scorer) release() {
 	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
-	sc.ev, sc.metrics = evaluation{}, Metrics{}
+	sc.ev, sc.metrics, sc.metricsTo = evaluation{}, Metrics{}, nil
 	clear(sc.expArgs)
 	d := &sc.diff
 	clear(d.missing[:cap(d.missing)])
@@ -708,7 +711,11 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	}
 	sc.violations(ev, opts)
 
-	m := &sc.metrics
+	m := sc.metricsTo
+	if m == nil {
+		m = &sc.metrics
+	}
+	sc.metricsTo = nil
 	*m = Metrics{
 		SelectionAccuracy:  f.selection,
 		InvocationAccuracy: f.invocation,
