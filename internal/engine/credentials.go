@@ -345,6 +345,10 @@ type credentialScan struct {
 	shown []shownSecret
 }
 
+// scanScratch is the credential scan's scratch: the texts handed to the
+// SecretScanner, and the shown ones before they join them.
+type scanScratch struct{ texts, shown []string }
+
 // shownSecret is a secret to redact in the result that is not a finding
 // of the credentials check: its text and the rule that found it.
 type shownSecret struct{ secret, rule string }
@@ -373,16 +377,17 @@ func scanCredentials(ctx context.Context, t *Trace, s SecretScanner) *credential
 }
 
 // scanCredentialsInto is scanCredentials into cs, with buf (nil: none) as
-// the scratch list of the texts handed to s: it is reused, and left empty
-// with no reference to the trace.
-func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *[]string, cs *credentialScan) {
+// scratch for the lists of texts handed to s: they are reused, and left
+// empty with no reference to the trace.
+func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *scanScratch, cs *credentialScan) {
 	*cs = credentialScan{}
 	var w argWalker
 	if buf != nil {
-		w.texts = (*buf)[:0]
+		w.texts, w.shown = buf.texts[:0], buf.shown[:0]
 		defer func() {
 			clear(w.texts)
-			*buf = w.texts[:0]
+			clear(w.shown)
+			buf.texts, buf.shown = w.texts[:0], w.shown[:0]
 		}()
 	}
 	if w.texts == nil {
@@ -607,9 +612,6 @@ func (w *argWalker) literals(v jsondoc.Value, secretKey bool) {
 	switch v.Kind() {
 	case jsondoc.Object:
 		for k, e := range v.Members() {
-			if k != "" {
-				w.shown = append(w.shown, k)
-			}
 			w.segs = append(w.segs, k)
 			w.literals(e, mayBeLiteral(e) && isSecretKey(k))
 			w.segs = w.segs[:len(w.segs)-1]

@@ -12,12 +12,14 @@ import (
 )
 
 // plainWalk is the credential scan's walk in one pass, the plain way:
-// every value visited with its path, every string collected, every
-// literal under a secret-named key recorded where it is met.
+// every value visited with its path, every string and object key
+// collected, every literal under a secret-named key recorded where it is
+// met.
 type plainWalk struct {
 	call  int
 	segs  []string
 	texts []string
+	shown []string
 	lits  []literalValue
 }
 
@@ -25,6 +27,9 @@ func (w *plainWalk) walk(v jsondoc.Value, secretKey bool) {
 	switch v.Kind() {
 	case jsondoc.Object:
 		for k, e := range v.Members() {
+			if k != "" {
+				w.shown = append(w.shown, k)
+			}
 			w.segs = append(w.segs, k)
 			w.walk(e, mayBeLiteral(e) && isSecretKey(k))
 			w.segs = w.segs[:len(w.segs)-1]
@@ -67,8 +72,8 @@ func (w *plainWalk) literal(v any, text string) {
 
 // FuzzCredentialWalk checks the credential scan's walk (collect, which
 // keeps no paths, then literals only for a call that holds a literal
-// secret) against plainWalk: the same texts in the same order and the
-// same literals with the same paths, for any JSON arguments.
+// secret) against plainWalk: the same texts and keys in the same order
+// and the same literals with the same paths, for any JSON arguments.
 func FuzzCredentialWalk(f *testing.F) {
 	for _, s := range []string{
 		`{"password": "hunter2hunter2", "user": "ana"}`,
@@ -102,6 +107,9 @@ func FuzzCredentialWalk(f *testing.F) {
 		}
 		if diff := cmp.Diff(want.texts, got.texts); diff != "" {
 			t.Errorf("texts differ (-plain +walk):\n%s", diff)
+		}
+		if diff := cmp.Diff(want.shown, got.shown); diff != "" {
+			t.Errorf("keys differ (-plain +walk):\n%s", diff)
 		}
 		if diff := cmp.Diff(want.lits, got.lits, cmp.AllowUnexported(literalValue{}, credentialFinding{})); diff != "" {
 			t.Errorf("literals differ (-plain +walk):\n%s", diff)

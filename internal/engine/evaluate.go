@@ -85,9 +85,9 @@ type evaluation struct {
 	callTool, expTool []int
 	countG, countS    []int
 	tmp               []int
-	// scanBuf is the scorer's scratch list of the texts the credential
-	// scan hands the SecretScanner (nil: none).
-	scanBuf *[]string
+	// scanBuf is the scorer's scratch for the lists of texts the
+	// credential scan hands the SecretScanner (nil: none).
+	scanBuf *scanScratch
 	// orderBuf (room for one tool id each), markBuf (one per trace call)
 	// and diff are scratch of the issue list, the scorer's too.
 	orderBuf []int

@@ -67,11 +67,10 @@ type scorer struct {
 	lev                    []int
 	peq                    []uint64
 	used, optBuf           []bool
-	// tmp is one count per tool id, for the issue list (evaluation.tmp);
-	// scanTexts is the credential scan's list of texts (empty between
-	// scans).
+	// tmp is two counts per tool id, for the issue list (evaluation.tmp);
+	// scanTexts is the credential scan's scratch (empty between scans).
 	tmp       []int
-	scanTexts []string
+	scanTexts scanScratch
 	// ev, metrics and expArgs hold the evaluation of the chosen
 	// combination (see evaluation).
 	ev      evaluation
