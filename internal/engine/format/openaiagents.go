@@ -23,12 +23,17 @@ import (
 //     span_data: {type: "function", name, input, output}, error}]}, also as
 //     JSON Lines or a bare list of spans): function spans are calls in
 //     order of started_at, an error on the span makes an error; a
-//     generation span's last output message gives the final answer.
+//     generation span's last output message gives the final answer;
+//   - a JS run state as RunState.toString() writes it (an interrupted run
+//     saved to be resumed): its originalInput and generatedItems, read as
+//     items. A tool_approval_item (a call waiting for approval) repeats
+//     its tool_call_item and is skipped.
 //
 // A tool that throws is not flagged in the items: its output is the SDK's
 // default error text ("An error occurred while running the tool. Please
 // try again." and, in Python, " Error: ..."), which this adapter reads as
-// an error.
+// an error; so is the JS SDK's output for a call the user rejected ("Tool
+// execution was not approved.").
 type openAIAgentsAdapter struct{}
 
 func (openAIAgentsAdapter) Name() string { return "openai-agents" }
@@ -38,6 +43,7 @@ func (openAIAgentsAdapter) Name() string { return "openai-agents" }
 var agentsErrorPrefixes = []string{
 	"An error occurred while running the tool.",
 	"An error occurred while parsing tool arguments.",
+	"Tool execution was not approved.", // JS: a call the user rejected (TOOL_APPROVAL_REJECTION_MESSAGE)
 }
 
 // agentsRunItemTypes are the RunItem wrapper types (JSON: {type, rawItem}).
@@ -73,6 +79,9 @@ var agentsStreamEvents = map[string]bool{"raw_model_stream_event": true, "run_it
 // another SDK's, which Parse then locates) or "python" (Responses items
 // carrying the default tool error text), or "".
 func agentsKind(in *Input) string {
+	if m, ok := in.Object(); ok && isAgentsRunState(m) {
+		return "state"
+	}
 	recs := in.Records()
 	if len(recs) == 0 {
 		return ""
@@ -154,6 +163,9 @@ func (openAIAgentsAdapter) Detect(in *Input) (string, bool) {
 		return streamReason(in, n, "OpenAI Agents SDK run item"), true
 	case "python":
 		return streamReason(in, n, "OpenAI Agents SDK input item") + " (a tool output has the SDK's default error text)", true
+	case "state":
+		m, _ := in.Object()
+		return "an OpenAI Agents SDK run state (RunState.toString(), " + plural(m.Get("generatedItems").Len(), "generated item") + ")", true
 	}
 	return "", false
 }
@@ -169,6 +181,9 @@ func agentsFunctionSpans(in *Input) int {
 }
 
 func (openAIAgentsAdapter) Parse(in *Input) (engine.Trace, error) {
+	if m, ok := in.Object(); ok && isAgentsRunState(m) {
+		return agentsRunState(m)
+	}
 	recs := in.Records()
 	if len(recs) > 0 {
 		if isAgentsExport(recs[0]) {
@@ -195,6 +210,10 @@ func agentsItem(b *builder, m jsondoc.Value) error {
 	tv := m.Get("type")
 	t := tv.Text()
 	if agentsRunItemTypes[t] {
+		if t == "tool_approval_item" {
+			// The approval request for a call its tool_call_item holds.
+			return nil
+		}
 		raw, ok := first(m, "rawItem", "raw_item")
 		if !ok {
 			return notFit("openai-agents", m, `a RunItem needs "rawItem"`)
@@ -417,4 +436,31 @@ func agentsSpanError(e jsondoc.Value) string {
 		return s
 	}
 	return "true"
+}
+
+// isAgentsRunState reports whether m is a JS run state as
+// RunState.toString() writes it (what an app saves to resume an
+// interrupted run): "$schemaVersion", "currentAgent" and a
+// "generatedItems" array.
+func isAgentsRunState(m jsondoc.Value) bool {
+	return m.Get("$schemaVersion").Kind() == jsondoc.String && m.Get("currentAgent").Exists() && isArr(m.Get("generatedItems"))
+}
+
+// agentsRunState reads a run state: its originalInput (a string, or
+// protocol items) and its generatedItems (RunItems), in order.
+func agentsRunState(m jsondoc.Value) (engine.Trace, error) {
+	b := newBuilder()
+	if in := m.Get("originalInput"); isArr(in) {
+		for _, it := range in.Elems() {
+			if err := agentsItem(b, it); err != nil {
+				return engine.Trace{}, err
+			}
+		}
+	}
+	for _, it := range m.Get("generatedItems").Elems() {
+		if err := agentsItem(b, it); err != nil {
+			return engine.Trace{}, err
+		}
+	}
+	return b.trace(), nil
 }
