@@ -41,6 +41,9 @@ type parsedContract struct {
 	c        *engine.Contract
 	ref      record.ContractRef
 	expected resultjson.ExpectedCache // its expected calls' JSON per combination
+	// regexSizes are its $regex patterns' sizes per tool (nil for none),
+	// for the bound on matching them (checkRegexWork).
+	regexSizes engine.RegexSizes
 }
 
 // contractCache keeps parsed contracts, so that the many evaluations that
@@ -122,7 +125,7 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(doc.AppendCanonical(make([]byte, 0, len(raw))))
-	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}}
+	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}, regexSizes: c.RegexSizes()}
 	cc.entries.add(key, bytes.Clone(raw), pc, cost)
 	return pc, nil
 }
@@ -184,7 +187,7 @@ func (cc *contractCache) parseVersion(project int64, cv *record.ContractVersion)
 		if err != nil {
 			return nil, fmt.Errorf("stored contract %s@%d no longer parses: %w", cv.Name, cv.Version, err)
 		}
-		pc := &parsedContract{c: c, ref: record.ContractRef{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: cv.Kind}}
+		pc := &parsedContract{c: c, ref: record.ContractRef{Name: cv.Name, Version: cv.Version, SHA256: cv.SHA256, Kind: cv.Kind}, regexSizes: c.RegexSizes()}
 		cc.entries.add(key, nil, pc, cost)
 		return pc, nil
 	})

@@ -211,6 +211,41 @@ func parseForbidden(v jsondoc.Value) ([]engine.ForbiddenCall, error) {
 	return rules, nil
 }
 
+// MaxRegexWork bounds the regexp work of one evaluation: the bytes of a
+// tool's argument strings in the trace times the compiled instructions
+// of the $regex patterns of that tool's expected calls and forbidden
+// rules (engine.RegexSizes.RegexWork). Go's regexp never backtracks, but
+// it costs that product, and one match cannot be interrupted when the
+// evaluation's timeout fires: `[a-z]{1,1000}x` against 1 MB of "a" runs
+// for tens of seconds. 20,000,000 is a few hundred milliseconds at most
+// here, and far above what real contracts need (a 30-instruction pattern
+// against 600 KB of a tool's arguments).
+const MaxRegexWork = 20_000_000
+
+// checkRegexWork refuses an evaluation whose regexp work could exceed
+// MaxRegexWork (422 at the contract, or at the forbidden rules when they
+// alone exceed it).
+func checkRegexWork(pc *parsedContract, in *evalInput, forbidden []engine.ForbiddenCall, t *engine.Trace) error {
+	w := pc.regexSizes.RegexWork(t)
+	fw := int64(0)
+	if len(forbidden) > 0 {
+		fw = engine.ForbiddenRegexSizes(forbidden).RegexWork(t)
+	}
+	if w+fw <= MaxRegexWork {
+		return nil
+	}
+	ptr := "/contract"
+	if in.registry == nil && in.registryCV == nil && in.inlinePtr != "" {
+		ptr = in.inlinePtr
+	}
+	if w <= MaxRegexWork && fw > 0 {
+		ptr = "/forbidden"
+	}
+	msg := fmt.Sprintf("matching its $regex patterns against this trace's arguments could take %d steps (argument bytes times pattern instructions), over the limit of %d: use shorter patterns or match shorter values", w+fw, MaxRegexWork)
+	return &apiError{kind: probInvalidRequest, detail: "the $regex patterns would take too long on this trace",
+		errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
+}
+
 // evaluate grades one request (CPU only; runs on a pool worker) and
 // returns the result as it will be stored. id is uuid.Nil for a dry run.
 func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id uuid.UUID) (*record.Result, error) {
@@ -248,6 +283,9 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		return nil, err
 	}
 	trace := parsed.Trace
+	if err := checkRegexWork(pc, in, forbidden, &trace); err != nil {
+		return nil, err
+	}
 	if req.FinalAnswer != nil {
 		trace.FinalAnswer = req.FinalAnswer
 	}

@@ -316,3 +316,44 @@ func TestHeavyRequestsHaveTheirOwnPool(t *testing.T) {
 		t.Errorf("a small evaluation while the heavy pool is full = %d", rec.Code)
 	}
 }
+
+// TestRegexWorkLimit: a $regex whose matching against the trace's
+// arguments could exceed MaxRegexWork (Go's regexp costs text bytes times
+// pattern instructions, and a match cannot be interrupted) is a 422 at
+// the contract or the forbidden rules, before any matching; the same
+// pattern on a short value is graded.
+func TestRegexWorkLimit(t *testing.T) {
+	b := setup(t, nil)
+	long := strings.Repeat("a", 120_000)
+	contract := func(pattern string) string {
+		return `{"contract_version": 2, "required": [{"tool": "a", "args": {"v": {"$regex": "` + pattern + `"}}}]}`
+	}
+	trace := func(v string) string { return `[{"tool": "a", "args": {"v": "` + v + `"}}]` }
+	tests := []struct {
+		name, body string
+		code       int
+		ptr        string
+	}{
+		{"bomb in the contract", `{"contract": ` + contract(`[a-z]{1,1000}x`) + `, "trace": ` + trace(long) + `}`, 422, "/contract"},
+		{"bomb in a gold file", `{"gold": [{"tool": "a", "args": {"v": {"$regex": "[a-z]{1,1000}x"}}}], "trace": ` + trace(long) + `}`, 422, "/gold"},
+		{"bomb in the forbidden rules", `{"contract": {"contract_version": 2, "required": [{"tool": "a"}]}, "forbidden": [{"tool": "a", "args": {"v": {"$regex": "[a-z]{1,1000}x"}}}], "trace": ` + trace(long) + `}`, 422, "/forbidden"},
+		{"same pattern, short value", `{"contract": ` + contract(`[a-z]{1,1000}x`) + `, "trace": ` + trace("abcx") + `}`, 200, ""},
+		{"literal pattern, long value", `{"contract": ` + contract(`^aaa`) + `, "trace": ` + trace(long) + `}`, 200, ""},
+		{"other tool's long value", `{"contract": ` + contract(`[a-z]{1,1000}x`) + `, "trace": [{"tool": "b", "args": {"v": "` + long + `"}}]}`, 200, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := b.do(t, "POST", "/v1/evaluations?store=false", tc.body)
+			if tc.code == 200 {
+				if rec.Code != 200 {
+					t.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+				}
+				return
+			}
+			p := problemOf(t, rec, tc.code, "invalid-request")
+			if len(p.Errors) != 1 || p.Errors[0].Pointer != tc.ptr || !strings.Contains(p.Errors[0].Message, "over the limit of 20000000") {
+				t.Errorf("errors = %+v, want one at %s over the limit", p.Errors, tc.ptr)
+			}
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"regexp/syntax"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
+)
+
+// RegexSizes are, per tool name, the compiled instructions of the $regex
+// patterns in the arguments of a contract's expected calls or forbidden
+// rules for that tool (patterns that are a plain string test count 0).
+// Go's regexp runs in time proportional to the text's length times the
+// pattern's instructions, so RegexWork bounds what matching them against
+// a trace costs.
+type RegexSizes map[string]int
+
+// RegexSizes returns the sizes of the $regex patterns in c's required,
+// alternative and optional calls and its forbidden rules; nil when it has
+// none.
+func (c *Contract) RegexSizes() RegexSizes {
+	var s RegexSizes
+	add := func(tool string, args map[string]any) {
+		if n := regexSizeOf(args); n > 0 {
+			if s == nil {
+				s = RegexSizes{}
+			}
+			s[tool] += n
+		}
+	}
+	for _, st := range c.Required {
+		if st.Call != nil {
+			add(st.Call.Tool, st.Call.Args)
+		}
+		if st.Group != nil {
+			for _, opt := range st.Group.Options {
+				for _, e := range opt {
+					add(e.Tool, e.Args)
+				}
+			}
+		}
+	}
+	for _, e := range c.Optional {
+		add(e.Tool, e.Args)
+	}
+	s = s.addForbidden(c.Forbidden)
+	return s
+}
+
+// ForbiddenRegexSizes returns the sizes of the $regex patterns in
+// forbidden rules (Options.Forbidden); nil when they have none.
+func ForbiddenRegexSizes(rules []ForbiddenCall) RegexSizes {
+	var s RegexSizes
+	return s.addForbidden(rules)
+}
+
+func (s RegexSizes) addForbidden(rules []ForbiddenCall) RegexSizes {
+	for _, f := range rules {
+		if n := regexSizeOf(f.Args); n > 0 {
+			if s == nil {
+				s = RegexSizes{}
+			}
+			s[f.Tool] += n
+		}
+	}
+	return s
+}
+
+// RegexWork returns an upper bound of the regexp work (text bytes times
+// pattern instructions) of grading t's calls against patterns of sizes s:
+// for each call of a tool in s, the bytes of every string in its
+// arguments times the tool's pattern instructions. The scorer matches a
+// pattern only against the values of calls of its own tool, at most once
+// per pair it compares, so the bound holds for every combination.
+func (s RegexSizes) RegexWork(t *Trace) int64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var w int64
+	for i := range t.Calls {
+		c := &t.Calls[i]
+		if n := s[c.Tool]; n > 0 {
+			w += int64(n) * int64(stringBytes(c.Args))
+		}
+	}
+	return w
+}
+
+// stringBytes is the total length of the strings in v (keys excluded).
+func stringBytes(v jsondoc.Value) int {
+	switch v.Kind() {
+	case jsondoc.String:
+		s, _ := v.Str()
+		return len(s)
+	case jsondoc.Array:
+		n := 0
+		for _, e := range v.Elems() {
+			n += stringBytes(e)
+		}
+		return n
+	case jsondoc.Object:
+		n := 0
+		for _, e := range v.Members() {
+			n += stringBytes(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// regexSizeOf sums the instructions of the general $regex patterns in an
+// expected value.
+func regexSizeOf(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 0
+		for _, e := range x {
+			n += regexSizeOf(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += regexSizeOf(e)
+		}
+		return n
+	case *Regex:
+		return x.size()
+	case *OneOf:
+		return regexSizeOf(x.Candidates)
+	case *Contains:
+		return regexSizeOf(x.Value)
+	case *redactedMatcher:
+		return regexSizeOf(x.m)
+	case *opMatcher:
+		return regexSizeOf(x.m)
+	}
+	return 0
+}
+
+// size is the number of instructions of the compiled pattern, 0 for a
+// pattern matched as a plain string test.
+func (m *Regex) size() int {
+	if m.kind != regexGeneral {
+		return 0
+	}
+	re, err := syntax.Parse(m.re.String(), syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
+}
