@@ -172,3 +172,34 @@ func TestContext(t *testing.T) {
 		t.Errorf("FromContext = %+v, %v", got, ok)
 	}
 }
+
+// TestUnknownTokensDoNotEvictKeys: a flood of unknown tokens, more than
+// the cache holds, leaves an active key remembered (no store read for it
+// within the TTL), and each unknown token is itself remembered.
+func TestUnknownTokensDoNotEvictKeys(t *testing.T) {
+	st := &memStore{}
+	k, token, _ := NewKey(1, "", []Scope{ScopeRead}, uuid.Nil)
+	st.keys = []record.APIKey{k}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := NewAuthenticator(Config{Store: st, Size: 8, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	if _, err := a.Authenticate(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for range 20 {
+		last, _ = NewToken()
+		if _, err := a.Authenticate(ctx, last); !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("unknown token: %v", err)
+		}
+	}
+	if st.reads != 21 {
+		t.Fatalf("reads = %d, want 21 (the key, then each unknown token once)", st.reads)
+	}
+	if _, err := a.Authenticate(ctx, token); err != nil || st.reads != 21 {
+		t.Errorf("the key after the flood: %v, reads %d; want it remembered (21 reads)", err, st.reads)
+	}
+	if _, err := a.Authenticate(ctx, last); !errors.Is(err, ErrInvalidKey) || st.reads != 21 {
+		t.Errorf("the last unknown token again: %v, reads %d; want ErrInvalidKey without a read", err, st.reads)
+	}
+}

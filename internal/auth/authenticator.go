@@ -39,7 +39,9 @@ type Config struct {
 	// remembered by this process: a revoked key stops working on other
 	// processes within it. Default 5 s.
 	TTL time.Duration
-	// Size caps the remembered tokens; default 10,000.
+	// Size caps the remembered tokens; default 10,000. Active keys and
+	// unknown tokens are remembered apart, Size each, so a flood of
+	// unknown tokens evicts only other unknown tokens.
 	Size int
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
@@ -51,8 +53,10 @@ type Config struct {
 // Authenticator turns bearer tokens into principals. It is safe for
 // concurrent use.
 type Authenticator struct {
-	cfg   Config
-	cache *lru.Cache[[32]byte, cached]
+	cfg Config
+	// cache remembers active keys' answers, unknown the tokens that are
+	// no active key: apart, so unknown tokens cannot evict keys.
+	cache, unknown *lru.Cache[[32]byte, cached]
 	// reads makes concurrent requests with one token whose answer expired
 	// share one store read.
 	reads singleflight.Group
@@ -77,7 +81,8 @@ func NewAuthenticator(cfg Config) *Authenticator {
 		cfg.Now = time.Now
 	}
 	c, _ := lru.New[[32]byte, cached](cfg.Size) // errors only for size <= 0
-	return &Authenticator{cfg: cfg, cache: c}
+	u, _ := lru.New[[32]byte, cached](cfg.Size)
+	return &Authenticator{cfg: cfg, cache: c, unknown: u}
 }
 
 // Authenticate returns the principal of an active key. A key is read
@@ -99,10 +104,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (Princip
 func (a *Authenticator) AuthenticateHash(ctx context.Context, h [32]byte) (Principal, error) {
 	now := a.cfg.Now()
 	if c, ok := a.cache.Get(h); ok && now.Sub(c.fetched) < a.cfg.TTL {
-		if !c.ok {
-			return Principal{}, ErrInvalidKey
-		}
 		return c.p, nil
+	}
+	if c, ok := a.unknown.Get(h); ok && now.Sub(c.fetched) < a.cfg.TTL {
+		return Principal{}, ErrInvalidKey
 	}
 	v, err, _ := a.reads.Do(string(h[:]), func() (any, error) {
 		// The read is shared: one caller giving up must not fail the
@@ -138,7 +143,8 @@ func (a *Authenticator) load(ctx context.Context, h [32]byte, now time.Time) (ca
 	}
 	if found == nil {
 		c := cached{fetched: now}
-		a.cache.Add(h, c)
+		a.cache.Remove(h)
+		a.unknown.Add(h, c)
 		return c, nil
 	}
 	scopes := make([]Scope, len(found.Scopes))
@@ -147,6 +153,7 @@ func (a *Authenticator) load(ctx context.Context, h [32]byte, now time.Time) (ca
 	}
 	c := cached{ok: true, fetched: now,
 		p: Principal{ProjectID: found.ProjectID, ProjectName: found.ProjectName, KeyID: found.ID, KeyPrefix: found.Prefix, Scopes: scopes}}
+	a.unknown.Remove(h)
 	a.cache.Add(h, c)
 	if err := a.cfg.Store.TouchKey(ctx, found.ID); err != nil && a.cfg.OnTouchError != nil {
 		a.cfg.OnTouchError(err)
@@ -157,4 +164,7 @@ func (a *Authenticator) load(ctx context.Context, h [32]byte, now time.Time) (ca
 // Forget drops what this process remembers of every token, so that a key
 // revoked here stops working here at once (other processes notice within
 // TTL).
-func (a *Authenticator) Forget() { a.cache.Purge() }
+func (a *Authenticator) Forget() {
+	a.cache.Purge()
+	a.unknown.Purge()
+}
