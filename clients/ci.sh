@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The clients' CI (run by .ci/run): builds cmd/server, starts two servers on
-# fresh databases on free loopback ports (one as configured by default, one
-# with one worker and a queue of one, so bursts get 429), with real API
+# The clients' CI (run by .ci/run): builds cmd/server, starts three servers
+# on fresh databases on free loopback ports (one as configured by default,
+# one with one worker and a queue of one, so bursts get 429, one whose
+# OpenTelemetry ingest grades after 200 ms and keeps unmatched traces), with real API
 # keys (a bootstrap admin key, and on each server a key with every other
 # scope made with it), runs the TypeScript and Python clients' tests
 # against them, and stops the servers and drops the databases at the end,
@@ -80,9 +81,12 @@ TOOLSCORE_API_KEY=$(work_key "$TOOLSCORE_URL")
 start tiny TOOLSCORE_WORKERS=1 TOOLSCORE_QUEUE=1
 TOOLSCORE_TINY_URL=$started_url
 TOOLSCORE_TINY_API_KEY=$(work_key "$TOOLSCORE_TINY_URL")
-[ -n "$TOOLSCORE_API_KEY" ] && [ -n "$TOOLSCORE_TINY_API_KEY" ] || { echo "could not make the work keys"; exit 1; }
-export TOOLSCORE_URL TOOLSCORE_TINY_URL TOOLSCORE_API_KEY TOOLSCORE_TINY_API_KEY
-echo "-- servers: $TOOLSCORE_URL, $TOOLSCORE_TINY_URL (1 worker, queue 1)"
+start otel TOOLSCORE_OTLP_QUIET=200ms TOOLSCORE_OTLP_UNMATCHED=keep
+TOOLSCORE_OTEL_URL=$started_url
+TOOLSCORE_OTEL_API_KEY=$(work_key "$TOOLSCORE_OTEL_URL")
+[ -n "$TOOLSCORE_API_KEY" ] && [ -n "$TOOLSCORE_TINY_API_KEY" ] && [ -n "$TOOLSCORE_OTEL_API_KEY" ] || { echo "could not make the work keys"; exit 1; }
+export TOOLSCORE_URL TOOLSCORE_TINY_URL TOOLSCORE_OTEL_URL TOOLSCORE_API_KEY TOOLSCORE_TINY_API_KEY TOOLSCORE_OTEL_API_KEY
+echo "-- servers: $TOOLSCORE_URL, $TOOLSCORE_TINY_URL (1 worker, queue 1), $TOOLSCORE_OTEL_URL (OTLP quiet 200ms, unmatched traces kept)"
 
 echo "-- typescript client"
 (

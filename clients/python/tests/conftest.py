@@ -1,8 +1,10 @@
 """Test setup: the package from this checkout, and the servers clients/ci.sh starts.
 
 TOOLSCORE_URL is a server on a fresh database, TOOLSCORE_TINY_URL one with
-one worker and a queue of one (for 429s); TOOLSCORE_API_KEY and
-TOOLSCORE_TINY_API_KEY their keys (every scope but admin),
+one worker and a queue of one (for 429s), TOOLSCORE_OTEL_URL one whose
+OpenTelemetry ingest grades a trace 200 ms after its last span and keeps
+unmatched traces; TOOLSCORE_API_KEY, TOOLSCORE_TINY_API_KEY and
+TOOLSCORE_OTEL_API_KEY their keys (every scope but admin),
 TOOLSCORE_ADMIN_KEY their bootstrap admin key. Without them the server
 tests are skipped, unless CI=true, where a missing server is a failure.
 """
@@ -49,6 +51,12 @@ def client():
 def tiny_client_args():
     """(URL, key) of TOOLSCORE_TINY_URL: one worker, a queue of one."""
     return _server("TOOLSCORE_TINY_URL"), os.environ.get("TOOLSCORE_TINY_API_KEY") or None
+
+
+@pytest.fixture
+def otel_client():
+    """A client of TOOLSCORE_OTEL_URL, whose OpenTelemetry ingest grades a trace 200 ms after its last span and keeps unmatched traces."""
+    return Client(_server("TOOLSCORE_OTEL_URL"), api_key=os.environ.get("TOOLSCORE_OTEL_API_KEY") or None)
 
 
 @pytest.fixture

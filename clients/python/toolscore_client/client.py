@@ -347,6 +347,37 @@ class Client:
         """Compares two versions of a contract on the same originals (GET /v1/stats/compare)."""
         return self._request("GET", "/v1/stats/compare", query={**filters, "contract": contract, "a": a, "b": b}, idempotent=True)
 
+    # OpenTelemetry ingest: grading rules and traces
+
+    def create_rule_version(self, name: str, rule: Mapping[str, Any]) -> Dict[str, Any]:
+        """Creates a version of a named grading rule; an identical body returns the existing version, so retrying is safe."""
+        return self._request("POST", f"/v1/rules/{_enc(name)}/versions", json_body=rule, idempotent=True)
+
+    def get_rule_version(self, name: str, version: Union[int, str] = "latest") -> Dict[str, Any]:
+        """Fetches one version of a grading rule; ``version`` is a number or ``"latest"``."""
+        return self._request("GET", f"/v1/rules/{_enc(name)}/versions/{_enc(str(version))}", idempotent=True)
+
+    def list_rules(self, *, page_size: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """Iterates over the grading rules in force (the latest version of each name), by name."""
+        return self._pages("/v1/rules", {"limit": page_size})
+
+    def list_rule_versions(self, name: str, *, page_size: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """Iterates over the versions of a named grading rule, oldest first."""
+        return self._pages(f"/v1/rules/{_enc(name)}/versions", {"limit": page_size})
+
+    def get_trace(self, trace_id: str) -> Dict[str, Any]:
+        """The assembly and grading state of a trace received on POST /v1/traces (``trace_id``: 32 hex digits)."""
+        return self._request("GET", f"/v1/traces/{_enc(trace_id)}", idempotent=True)
+
+    def regrade_traces(self, **selection: Any) -> Dict[str, Any]:
+        """Grades finished traces whose spans are kept again, by the rules in force (POST /v1/traces/regrade, scope regrades).
+
+        ``selection`` is the request's fields: ``states`` (default ``["unmatched"]``), ``trace_ids``, ``before``
+        (RFC 3339) and ``limit``. When the answer's ``more`` is true, call again with its ``before``.
+        """
+        # Not idempotent: a retry after a 503 could queue the traces a first attempt queued (and graded) again.
+        return self._request("POST", "/v1/traces/regrade", json_body=dict(selection), idempotent=False)
+
     # Harness runs
 
     def create_run(self, suite: Mapping[str, Any], agent_url: str, **options: Any) -> Dict[str, Any]:

@@ -53,6 +53,16 @@ export type Key = Schemas["Key"];
 export type NewKey = Schemas["NewKey"];
 /** A new project and its first admin key. */
 export type NewProject = Schemas["NewProject"];
+/** A grading rule document: which OpenTelemetry traces it matches and the contract and options it grades them with. */
+export type GradingRule = Schemas["GradingRule"];
+/** One version of a named grading rule. */
+export type RuleVersion = Schemas["RuleVersion"];
+/** The assembly and grading state of a trace received on POST /v1/traces. */
+export type OTLPTrace = Schemas["OTLPTrace"];
+/** Which finished traces with kept spans to grade again. */
+export type TraceRegradeRequest = Schemas["TraceRegradeRequest"];
+/** The traces queued for grading again. */
+export type TraceRegrade = Schemas["TraceRegrade"];
 /** An RFC 9457 problem as the service sends it. */
 export type Problem = Schemas["Problem"];
 /** One problem at one place of a request (a JSON pointer or a parameter). */
@@ -394,6 +404,51 @@ export class Client {
   /** Compares two versions of a contract on the same originals (GET /v1/stats/compare). */
   async compareVersions(query: CompareQuery, opts: CallOptions = {}): Promise<VersionComparison> {
     return this.request<VersionComparison>({ method: "GET", path: "/v1/stats/compare", query, idempotent: true, signal: opts.signal });
+  }
+
+  // OpenTelemetry ingest: grading rules and traces
+
+  /**
+   * Creates a version of a named grading rule (POST /v1/rules/{name}/versions).
+   * A body identical to an existing version's returns that version, so
+   * retrying is safe.
+   */
+  async createRuleVersion(name: string, rule: GradingRule, opts: CallOptions = {}): Promise<RuleVersion> {
+    return this.request<RuleVersion>({
+      method: "POST", path: `/v1/rules/${enc(name)}/versions`, json: rule, idempotent: true, signal: opts.signal,
+    });
+  }
+
+  /** Fetches one version of a grading rule; version is a number or "latest" (the default). */
+  async getRuleVersion(name: string, version: number | "latest" = "latest", opts: CallOptions = {}): Promise<RuleVersion> {
+    return this.request<RuleVersion>({
+      method: "GET", path: `/v1/rules/${enc(name)}/versions/${enc(String(version))}`, idempotent: true, signal: opts.signal,
+    });
+  }
+
+  /** Iterates over the grading rules in force (the latest version of each name), by name. */
+  listRules(opts: PageOptions = {}): AsyncIterableIterator<RuleVersion> {
+    return this.pages<RuleVersion>("/v1/rules", { limit: opts.pageSize }, opts.signal);
+  }
+
+  /** Iterates over the versions of a named grading rule, oldest first. */
+  listRuleVersions(name: string, opts: PageOptions = {}): AsyncIterableIterator<RuleVersion> {
+    return this.pages<RuleVersion>(`/v1/rules/${enc(name)}/versions`, { limit: opts.pageSize }, opts.signal);
+  }
+
+  /** The assembly and grading state of a trace received on POST /v1/traces (traceId: 32 hex digits). */
+  async getTrace(traceId: string, opts: CallOptions = {}): Promise<OTLPTrace> {
+    return this.request<OTLPTrace>({ method: "GET", path: `/v1/traces/${enc(traceId)}`, idempotent: true, signal: opts.signal });
+  }
+
+  /**
+   * Grades finished traces whose spans are kept again, by the rules in force
+   * (POST /v1/traces/regrade, scope regrades): by default every kept trace no
+   * rule matched. When the answer's more is true, call again with its before.
+   */
+  async regradeTraces(req: TraceRegradeRequest = {}, opts: CallOptions = {}): Promise<TraceRegrade> {
+    // Not idempotent: a retry after a 503 could queue the traces a first attempt queued (and graded) again.
+    return this.request<TraceRegrade>({ method: "POST", path: "/v1/traces/regrade", json: req, idempotent: false, signal: opts.signal });
   }
 
   // Harness runs
