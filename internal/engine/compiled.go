@@ -297,7 +297,14 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		}
 		return !strict && trimSpaceFast(a) == e.t
 	case copNumber:
-		an, ok := valueNumber(actual)
+		lit, ok := actual.Num()
+		if !ok {
+			return false
+		}
+		if lit == e.num.text && lit != "" {
+			return true // the same literal: the same number, strict or not
+		}
+		an, ok := parseNumber(lit)
 		return ok && e.num.equal(an, strict)
 	case copObject:
 		if actual.Kind() != jsondoc.Object || actual.Len() != len(e.keys) {

@@ -123,6 +123,10 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 	}
 	sc.callTool = grow(sc.callTool, len(t.Calls))
 	for i := range t.Calls {
+		if i > 0 && t.Calls[i].Tool == t.Calls[i-1].Tool {
+			sc.callTool[i] = sc.callTool[i-1]
+			continue
+		}
 		sc.callTool[i] = sc.toolID(t.Calls[i].Tool)
 	}
 	n := p.nExp * len(t.Calls)
