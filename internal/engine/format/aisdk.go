@@ -24,6 +24,7 @@ import (
 // message or step when it made no tool call.
 //
 // UIMessage lists (ai 5 on, useChat and chat persistence: aisdk_ui.go)
+// and the UI message stream (a chat route's response: aisdk_uistream.go)
 // are read too: tool-NAME / dynamic-tool parts are calls with their
 // output or errorText, each step-start begins a turn.
 //
@@ -93,6 +94,9 @@ func (aiSDKAdapter) Detect(in *Input) (string, bool) {
 	if aiSDKSteps(in) {
 		return streamReason(in, len(in.Records()), "Vercel AI SDK step") + " (result.steps)", true
 	}
+	if r := aiSDKUIStreamDetect(in); r != "" {
+		return r, true
+	}
 	list := aiSDKMessages(in)
 	if r := aiSDKUIDetect(list); r != "" {
 		return r, true
@@ -120,6 +124,11 @@ func (aiSDKAdapter) Parse(in *Input) (engine.Trace, error) {
 			}
 		}
 		return b.trace(), nil
+	}
+	if recs := in.Records(); len(recs) > 0 {
+		if c, _ := aiSDKUIChunk(recs[0]); c && !recs[0].Get("role").Exists() {
+			return aiSDKUIStream(in)
+		}
 	}
 	list := aiSDKMessages(in)
 	if list == nil {

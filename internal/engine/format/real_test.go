@@ -59,7 +59,7 @@ func realTraces(t testing.TB, source string) []string {
 	var files []string
 	for _, o := range oracles {
 		base := strings.TrimSuffix(o, ".expect.json")
-		for _, ext := range []string{".json", ".jsonl"} {
+		for _, ext := range []string{".json", ".jsonl", ".sse"} {
 			if _, err := os.Stat(base + ext); err == nil {
 				files = append(files, base+ext)
 			}

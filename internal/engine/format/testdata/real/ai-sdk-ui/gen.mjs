@@ -8,7 +8,7 @@
 // onFinish (what useChat shows and what the AI SDK's chat persistence
 // guide stores). NAME.vN.ui.json; NAME.vN.ui.expect.json is the scenario's
 // oracle.
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ function schema(params) {
 }
 
 for (const f of readdirSync(dir)) {
-  if (/\.ui\.json$|\.ui\.expect\.json$/.test(f)) rmSync(`${dir}/${f}`);
+  if (/\.ui\.json$|\.ui-stream\.sse$|\.expect\.json$/.test(f)) rmSync(`${dir}/${f}`);
 }
 const fake = await new FakeProvider().start();
 try {
@@ -74,6 +74,22 @@ try {
         // UI parts keep the parsed input (JSON.parse: doubles) and the
         // tool's return value as output.
         writeExpect(dir, name, expectation(sc, { argsKept: 'parsed', result: (v) => v }), note);
+        if (variant === 'static') {
+          // The same run as the chat route's response body: the UI
+          // message stream (Server-Sent Events), whose tool-input-delta
+          // chunks carry the model's argument text.
+          fake.use(sc);
+          const again = ai.streamText({
+            model: openai.chat('gpt-4o-mini'),
+            tools: toolset,
+            stopWhen: ai.stepCountIs(10),
+            messages: await ai.convertToModelMessages([user]),
+          });
+          const body = await again.toUIMessageStreamResponse({ originalMessages: [user], generateMessageId: () => 'assistant-1' }).text();
+          const sname = `${sc.name}.v${major}.ui-stream`;
+          writeFileSync(`${dir}/${sname}.sse`, body);
+          writeExpect(dir, sname, expectation(sc, { argsKept: 'text', result: (v) => v }), `ai@${version}; toUIMessageStreamResponse() body; expected calls written from the scenario in _shared/scenarios.mjs`);
+        }
       }
     }
     if (major >= 6) await approvals(ai, openai, major, note);
