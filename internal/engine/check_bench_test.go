@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/toolscore/toolscore/internal/jsondoc"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/workload"
 )
 
 // mustEvaluation rebuilds the evaluation state Evaluate hands to the
-// checks, for the combination Evaluate chose.
+// checks, for the combination Evaluate chose. The evaluation lives in
+// its scorer, which is therefore never returned to the pool.
 func mustEvaluation(tb testing.TB, c *Contract, tr Trace, opts Options) *evaluation {
 	tb.Helper()
 	res, err := Evaluate(context.Background(), c, tr, opts)
@@ -31,7 +32,6 @@ func mustEvaluation(tb testing.TB, c *Contract, tr Trace, opts Options) *evaluat
 			choice = append(choice, ch.Option)
 		}
 	}
-	defer sc.release()
 	sc.use(choice)
 	return sc.evaluation(opts)
 }
