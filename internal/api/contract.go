@@ -428,13 +428,21 @@ func (s *Server) listContractVersions(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	out := page[contractVersionView]{Items: []contractVersionView{}}
-	for i, cv := range vs {
+	return writeVersionPage(r.Context(), w, vs, limit, func(cv record.ContractVersion) int { return cv.Version }, s.viewContractVersion)
+}
+
+// writeVersionPage answers one keyset page of versions: vs are at most
+// limit+1 versions in ascending order (one more than the page, read to
+// know whether another page follows), each shown by view; the cursor is
+// the last shown version.
+func writeVersionPage[T, V any](ctx context.Context, w http.ResponseWriter, vs []T, limit int, version func(T) int, view func(context.Context, T) (V, error)) error {
+	out := page[V]{Items: []V{}}
+	for i, x := range vs {
 		if i == limit {
-			out.NextCursor = encodeCursor(vs[i-1].Version)
+			out.NextCursor = encodeCursor(version(vs[i-1]))
 			break
 		}
-		v, err := s.viewContractVersion(r.Context(), cv)
+		v, err := view(ctx, x)
 		if err != nil {
 			return err
 		}

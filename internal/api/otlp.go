@@ -428,20 +428,7 @@ func (s *Server) listRuleVersions(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	out := page[ruleView]{Items: []ruleView{}}
-	for i, gr := range vs {
-		if i == limit {
-			out.NextCursor = encodeCursor(vs[i-1].Version)
-			break
-		}
-		v, err := s.viewRule(r.Context(), gr)
-		if err != nil {
-			return err
-		}
-		out.Items = append(out.Items, v)
-	}
-	writeJSON(w, mediaJSON, http.StatusOK, out)
-	return nil
+	return writeVersionPage(r.Context(), w, vs, limit, func(gr record.GradingRule) int { return gr.Version }, s.viewRule)
 }
 
 // listRules lists the rules in force: the latest version of each name, by
