@@ -336,7 +336,13 @@ func regradeRow(o *record.RegradeOutcome, regradeID uuid.UUID) []any {
 //     chunks_done reach chunks completes the regrade (total then becomes
 //     done + failed), unless it was cancelled meanwhile.
 //
-// Errors: engine.ErrNotFound when the regrade does not exist;
+// Every result must name cw.ProjectID and the regrade's target contract
+// version, which the transaction checks against the regrades row: the
+// foreign keys of results check originals only (migration 00014), and
+// this is what guarantees a regrade result's project and contract.
+//
+// Errors: engine.ErrNotFound when the regrade does not exist; a result
+// naming another project or contract version (nothing is written);
 // engine.ErrUnavailable; the hook's error (nothing is written).
 func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook func(context.Context, pgx.Tx) error) (counts record.ChunkCounts, err error) {
 	defer func() {
@@ -348,6 +354,10 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	var rows [][]any
 	var failedIDs []uuid.UUID
 	var reasons []string
+	// target is the contract version every result of the chunk names:
+	// the regrade's, checked below against its row (the foreign keys of
+	// results check originals only, migration 00014).
+	var target *record.ContractRef
 	for i := range cw.Outcomes {
 		o := &cw.Outcomes[i]
 		byOriginal[o.Original.ID] = o
@@ -355,6 +365,14 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			failedIDs = append(failedIDs, o.Original.ID)
 			reasons = append(reasons, o.Failure)
 			continue
+		}
+		r := o.Result
+		if target == nil {
+			target = &r.Contract
+		}
+		if r.ProjectID != cw.ProjectID || r.Contract.Name != target.Name || r.Contract.Version != target.Version || target.Version <= 0 {
+			return counts, fmt.Errorf("result %s: project %d, contract %q version %d: a chunk's results must all name its regrade's project %d and one target version",
+				r.ID, r.ProjectID, r.Contract.Name, r.Contract.Version, cw.ProjectID)
 		}
 		rows = append(rows, regradeRow(o, cw.RegradeID))
 	}
@@ -366,12 +384,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
 
 	var delta float64
-	var chIDs, chOrig []uuid.UUID
-	var chVersion []int32
-	var chOldScore, chNewScore []float64
-	var chOldGrade, chNewGrade []string
-	var chOldPassed, chNewPassed []bool
-	var chOldIssue, chNewIssue []*string
+	var changes [][]any
 	if len(rows) > 0 {
 		origIDs := make([]uuid.UUID, 0, len(rows))
 		for _, o := range cw.Outcomes {
@@ -433,12 +446,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			}
 			if old.Passed != res.Passed || old.Grade != res.Grade {
 				counts.Changed++
-				chIDs, chOrig = append(chIDs, res.ID), append(chOrig, orig)
-				chVersion = append(chVersion, int32(old.Contract.Version))
-				chOldScore, chNewScore = append(chOldScore, old.Score), append(chNewScore, res.Score)
-				chOldGrade, chNewGrade = append(chOldGrade, old.Grade), append(chNewGrade, res.Grade)
-				chOldPassed, chNewPassed = append(chOldPassed, old.Passed), append(chNewPassed, res.Passed)
-				chOldIssue, chNewIssue = append(chOldIssue, jsonText(o.OriginalIssue)), append(chNewIssue, firstIssue(res.Issues))
+				changes = append(changes, changeRow(cw.RegradeID, o))
 			}
 		}
 		if err := ins.Err(); err != nil {
@@ -446,15 +454,10 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 		}
 		counts.Skipped = int64(len(rows)) - counts.Done
 	}
-	if len(chIDs) > 0 {
-		if _, err := tx.Exec(ctx, `INSERT INTO regrade_changes (regrade_id, original_id, result_id, old_version,
-				old_score, new_score, old_grade, new_grade, old_passed, new_passed, old_issue, new_issue)
-			SELECT $1, o, r, nullif(v, 0), os, ns, og, ng, op, np, oi::jsonb, ni::jsonb
-			FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::float8[], $6::float8[], $7::text[], $8::text[],
-				$9::bool[], $10::bool[], $11::text[], $12::text[]) AS u(o, r, v, os, ns, og, ng, op, np, oi, ni)
-			ON CONFLICT DO NOTHING`,
-			pgUUID(cw.RegradeID), pgUUIDs(chOrig), pgUUIDs(chIDs), chVersion, chOldScore, chNewScore, chOldGrade, chNewGrade,
-			chOldPassed, chNewPassed, chOldIssue, chNewIssue); err != nil {
+	if len(changes) > 0 {
+		// Only rows this transaction inserted are listed, so none can
+		// be there already: a plain COPY.
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"regrade_changes"}, changeColumns, pgx.CopyFromRows(changes)); err != nil {
 			return counts, err
 		}
 	}
@@ -478,17 +481,22 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	if counts.Repeated {
 		chunk = 0
 	}
-	var state string
+	var state, name string
+	var project int64
+	var version int32
 	err = tx.QueryRow(ctx, `UPDATE regrades SET
 			done = done + $2, failed = failed + $3, pass_to_fail = pass_to_fail + $4, fail_to_pass = fail_to_pass + $5,
 			changed = changed + $6, score_delta_sum = score_delta_sum + $7, chunks_done = chunks_done + $8,
 			state = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN 'completed' ELSE state END,
 			total = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN done + $2 + failed + $3 ELSE total END,
 			finished_at = CASE WHEN state = 'running' AND chunks_done + $8 >= chunks THEN now() ELSE finished_at END
-		WHERE id = $1 RETURNING state`,
-		cw.RegradeID, counts.Done, counts.Failed, counts.PassToFail, counts.FailToPass, counts.Changed, delta, int32(chunk)).Scan(&state)
+		WHERE id = $1 RETURNING state, project_id, contract_name, contract_version`,
+		cw.RegradeID, counts.Done, counts.Failed, counts.PassToFail, counts.FailToPass, counts.Changed, delta, int32(chunk)).Scan(&state, &project, &name, &version)
 	if err != nil {
 		return counts, err
+	}
+	if project != cw.ProjectID || (target != nil && (name != target.Name || int(version) != target.Version)) {
+		return counts, fmt.Errorf("regrade %s is project %d's regrade to %s@%d: the chunk's results name another", cw.RegradeID, project, name, version)
 	}
 	counts.State = record.RegradeState(state)
 	if hook != nil {
@@ -499,24 +507,34 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	return counts, tx.Commit(ctx)
 }
 
-// jsonText returns b as a string pointer, nil for an empty or null JSON
-// value.
-func jsonText(b json.RawMessage) *string {
+// changeColumns are regrade_changes' columns in the order of changeRow.
+var changeColumns = []string{"regrade_id", "original_id", "result_id", "old_version",
+	"old_score", "new_score", "old_grade", "new_grade", "old_passed", "new_passed", "old_issue", "new_issue"}
+
+// changeRow is the regrade_changes row of an outcome whose verdict or
+// grade changed: both results' verdicts and first issues (NULL when
+// none; the issue's JSON as the results' issues text holds it).
+func changeRow(regradeID uuid.UUID, o *record.RegradeOutcome) []any {
+	old, res := &o.Original, o.Result
+	var version any
+	if old.Contract.Version > 0 {
+		version = int32(old.Contract.Version)
+	}
+	var newIssue json.RawMessage
+	if first, err := record.FirstElement(res.Issues); err == nil {
+		newIssue = first
+	}
+	return []any{pgUUID(regradeID), pgUUID(old.ID), pgUUID(res.ID), version,
+		old.Score, res.Score, old.Grade, res.Grade, old.Passed, res.Passed, issueText(o.OriginalIssue), issueText(newIssue)}
+}
+
+// issueText returns an issue's JSON for a nullable text column: nil (NULL)
+// for an empty or null value.
+func issueText(b json.RawMessage) any {
 	if len(b) == 0 || string(b) == "null" {
 		return nil
 	}
-	s := string(b)
-	return &s
-}
-
-// firstIssue returns the first element of a JSON array of issues, nil when
-// the array is empty or unreadable.
-func firstIssue(issues json.RawMessage) *string {
-	first, err := record.FirstElement(issues)
-	if err != nil {
-		return nil
-	}
-	return jsonText(first)
+	return []byte(b)
 }
 
 // FinishRegrade moves a regrade that is not yet final to state (cancelled

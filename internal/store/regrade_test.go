@@ -767,3 +767,58 @@ func TestRegradeResultSharesTrace(t *testing.T) {
 		t.Errorf("GetResult of a result whose original is gone = %v", err)
 	}
 }
+
+// TestWriteRegradeChunkChecksTarget checks what guards a regrade result's
+// project and contract now that the foreign keys of results check
+// originals only (migration 00014): a chunk whose results name another
+// version than the regrade's target, or another project, writes nothing;
+// an original naming an unregistered contract version is still refused by
+// the foreign key.
+func TestWriteRegradeChunkChecksTarget(t *testing.T) {
+	f := newRegradeFixture(t, 2, 1)
+	ctx := context.Background()
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	originals, err := f.db.ReadRegradeChunk(ctx, rg, chunks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := func() int64 {
+		var n int64
+		if err := f.db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE regrade_id = $1`, rg.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for name, mod := range map[string]func([]record.RegradeOutcome){
+		"one result at another version": func(o []record.RegradeOutcome) { o[1].Result.Contract = f.v1 },
+		"every result at another version": func(o []record.RegradeOutcome) {
+			for i := range o {
+				o[i].Result.Contract = f.v1
+			}
+		},
+		"another project": func(o []record.RegradeOutcome) { o[0].Result.ProjectID = 2 },
+	} {
+		outcomes := f.grade(t, originals)
+		mod(outcomes)
+		if _, err := f.db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: outcomes}, nil); err == nil {
+			t.Errorf("%s: WriteRegradeChunk succeeded", name)
+		}
+		if n := written(); n != 0 {
+			t.Fatalf("%s: %d results written", name, n)
+		}
+	}
+	counts, err := f.db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: f.grade(t, originals)}, nil)
+	if err != nil || counts.Done != 3 || written() != 3 {
+		t.Fatalf("WriteRegradeChunk = %+v, %v; %d written", counts, err, written())
+	}
+	var fk int64
+	if err := f.db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE regrade_id = $1 AND original_project_id IS NULL`, rg.ID).Scan(&fk); err != nil || fk != 3 {
+		t.Errorf("regrade results with original_project_id NULL = %d, %v; want 3", fk, err)
+	}
+	orphan := f.both
+	orphan.ID, orphan.Contract.Version = uuid.Must(uuid.NewV7()), 9
+	if err := f.db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{orphan}}); err == nil {
+		t.Error("an original naming flights@9 (not registered) was stored")
+	}
+}
