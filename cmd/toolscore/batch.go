@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -46,23 +47,49 @@ type batchItem struct {
 	data   []byte
 	size   int  // bytes consumed from the input, for the progress bar
 	line   bool // data is one line of a JSON Lines file
-	err    error
+	// borrowed marks data that is valid only until the reader reads on
+	// (a line in the reader's buffer): the chunk copies it.
+	borrowed bool
+	err      error
 }
-
-// maxPooledLine is the largest --json line buffer batchJob.lines keeps, so
-// that the line of one large trace does not stay in memory.
-const maxPooledLine = 256 << 10
 
 // batchOutcome is a graded batchItem.
 type batchOutcome struct {
 	seq    int
 	source string
 	size   int
-	res    *engine.EvaluationResult
-	line   []byte  // the saved result's JSON line, with --json
-	buf    *[]byte // line's buffer, from batchJob.lines; nil for an error line
-	err    string  // why the trace could not be graded; "" when res is set
+	ok     bool          // the trace was graded: graded is its result
+	graded report.Graded // what the summary keeps of the result
+	err    string        // why the trace could not be graded
+	// lineEnd is the end of the outcome's JSON line in its chunk's out,
+	// with --json.
+	lineEnd int
 }
+
+// batchChunk is a run of consecutive traces that one worker grades and
+// the writer writes together: few hand-offs between goroutines per trace,
+// and one buffer for the lines' bytes and one for their JSON results.
+// Chunks are used again once written.
+type batchChunk struct {
+	items []batchItem
+	size  int    // the bytes of the items' traces
+	buf   []byte // the bytes of the borrowed items
+	offs  [][2]int
+	outs  []batchOutcome
+	out   []byte // the JSON lines of outs, with --json
+}
+
+// A chunk holds at most chunkTraces traces, and no more once they reach
+// chunkBytes; it is also handed on when reading further would wait
+// (a stream), so that results come as soon as their traces do.
+const (
+	chunkTraces = 32
+	chunkBytes  = 256 << 10
+)
+
+// maxPooledChunk is the largest buffer a chunk keeps when it is used
+// again, so that the chunk of one large trace does not stay in memory.
+const maxPooledChunk = 4 << 20
 
 // batchJob is a batch evaluation: the expectation, the options and where
 // the traces come from.
@@ -74,14 +101,15 @@ type batchJob struct {
 	format    string
 	eachLine  bool
 	json      bool
+	safety    bool // the outcomes need the failed safety checks (a baseline)
 	jobs      int
 	traceArgs []string
 	onOutcome func(*batchOutcome) // called in input order by the writer
+	onOutput  func([]byte)        // with --json, the JSON lines in input order
 	progress  *progressbar.ProgressBar
-	// expected keeps the JSON of the expected calls per combination, and
-	// lines the buffers of the JSON lines, used again once written.
+	// expected keeps the JSON of the expected calls per combination.
 	expected resultjson.ExpectedCache
-	lines    sync.Pool // *[]byte
+	chunks   sync.Pool // *batchChunk
 }
 
 // batchGCPercent is the garbage collector's target while a batch runs
@@ -92,79 +120,105 @@ type batchJob struct {
 // the number of traces.
 const batchGCPercent = 400
 
-// batchWindow is how many traces may be read ahead of the one the writer
+// batchWindow is how many chunks may be read ahead of the one the writer
 // waits for: it bounds memory whatever the number of traces, and keeps
 // every worker busy while one slow trace holds the output back.
-func batchWindow(jobs int) int { return max(16, 8*jobs) }
+func batchWindow(jobs int) int { return max(8, 4*jobs) }
 
 // run grades every trace with j.jobs workers and calls j.onOutcome for
-// each in input order. Reading is sequential and streamed (a directory is
-// listed, never loaded); at most batchWindow traces are in memory at
-// once.
+// each in input order (and j.onOutput for their JSON lines). Reading is
+// sequential and streamed (a directory is listed, never loaded); at most
+// batchWindow chunks of traces are in memory at once. Once ctx is done no
+// outcome is delivered.
 func (j *batchJob) run(ctx context.Context) error {
 	window := batchWindow(j.jobs)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	items := make(chan batchItem, j.jobs)
-	outcomes := make(chan batchOutcome, window)
+	type seqChunk struct {
+		seq int
+		c   *batchChunk
+	}
+	chunks := make(chan seqChunk, j.jobs)
+	done := make(chan seqChunk, window)
 	slots := make(chan struct{}, window)
 	var readErr error
 	go func() {
-		defer close(items)
-		seq := 0
-		readErr = j.produce(ctx, func(it batchItem) bool {
+		defer close(chunks)
+		seq, nchunk := 0, 0
+		cur := j.newChunk()
+		send := func() bool {
+			if len(cur.items) == 0 {
+				return true
+			}
+			for i, o := range cur.offs {
+				if o[1] >= 0 {
+					cur.items[i].data = cur.buf[o[0]:o[1]:o[1]]
+				}
+			}
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return false
 			}
-			it.seq = seq
-			seq++
 			select {
-			case items <- it:
-				return true
+			case chunks <- seqChunk{nchunk, cur}:
 			case <-ctx.Done():
 				return false
 			}
+			nchunk++
+			cur = j.newChunk()
+			return true
+		}
+		readErr = j.produce(ctx, func(it batchItem, more bool) bool {
+			it.seq = seq
+			seq++
+			off := [2]int{0, -1}
+			if it.borrowed {
+				off = [2]int{len(cur.buf), len(cur.buf) + len(it.data)}
+				cur.buf = append(cur.buf, it.data...)
+				it.data, it.borrowed = nil, false
+			}
+			cur.items = append(cur.items, it)
+			cur.offs = append(cur.offs, off)
+			cur.size += max(len(it.data), off[1]-off[0])
+			if !more || len(cur.items) >= chunkTraces || cur.size >= chunkBytes {
+				return send()
+			}
+			return true
 		})
+		if ctx.Err() == nil {
+			send()
+		}
 	}()
 	var wg sync.WaitGroup
 	for range j.jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for it := range items {
-				outcomes <- j.grade(ctx, it)
+			rd := format.NewReader()
+			for c := range chunks {
+				j.gradeChunk(ctx, rd, c.c)
+				done <- c
 			}
 		}()
 	}
 	go func() {
 		wg.Wait()
-		close(outcomes)
+		close(done)
 	}()
-	// The writer: outcomes arrive in any order and leave in input order.
-	// An outcome's seq is less than next+window (its slot was taken after
-	// the outcome next-1 released one), so a ring of window entries holds
-	// every pending outcome.
-	ring := make([]*batchOutcome, window)
+	// The writer: chunks arrive in any order and leave in input order. A
+	// chunk's seq is less than next+window (its slot was taken after the
+	// chunk next-1 released one), so a ring of window entries holds every
+	// pending chunk.
+	ring := make([]*batchChunk, window)
 	next := 0
-	for o := range outcomes {
-		ring[o.seq%window] = &o
-		for ring[next%window] != nil && ring[next%window].seq == next {
-			cur := ring[next%window]
+	for sc := range done {
+		ring[sc.seq%window] = sc.c
+		for ring[next%window] != nil {
+			c := ring[next%window]
 			ring[next%window] = nil
-			j.onOutcome(cur)
-			if cur.buf != nil && cap(cur.line) <= maxPooledLine {
-				*cur.buf = cur.line[:0]
-				j.lines.Put(cur.buf)
-			}
-			if j.progress != nil {
-				if j.eachLine {
-					_ = j.progress.Add(cur.size)
-				} else {
-					_ = j.progress.Add(1)
-				}
-			}
+			j.deliver(ctx, c)
+			j.chunks.Put(c)
 			next++
 			<-slots
 		}
@@ -175,21 +229,76 @@ func (j *batchJob) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// grade parses and grades one trace.
-func (j *batchJob) grade(ctx context.Context, it batchItem) batchOutcome {
+// newChunk returns an empty chunk, one used before when there is one.
+func (j *batchJob) newChunk() *batchChunk {
+	c, _ := j.chunks.Get().(*batchChunk)
+	if c == nil {
+		return &batchChunk{}
+	}
+	if cap(c.buf) > maxPooledChunk {
+		c.buf = nil
+	}
+	if cap(c.out) > maxPooledChunk {
+		c.out = nil
+	}
+	clear(c.items)
+	c.items, c.size, c.buf, c.offs, c.outs, c.out = c.items[:0], 0, c.buf[:0], c.offs[:0], c.outs[:0], c.out[:0]
+	return c
+}
+
+// deliver hands a graded chunk's outcomes and JSON lines on, in order,
+// until ctx is done.
+func (j *batchJob) deliver(ctx context.Context, c *batchChunk) {
+	end := 0
+	for i := range c.outs {
+		if ctx.Err() != nil {
+			break
+		}
+		o := &c.outs[i]
+		j.onOutcome(o)
+		end = o.lineEnd
+		if j.progress != nil {
+			if j.eachLine {
+				_ = j.progress.Add(o.size)
+			} else {
+				_ = j.progress.Add(1)
+			}
+		}
+	}
+	if j.onOutput != nil && end > 0 {
+		j.onOutput(c.out[:end])
+	}
+}
+
+// gradeChunk grades every trace of c with rd, filling c.outs and, with
+// --json, c.out.
+func (j *batchJob) gradeChunk(ctx context.Context, rd *format.Reader, c *batchChunk) {
+	for i := range c.items {
+		it := &c.items[i]
+		o := j.grade(ctx, rd, it, c)
+		o.lineEnd = len(c.out)
+		c.outs = append(c.outs, o)
+		it.data = nil
+	}
+}
+
+// grade parses and grades one trace with rd, appending its JSON line to
+// c.out with --json. The outcome keeps nothing of the trace or its
+// result: rd reads the next trace into the same memory.
+func (j *batchJob) grade(ctx context.Context, rd *format.Reader, it *batchItem, c *batchChunk) batchOutcome {
 	o := batchOutcome{seq: it.seq, source: it.source, size: it.size}
 	fail := func(msg string) batchOutcome {
 		o.err = msg
 		if j.json {
-			line, _ := report.AppendSaved(nil, report.Header{ExpectationSHA256: j.expSHA, Source: it.source, Error: msg}, nil)
-			o.line = append(line, '\n')
+			c.out, _ = report.AppendSaved(c.out, report.Header{ExpectationSHA256: j.expSHA, Source: it.source, Error: msg}, nil)
+			c.out = append(c.out, '\n')
 		}
 		return o
 	}
 	if it.err != nil {
 		return fail(it.err.Error())
 	}
-	p, err := format.Parse(it.data, j.format)
+	p, err := rd.Parse(it.data, j.format)
 	if err != nil {
 		var se *engine.SyntaxError
 		if it.line && errors.As(err, &se) && se.Line == 1 {
@@ -202,27 +311,26 @@ func (j *batchJob) grade(ctx context.Context, it batchItem) batchOutcome {
 	if err != nil {
 		return fail(err.Error())
 	}
-	o.res = res
+	o.ok, o.graded = true, report.Summarize(res, j.safety)
 	if j.json {
-		buf, _ := j.lines.Get().(*[]byte)
-		if buf == nil {
-			buf = new([]byte)
-		}
-		line, err := report.AppendSavedWith(*buf, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, &j.expected)
+		at := len(c.out)
+		line, err := report.AppendSavedWith(c.out, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, &j.expected)
 		if err != nil {
-			j.lines.Put(buf)
+			c.out = c.out[:at]
 			return fail(err.Error())
 		}
-		o.line, o.buf = append(line, '\n'), buf
+		c.out = append(line, '\n')
 	}
 	return o
 }
 
 // produce reads every trace named by j.traceArgs in order and hands each
-// to emit, which returns false when the run is over. A path that cannot
-// be read is an item with an error (the others are still read); the
-// returned error is for the run as a whole (none today).
-func (j *batchJob) produce(ctx context.Context, emit func(batchItem) bool) error {
+// to emit, which returns false when the run is over; more reports that
+// further input can be read without waiting (emit may then hold the item
+// back to hand it on with the next ones). A path that cannot be read is
+// an item with an error (the others are still read); the returned error
+// is for the run as a whole (none today).
+func (j *batchJob) produce(ctx context.Context, emit func(it batchItem, more bool) bool) error {
 	for _, arg := range j.traceArgs {
 		if ctx.Err() != nil {
 			return nil
@@ -235,7 +343,7 @@ func (j *batchJob) produce(ctx context.Context, emit func(batchItem) bool) error
 		}
 		fi, err := os.Stat(arg)
 		if err != nil {
-			if !emit(batchItem{source: arg, err: errors.New(itemErrorText(err))}) {
+			if !emit(batchItem{source: arg, err: errors.New(itemErrorText(err))}, true) {
 				return nil
 			}
 			continue
@@ -255,7 +363,7 @@ func (j *batchJob) produce(ctx context.Context, emit func(batchItem) bool) error
 			err = fmt.Errorf("no trace files (%s) in the directory", strings.Join(exts, ", "))
 		}
 		if err != nil {
-			if !emit(batchItem{source: arg, err: err}) {
+			if !emit(batchItem{source: arg, err: err}, true) {
 				return nil
 			}
 			continue
@@ -271,11 +379,11 @@ func (j *batchJob) produce(ctx context.Context, emit func(batchItem) bool) error
 
 // readFile hands the trace at path, or with --each-line each of its
 // lines, to emit. It returns false when emit did.
-func (j *batchJob) readFile(path string, emit func(batchItem) bool) bool {
+func (j *batchJob) readFile(path string, emit func(batchItem, bool) bool) bool {
 	if j.eachLine {
 		f, err := os.Open(path)
 		if err != nil {
-			return emit(batchItem{source: path, err: errors.New(itemErrorText(err))})
+			return emit(batchItem{source: path, err: errors.New(itemErrorText(err))}, true)
 		}
 		defer f.Close()
 		return j.readStream(path, f, emit)
@@ -292,30 +400,32 @@ func (j *batchJob) readFile(path string, emit func(batchItem) bool) bool {
 		err = errors.New("file is empty")
 	}
 	if err != nil {
-		return emit(batchItem{source: path, err: errors.New(itemErrorText(err))})
+		return emit(batchItem{source: path, err: errors.New(itemErrorText(err))}, true)
 	}
-	return emit(batchItem{source: path, data: data, size: len(data)})
+	return emit(batchItem{source: path, data: data, size: len(data)}, true)
 }
 
 // readStream hands r's traces to emit: the whole stream as one trace, or
 // with --each-line one per non-blank line (source name:N, N counting
-// every line from 1). A line longer than maxTraceBytes is an error item.
-func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem) bool) bool {
+// every line from 1; the line's bytes borrowed from the reader's
+// buffer). A line longer than maxTraceBytes is an error item.
+func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem, bool) bool) bool {
 	if !j.eachLine {
 		data, err := io.ReadAll(io.LimitReader(r, maxTraceBytes+1))
 		switch {
 		case err != nil:
-			return emit(batchItem{source: name, err: err})
+			return emit(batchItem{source: name, err: err}, true)
 		case len(data) > maxTraceBytes:
-			return emit(batchItem{source: name, err: fmt.Errorf("larger than %d MiB", maxTraceBytes>>20)})
+			return emit(batchItem{source: name, err: fmt.Errorf("larger than %d MiB", maxTraceBytes>>20)}, true)
 		case len(bytes.TrimSpace(data)) == 0:
-			return emit(batchItem{source: name, err: errors.New("file is empty")})
+			return emit(batchItem{source: name, err: errors.New("file is empty")}, true)
 		}
-		return emit(batchItem{source: name, data: data, size: len(data)})
+		return emit(batchItem{source: name, data: data, size: len(data)}, true)
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	tooLong := false
+	prefix := name + ":"
 	for n := 1; ; n++ {
 		chunk, err := br.ReadSlice('\n')
 		size := len(chunk)
@@ -333,22 +443,22 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem) boo
 			}
 			chunk = long
 		}
-		source := fmt.Sprintf("%s:%d", name, n)
+		more := err == nil && br.Buffered() > 0
 		switch {
 		case tooLong || len(chunk) > maxTraceBytes+1:
-			if !emit(batchItem{source: source, size: size, err: fmt.Errorf("line longer than %d MiB", maxTraceBytes>>20)}) {
+			if !emit(batchItem{source: prefix + strconv.Itoa(n), size: size, err: fmt.Errorf("line longer than %d MiB", maxTraceBytes>>20)}, more) {
 				return false
 			}
 		case len(bytes.TrimSpace(chunk)) > 0:
 			line := bytes.TrimRight(chunk, "\r\n")
-			if !emit(batchItem{source: source, size: size, data: bytes.Clone(line), line: true}) {
+			if !emit(batchItem{source: prefix + strconv.Itoa(n), size: size, data: line, borrowed: true, line: true}, more) {
 				return false
 			}
 		}
 		tooLong = false
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				return emit(batchItem{source: fmt.Sprintf("%s:%d", name, n), err: err})
+				return emit(batchItem{source: prefix + strconv.Itoa(n), err: err}, false)
 			}
 			return true
 		}
@@ -504,7 +614,7 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	out := bufio.NewWriterSize(s.out, 64<<10)
 	var writeErr error
 	j := &batchJob{
-		s: s, contract: contract, expSHA: sha, opts: opts,
+		s: s, contract: contract, expSHA: sha, opts: opts, safety: base != nil,
 		format: f.format, eachLine: f.eachLine, json: f.json, jobs: jobs, traceArgs: traceArgs,
 	}
 	firstSource := ""
@@ -512,13 +622,17 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 		if firstSource == "" {
 			firstSource = o.source
 		}
-		if o.res != nil {
-			sum.Add(o.seq, o.source, o.res)
+		if o.ok {
+			sum.AddGraded(o.seq, o.source, o.graded)
 		} else {
 			sum.AddError(o.seq, o.source, o.err)
 		}
-		if f.json && writeErr == nil {
-			_, writeErr = out.Write(o.line)
+	}
+	if f.json {
+		j.onOutput = func(lines []byte) {
+			if writeErr == nil {
+				_, writeErr = out.Write(lines)
+			}
 		}
 	}
 	j.progress = newBatchProgress(s.err, traceArgs, f.eachLine)

@@ -84,7 +84,8 @@ func ParseSeq(s string) (Value, error) {
 type Parser struct {
 	nodes []node
 	buf   []byte // decoded string text, shared by the documents
-	docs  []Doc  // a slab of Docs handed out one by one
+	docs  []Doc  // the rest of slab, handed out one by one
+	slab  []Doc  // the latest slab of Docs
 	seen  map[string]struct{}
 	// single marks a Parser used for one document: its Doc is allocated
 	// alone rather than from a slab.
@@ -101,6 +102,21 @@ type Parser struct {
 // Parse reads one document from s as ParseString does, sharing the
 // Parser's buffers.
 func (p *Parser) Parse(s string) (Value, error) { return p.parse(s, false) }
+
+// ParseSeq reads a sequence of JSON values from s as the function
+// ParseSeq does, sharing the Parser's buffers.
+func (p *Parser) ParseSeq(s string) (Value, error) { return p.parse(s, true) }
+
+// Reset makes the Parser read its next documents into the memory of
+// those it has read: every Doc, Value and decoded string it returned
+// before must no longer be used. A Parser that reads documents one after
+// another (the traces of a batch) and resets between them allocates only
+// while its buffers grow to the largest document.
+func (p *Parser) Reset() {
+	p.nodes = p.nodes[:0]
+	p.buf = p.buf[:0]
+	p.docs = p.slab
+}
 
 func (p *Parser) parse(s string, seq bool) (Value, error) {
 	if uint64(len(s)) >= 1<<32-1 {
@@ -153,7 +169,8 @@ func (p *Parser) newDoc() *Doc {
 		return new(Doc)
 	}
 	if len(p.docs) == 0 {
-		p.docs = make([]Doc, 8)
+		p.slab = make([]Doc, max(8, 2*len(p.slab)))
+		p.docs = p.slab
 	}
 	d := &p.docs[0]
 	p.docs = p.docs[1:]

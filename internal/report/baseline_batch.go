@@ -196,7 +196,7 @@ func (b *Batch) CompareWith(base *BatchBaseline, maxDrop float64) {
 }
 
 // compare records trace seq's change against the baseline.
-func (d *BatchDiff) compare(seq int, source string, res *engine.EvaluationResult) {
+func (d *BatchDiff) compare(seq int, source string, g Graded) {
 	e, ok := d.Base.entries[source]
 	if !ok || e.seen {
 		d.New++
@@ -207,8 +207,8 @@ func (d *BatchDiff) compare(seq int, source string, res *engine.EvaluationResult
 	if e.err {
 		return
 	}
-	cur := Side{res.Score, res.Grade, res.Passed}
-	reasons := regressions(e.side, cur, e.safety, safetyFailures(res.Checks.Items), d.MaxDrop)
+	cur := Side{g.Score, g.Grade, g.Passed}
+	reasons := regressions(e.side, cur, e.safety, g.Safety, d.MaxDrop)
 	switch {
 	case e.side.Passed && !cur.Passed:
 		d.PassToFail++

@@ -77,25 +77,59 @@ func NewBatch(expectation, kind string) *Batch {
 
 // Add counts one graded trace.
 func (b *Batch) Add(seq int, source string, res *engine.EvaluationResult) {
+	b.AddGraded(seq, source, Summarize(res, b.Diff != nil))
+}
+
+// Graded is what a Batch keeps of one graded trace.
+type Graded struct {
+	// Score, Grade and Passed are the result's.
+	Score  float64
+	Grade  engine.Grade
+	Passed bool
+	// Issue is the result's top issue (TopIssue).
+	Issue string
+	// Safety names the safety checks that failed, when Summarize was
+	// asked for them (a Batch compared with a baseline needs them).
+	Safety []string
+}
+
+// Summarize is what a Batch keeps of res (Add is AddGraded of it; with
+// safety, the failed safety checks too, which a Batch with a baseline
+// needs). Its texts are copies: it stays valid when res and its trace are
+// gone or their memory is reused (a format.Reader's next trace).
+func Summarize(res *engine.EvaluationResult, safety bool) Graded {
+	g := Graded{Score: res.Score, Grade: res.Grade, Passed: res.Passed, Issue: strings.Clone(TopIssue(res))}
+	if safety {
+		g.Safety = safetyFailures(res.Checks.Items)
+		for i, s := range g.Safety {
+			g.Safety[i] = strings.Clone(s)
+		}
+	}
+	return g
+}
+
+// AddGraded counts one graded trace, summarized (Summarize, with safety
+// when b has a baseline).
+func (b *Batch) AddGraded(seq int, source string, g Graded) {
 	b.Traces++
-	if res.Passed {
+	if g.Passed {
 		b.Passed++
 	} else {
 		b.Failed++
 	}
-	b.Grades[res.Grade]++
-	b.ScoreSum += res.Score
+	b.Grades[g.Grade]++
+	b.ScoreSum += g.Score
 	if b.Diff != nil {
-		b.Diff.compare(seq, source, res)
+		b.Diff.compare(seq, source, g)
 	}
-	bin := int(res.Score * 10)
+	bin := int(g.Score * 10)
 	b.Histogram[min(max(bin, 0), 9)]++
-	if len(b.Worst) == WorstCount && res.Score >= b.Worst[WorstCount-1].Score {
+	if len(b.Worst) == WorstCount && g.Score >= b.Worst[WorstCount-1].Score {
 		return
 	}
-	line := TraceLine{Seq: seq, Source: source, Score: res.Score, Grade: res.Grade, Passed: res.Passed, Issue: TopIssue(res)}
+	line := TraceLine{Seq: seq, Source: source, Score: g.Score, Grade: g.Grade, Passed: g.Passed, Issue: g.Issue}
 	at := len(b.Worst)
-	for at > 0 && b.Worst[at-1].Score > res.Score {
+	for at > 0 && b.Worst[at-1].Score > g.Score {
 		at--
 	}
 	if len(b.Worst) < WorstCount {

@@ -116,7 +116,7 @@ func (aiSDKAdapter) Detect(in *Input) (string, bool) {
 }
 
 func (aiSDKAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	if recs := in.Records(); len(recs) > 0 && isAISDKStep(recs[0]) {
 		for _, r := range recs {
 			if err := aiSDKStep(b, r); err != nil {

@@ -87,7 +87,7 @@ func aiSDKUIStream(in *Input) (engine.Trace, error) {
 		result   jsondoc.Value
 		err      string
 	}
-	b := newBuilder()
+	b := in.newBuilder()
 	var calls []*uiCall
 	byID := map[string]*uiCall{}
 	var text strings.Builder

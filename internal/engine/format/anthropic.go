@@ -91,7 +91,7 @@ func anthropicMessages(msgs []jsondoc.Value) (string, bool) {
 }
 
 func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	var err error
 	v := in.Value()
 	switch v.Kind() {

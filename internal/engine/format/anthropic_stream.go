@@ -66,7 +66,7 @@ type streamBlock struct {
 }
 
 func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	var blocks []*streamBlock
 	byIndex := map[string]*streamBlock{}
 	open := false

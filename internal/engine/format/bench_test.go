@@ -2,7 +2,10 @@ package format
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -137,5 +140,27 @@ func BenchmarkDecodeStd1MB(b *testing.B) {
 		if _, err := stdDecode(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkParsePerf is the trace's share of the user-path benchmarks
+// (engine's BenchmarkUserFromBytes): detecting and reading the small,
+// medium and large perf traces (plain call lists), against one
+// encoding/json.Valid pass over the same bytes (json.Valid).
+func BenchmarkParsePerf(b *testing.B) {
+	for _, name := range []string{"small", "medium", "large"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "perf", name+"_trace.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) { benchParse(b, data, "plain") })
+		b.Run(name+"/json.Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if !json.Valid(data) {
+					b.Fatal("invalid")
+				}
+			}
+		})
 	}
 }

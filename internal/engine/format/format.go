@@ -16,7 +16,7 @@
 //     Get, Elems, Members, Text, Str, Num, Bool, Kind) and answers cheaply
 //     and specifically, with a reason naming what it saw.
 //   - Parse walks the values and builds the trace with a builder
-//     (newBuilder): add for each call, setArgs / setArgsText / setRaw for
+//     (in.newBuilder): add for each call, setArgs / setArgsText / setRaw for
 //     its arguments, setResult or result (joined by id or name) for its
 //     result, turn or final for the answer, then trace(). Arguments and
 //     results are set only through the builder, never by assigning
@@ -341,7 +341,11 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidTrace, err)
 	}
-	return r.parse(in, a, requested)
+	p := new(Parsed)
+	if err := r.parse(in, a, requested, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // ParseValue reads a trace that is already a JSON value, such as the
@@ -354,7 +358,11 @@ func (r *Registry) ParseValue(v jsondoc.Value, name string) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.parse(valueInput(v), a, requested)
+	p := new(Parsed)
+	if err := r.parse(valueInput(v), a, requested, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // adapter returns the adapter a format name forces (nil for "auto" and
@@ -374,8 +382,9 @@ func (r *Registry) adapter(name string) (Adapter, string, error) {
 	return a, requested, nil
 }
 
-// parse detects the format of in (unless a is forced) and reads it.
-func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error) {
+// parse detects the format of in (unless a is forced) and reads it into
+// p.
+func (r *Registry) parse(in *Input, a Adapter, requested string, p *Parsed) error {
 	var reason string
 	if a != nil {
 		reason = "format " + requested + " was requested"
@@ -387,7 +396,7 @@ func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error
 			}
 		}
 		if a == nil {
-			return nil, fmt.Errorf("%w: no known format fits %s (tried %s)", engine.ErrInvalidTrace, describe(in), strings.Join(r.Names(), ", "))
+			return fmt.Errorf("%w: no known format fits %s (tried %s)", engine.ErrInvalidTrace, describe(in), strings.Join(r.Names(), ", "))
 		}
 	}
 	t, err := a.Parse(in)
@@ -395,14 +404,14 @@ func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error
 		var se *ShapeError
 		if errors.As(err, &se) {
 			in.locate(se)
-			return nil, fmt.Errorf("%w: %w", engine.ErrInvalidTrace, se)
+			return fmt.Errorf("%w: %w", engine.ErrInvalidTrace, se)
 		}
-		return nil, fmt.Errorf("%w: %s: %w", engine.ErrInvalidTrace, a.Name(), err)
+		return fmt.Errorf("%w: %s: %w", engine.ErrInvalidTrace, a.Name(), err)
 	}
 	if t.Calls == nil {
 		t.Calls = []engine.ToolCall{}
 	}
-	p := &Parsed{Format: a.Name(), Reason: reason, Form: in.Form, Trace: t}
+	*p = Parsed{Format: a.Name(), Reason: reason, Form: in.Form, Trace: t}
 	if len(t.Calls) == 0 {
 		if n, ok := a.(noCallsNoter); ok {
 			p.Warning = n.noCalls(in)
@@ -413,7 +422,7 @@ func (r *Registry) parse(in *Input, a Adapter, requested string) (*Parsed, error
 			p.Reason += "; " + p.Warning
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // describe names the shape of a document for the "no format fits" error.

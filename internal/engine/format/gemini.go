@@ -68,7 +68,7 @@ func allGeminiContents(recs []jsondoc.Value) bool {
 }
 
 func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	add := func(m jsondoc.Value) error {
 		if !isObj(m) {
 			return shapeErr("gemini", m, "a Content must be an object, not %s", aType(m))
@@ -241,7 +241,7 @@ func (geminiStreamAdapter) Detect(in *Input) (string, bool) {
 }
 
 func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	var parts []jsondoc.Value
 	respID := ""
 	open := false

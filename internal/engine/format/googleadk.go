@@ -68,7 +68,7 @@ func (googleADKAdapter) Parse(in *Input) (engine.Trace, error) {
 	if !ok {
 		return engine.Trace{}, notFit("google-adk", in.Value(), `expected a list of ADK events or a session with "events"`)
 	}
-	b := newBuilder()
+	b := in.newBuilder()
 	for _, m := range evs {
 		if !isObj(m) {
 			return engine.Trace{}, shapeErr("google-adk", m, "an event must be an object, not %s", aType(m))

@@ -2,6 +2,7 @@ package format
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,9 @@ type Input struct {
 	// sub reports that value is a value inside a larger document
 	// (ParseValue): pointers in errors are made relative to it.
 	sub bool
+	// scratch is the builder the first Parse of the document gets
+	// (newBuilder), when a Reader read it; nil otherwise.
+	scratch *builder
 }
 
 // Value returns the document: for FormJSON its value; for FormJSONLines
@@ -77,8 +81,18 @@ func valueInput(v jsondoc.Value) *Input {
 
 // readInput reads data as JSON, JSON Lines or SSE (see Form).
 func readInput(data []byte) (*Input, error) {
-	s := string(data)
-	in := &Input{src: s}
+	in := &Input{}
+	if err := in.read(string(data), nil); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// read fills in (zero but for the buffers of a Reader's Input: recs,
+// sse, scratch) from the document s, read with p, or when p is nil each
+// JSON text alone.
+func (in *Input) read(s string, p *jsondoc.Parser) error {
+	in.src = s
 	text := s
 	if strings.HasPrefix(s, "\uFEFF") {
 		in.base = len("\uFEFF")
@@ -86,45 +100,65 @@ func readInput(data []byte) (*Input, error) {
 	}
 	pos := jsondoc.SkipSpace(text, 0)
 	if pos >= len(text) {
-		return nil, &jsondoc.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
+		return &jsondoc.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
 	}
 	switch text[pos] {
 	case 'd', 'e', 'i', 'r', ':':
 		if isSSEStart(text[pos:]) {
-			if err := in.readSSE(text, pos); err != nil {
-				return nil, err
-			}
-			return in, nil
+			return in.readSSE(text, pos, p)
 		}
 	}
-	v, err := jsondoc.ParseString(text)
+	v, err := parseText(p, text, false)
 	if err == nil {
 		in.Form, in.value = FormJSON, v
 		if v.Kind() == jsondoc.Array {
-			in.recs = make([]jsondoc.Value, 0, v.Len())
+			in.recs = growRecs(in.recs, v.Len())
 			for _, e := range v.Elems() {
 				in.recs = append(in.recs, e)
 			}
 		} else {
-			in.recs = []jsondoc.Value{v}
+			in.recs = append(in.recs[:0], v)
 		}
-		return in, nil
+		return nil
 	}
 	var se *jsondoc.SyntaxError
 	if !errors.As(err, &se) || !strings.HasSuffix(se.Msg, "after top-level value") {
-		return nil, in.relocate(err)
+		return in.relocate(err)
 	}
 	// More than one value: JSON Lines.
-	seq, err := jsondoc.ParseSeq(text)
+	seq, err := parseText(p, text, true)
 	if err != nil {
-		return nil, in.relocate(err)
+		return in.relocate(err)
 	}
 	in.Form, in.value = FormJSONLines, seq
-	in.recs = make([]jsondoc.Value, 0, seq.Len())
+	in.recs = growRecs(in.recs, seq.Len())
 	for _, e := range seq.Elems() {
 		in.recs = append(in.recs, e)
 	}
-	return in, nil
+	return nil
+}
+
+// growRecs returns recs emptied, with room for n values, and never nil:
+// an Input of no records has an empty list.
+func growRecs(recs []jsondoc.Value, n int) []jsondoc.Value {
+	if recs == nil {
+		return make([]jsondoc.Value, 0, n)
+	}
+	return slices.Grow(recs[:0], n)
+}
+
+// parseText reads one JSON value (or with seq a sequence of them) from s
+// with p, or alone when p is nil.
+func parseText(p *jsondoc.Parser, s string, seq bool) (jsondoc.Value, error) {
+	switch {
+	case p == nil && seq:
+		return jsondoc.ParseSeq(s)
+	case p == nil:
+		return jsondoc.ParseString(s)
+	case seq:
+		return p.ParseSeq(s)
+	}
+	return p.Parse(s)
 }
 
 // isSSEStart reports whether s begins with an SSE field or comment line.
@@ -154,7 +188,7 @@ type sseData struct {
 // joined with "\n", holds one or more JSON values; "[DONE]" and empty
 // data are skipped. The events' data are read as one JSON Lines text, in
 // which no value may span two events.
-func (in *Input) readSSE(text string, pos int) error {
+func (in *Input) readSSE(text string, pos int, p *jsondoc.Parser) error {
 	in.Form = FormSSE
 	var joined strings.Builder
 	var event []sseData // the data lines of the event being read
@@ -225,12 +259,12 @@ func (in *Input) readSSE(text string, pos int) error {
 	}
 	flush()
 	js := joined.String()
-	seq, err := jsondoc.ParseSeq(js)
+	seq, err := parseText(p, js, true)
 	if err != nil {
 		return in.relocate(in.eventError(js, events, err))
 	}
 	in.value = seq
-	in.recs = make([]jsondoc.Value, 0, seq.Len())
+	in.recs = growRecs(in.recs, seq.Len())
 	for _, e := range seq.Elems() {
 		// A value must lie within one event: read alone, the event
 		// whose data it starts in fails.

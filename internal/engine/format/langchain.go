@@ -224,7 +224,7 @@ func lcList(msgs []jsondoc.Value) (string, bool) {
 }
 
 func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
-	p := lcParser{b: newBuilder()}
+	p := lcParser{b: in.newBuilder()}
 	v := in.Value()
 	switch v.Kind() {
 	case jsondoc.Object:

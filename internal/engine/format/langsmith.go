@@ -220,7 +220,7 @@ func (langSmithAdapter) Parse(in *Input) (engine.Trace, error) {
 		return strings.Compare(a.get(key).Text(), c.get(key).Text())
 	})
 	requested := langSmithRequestedArgs(runs)
-	b := newBuilder()
+	b := in.newBuilder()
 	var lastLLM *lsRun
 	for _, r := range ordered {
 		switch r.get("run_type").Text() {

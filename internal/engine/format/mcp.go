@@ -93,7 +93,7 @@ func mcpID(v jsondoc.Value) (string, bool) {
 }
 
 func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	// pending lists, by id, the requests still waiting for a response: the
 	// index of a tools/call's call, or -1 for another method (a server's
 	// ping, say, whose id the two sides number independently).

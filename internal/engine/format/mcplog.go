@@ -85,7 +85,7 @@ func (mcpLogAdapter) Detect(in *Input) (string, bool) {
 }
 
 func (mcpLogAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	pending := map[string][]int{}
 	for _, m := range in.Records() {
 		if !isObj(m) {

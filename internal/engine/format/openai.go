@@ -98,7 +98,7 @@ func allOpenAIMessages(recs []jsondoc.Value) bool {
 }
 
 func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
-	p := openAIParser{b: newBuilder()}
+	p := openAIParser{b: in.newBuilder()}
 	var err error
 	v := in.Value()
 	switch v.Kind() {

@@ -74,7 +74,7 @@ type chunkCall struct {
 }
 
 func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
-	p := openAIParser{b: newBuilder()}
+	p := openAIParser{b: in.newBuilder()}
 	var t *chunkTurn
 	finish := func() {
 		if t == nil {

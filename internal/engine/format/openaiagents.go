@@ -193,7 +193,7 @@ func (openAIAgentsAdapter) Parse(in *Input) (engine.Trace, error) {
 			return agentsStream(in)
 		}
 	}
-	b := newBuilder()
+	b := in.newBuilder()
 	for _, r := range recs {
 		if err := agentsItem(b, r); err != nil {
 			return engine.Trace{}, err
@@ -288,7 +288,7 @@ func agentsOutput(v jsondoc.Value) jsondoc.Value {
 
 // agentsStream reads the events of a streamed run.
 func agentsStream(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	var raw []jsondoc.Value
 	items := 0
 	for _, m := range in.Records() {
@@ -350,7 +350,7 @@ func agentsExport(in *Input) (engine.Trace, error) {
 	slices.SortStableFunc(spans, func(a, c agentsSpan) int {
 		return strings.Compare(a.v.Get("started_at").Text(), c.v.Get("started_at").Text())
 	})
-	b := newBuilder()
+	b := in.newBuilder()
 	var final *string
 	for _, s := range spans {
 		data := s.v.Get("span_data")

@@ -80,8 +80,8 @@ func conventionsOf(in *Input) string {
 
 func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 	var spans []genSpan
-	b := newBuilder()
-	if err := collectSpans(in, &b.dec, func(s genSpan) { spans = append(spans, s) }); err != nil {
+	b := in.newBuilder()
+	if err := collectSpans(in, b.dec, func(s genSpan) { spans = append(spans, s) }); err != nil {
 		return engine.Trace{}, err
 	}
 	return otelTrace(b, spans), nil

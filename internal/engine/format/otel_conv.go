@@ -246,15 +246,15 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			execs = append(execs, &otelExec{span: s, id: id, name: name, args: args, result: result, err: spanErr(s)})
 		case strings.HasSuffix(opID, ".doGenerate") || strings.HasSuffix(opID, ".doStream"):
 			if aiSDKRewritten(a) {
-				text, calls := genAIOutput(&b.dec, a)
+				text, calls := genAIOutput(b.dec, a)
 				addTurn(s, text, calls)
 				break
 			}
 			text := a["ai.response.text"].Text()
-			addTurn(s, text, aiSDKToolCalls(&b.dec, a["ai.response.toolCalls"]))
+			addTurn(s, text, aiSDKToolCalls(b.dec, a["ai.response.toolCalls"]))
 		case opID == "ai.generateText" || opID == "ai.streamText":
 			if aiSDKRewritten(a) {
-				if text, calls := genAIOutput(&b.dec, a); len(calls) == 0 {
+				if text, calls := genAIOutput(b.dec, a); len(calls) == 0 {
 					setRoot(2, b.synth(jsondoc.AppendString(nil, text)))
 				}
 				break
@@ -273,11 +273,11 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 				args = a["tool.parameters"]
 			}
 			e := &otelExec{span: s, oi: true, id: id, name: name, args: args, result: a["output.value"], err: spanErr(s)}
-			oiToolMessage(&b.dec, e)
+			oiToolMessage(b.dec, e)
 			execs = append(execs, e)
 		case strings.EqualFold(oiKind, "LLM"):
 			text, calls := oiOutput(a)
-			oiLangChainIDs(&b.dec, a["output.value"], calls)
+			oiLangChainIDs(b.dec, a["output.value"], calls)
 			for i := range calls {
 				calls[i].oi = true
 			}
@@ -290,11 +290,11 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			if name == "" {
 				name = strings.TrimSuffix(s.name, ".tool")
 			}
-			args, whole := traceloopArgs(&b.dec, a["traceloop.entity.input"])
+			args, whole := traceloopArgs(b.dec, a["traceloop.entity.input"])
 			execs = append(execs, &otelExec{span: s, name: name, args: args, whole: whole, result: a["traceloop.entity.output"], err: spanErr(s)})
 		case tlKind == "agent" || tlKind == "workflow":
 			if v, ok := a["traceloop.entity.output"].Str(); ok {
-				if dv, ok := decodeText(&b.dec, v); ok {
+				if dv, ok := decodeText(b.dec, v); ok {
 					setRoot(1, dv)
 				}
 			}
@@ -306,10 +306,10 @@ func otelTrace(b *builder, spans []genSpan) engine.Trace {
 			id := a["gen_ai.tool.call.id"].Text()
 			execs = append(execs, &otelExec{span: s, id: id, name: name, args: a["gen_ai.tool.call.arguments"], result: a["gen_ai.tool.call.result"], err: spanErr(s)})
 		case op == "chat" || op == "text_completion" || op == "generate_content" || set(a["llm.request.type"]):
-			text, calls := genAIOutput(&b.dec, a)
+			text, calls := genAIOutput(b.dec, a)
 			addTurn(s, text, calls)
 		case op == "invoke_agent":
-			if text, calls := genAIOutput(&b.dec, a); len(calls) == 0 {
+			if text, calls := genAIOutput(b.dec, a); len(calls) == 0 {
 				setRoot(1, b.synth(jsondoc.AppendString(nil, text)))
 			}
 		}

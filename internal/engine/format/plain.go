@@ -1,6 +1,8 @@
 package format
 
 import (
+	"slices"
+
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -110,7 +112,7 @@ func isSteps(list jsondoc.Value) bool {
 }
 
 func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	var list jsondoc.Value
 	v := in.Value()
 	switch v.Kind() {
@@ -187,7 +189,7 @@ func (b *builder) plainSteps(steps jsondoc.Value) (engine.Trace, error) {
 // plainCalls reads the call objects of a plain trace.
 func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 	if len(list) > 0 {
-		b.calls = make([]engine.ToolCall, 0, len(list))
+		b.calls = slices.Grow(b.calls[:0], len(list))
 	}
 	for _, m := range list {
 		if !isObj(m) {

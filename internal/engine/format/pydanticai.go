@@ -84,7 +84,7 @@ var pydanticAIParts = map[string]map[string]bool{
 }
 
 func (pydanticAIAdapter) Parse(in *Input) (engine.Trace, error) {
-	b := newBuilder()
+	b := in.newBuilder()
 	for _, m := range pydanticAIList(in) {
 		if !isObj(m) {
 			return engine.Trace{}, shapeErr("pydantic-ai", m, "a message must be an object, not %s", aType(m))

@@ -253,7 +253,7 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 	default:
 		return engine.Trace{}, shapeErr("openai-responses", v, "expected a JSON object or array, not %s", aType(v))
 	}
-	b := newBuilder()
+	b := in.newBuilder()
 	responsesItems(b, items)
 	return b.trace(), nil
 }

@@ -131,7 +131,7 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			}
 		}
 	}
-	b := newBuilder()
+	b := in.newBuilder()
 	var list []responsesItem
 	for i, it := range items {
 		if !it.item.Exists() {

@@ -26,11 +26,33 @@ type builder struct {
 	final  *string          // set by formats that give the answer directly
 	answer string           // the latest turn's text, when turned is true
 	turned bool
-	dec    jsondoc.Parser // reads the argument texts of the trace
+	// dec reads the argument texts of the trace: own, or the parser of
+	// the Reader that read the document.
+	dec *jsondoc.Parser
+	own jsondoc.Parser
 }
 
 func newBuilder() *builder {
-	return &builder{}
+	b := &builder{}
+	b.dec = &b.own
+	return b
+}
+
+// newBuilder returns the builder of a Parse of in: the scratch builder of
+// the Reader that read in (its buffers reused, its argument texts read
+// with the Reader's parser) the first time, else a new one.
+func (in *Input) newBuilder() *builder {
+	b := in.scratch
+	if b == nil {
+		return newBuilder()
+	}
+	in.scratch = nil
+	byID, dupIDs := b.byID, b.dupIDs
+	clear(byID)
+	clear(dupIDs)
+	clear(b.calls[:cap(b.calls)]) // no earlier trace is kept alive by it
+	*b = builder{calls: b.calls[:0], done: b.done[:0], byID: byID, dupIDs: dupIDs, dec: b.dec}
+	return b
 }
 
 // add appends a call and returns its index.

@@ -1,0 +1,91 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// checkReader checks that rd.Parse reads data exactly as Parse does: the
+// same Parsed (format, reason, form, warning and trace, compared as JSON)
+// or the same error text, and that it leaves data as it was.
+func checkReader(t *testing.T, rd *Reader, data []byte, name string) {
+	t.Helper()
+	want, werr := Parse(data, name)
+	keep := bytes.Clone(data)
+	got, gerr := rd.Parse(data, name)
+	if !bytes.Equal(data, keep) {
+		t.Fatalf("%q as %s: Reader.Parse changed its input", keep, name)
+	}
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("%q as %s: Parse error %v, Reader.Parse error %v", data, name, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	wj, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(wj, gj) {
+		t.Fatalf("%q as %s:\nParse:        %s\nReader.Parse: %s", data, name, wj, gj)
+	}
+}
+
+// TestReader reads every example trace (JSON, JSON Lines and SSE, of every
+// format), detected and forced to every format, with one Reader in turn,
+// so that each is read into the memory of all those before it, and
+// compares each with Parse.
+func TestReader(t *testing.T) {
+	var docs [][]byte
+	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) == ".golden" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		docs = append(docs, data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) < 100 {
+		t.Fatalf("%d example traces, want at least 100", len(docs))
+	}
+	rd := NewReader()
+	names := append([]string{"auto", "custom"}, Names()...)
+	for _, name := range names {
+		for _, data := range docs {
+			checkReader(t, rd, data, name)
+		}
+	}
+	// The largest first, then the smallest: what is left of the larger
+	// one in the buffers does not show through.
+	big := openAIMessages(1 << 16)
+	checkReader(t, rd, big, "auto")
+	checkReader(t, rd, []byte(`[{"tool":"a"}]`), "auto")
+	checkReader(t, rd, []byte(`{"calls":[]}`), "auto")
+	if _, err := rd.Parse([]byte(`[]`), "nope"); err == nil {
+		t.Error("Reader.Parse accepted format nope")
+	}
+}
+
+// FuzzReader compares a Reader that has read a seed and the input with
+// Parse (checkReader), on the input and on the seed read again after it.
+func FuzzReader(f *testing.F) {
+	addSeeds(f)
+	seed := openAIMessages(4 << 10)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd := NewReader()
+		checkReader(t, rd, seed, "auto")
+		checkReader(t, rd, data, "auto")
+		checkReader(t, rd, seed, "auto")
+		checkReader(t, rd, data, "auto")
+	})
+}
