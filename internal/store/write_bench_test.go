@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,7 +24,8 @@ import (
 // the group-commit writer shares transactions between them. Besides the
 // server side (ns/op, allocs/op), it reports the CPU the database's
 // backends used per result (pg-cpu-µs/op, from /proc: Postgres on this
-// machine).
+// machine) and the CPU of this process per result (cpu-µs/op: the writer
+// and the inserting goroutines).
 //
 //	go test ./internal/store -run '^$' -bench InsertResults -benchtime 20000x
 func BenchmarkInsertResults(b *testing.B) {
@@ -36,7 +38,7 @@ func BenchmarkInsertResults(b *testing.B) {
 	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
 	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
 	ctx := context.Background()
-	pg0 := backendCPU(b, db)
+	pg0, cpu0 := backendCPU(b, db), processCPU(b)
 	b.SetParallelism(32) // 64 goroutines on 2 cores
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -53,6 +55,17 @@ func BenchmarkInsertResults(b *testing.B) {
 	})
 	b.StopTimer()
 	b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N), "pg-cpu-µs/op")
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// processCPU returns the CPU time (user + system) this process has used.
+func processCPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // backendCPU returns the CPU time (user + system) the Postgres backends

@@ -199,8 +199,8 @@ func (w *writer) flush1(r *writeReq) {
 // write inserts the group's idempotency records (skipping keys already
 // used, which it reports in conflicts) and the results of the batches
 // whose key was free, all in one transaction: one WAL flush per group.
-// The results go in by COPY (binary), which costs Postgres and the server
-// less per row than an INSERT of arrays. A group without idempotency keys
+// The results go in by one binary COPY (copyResults), which costs
+// Postgres and the server less per row than an INSERT of arrays. A group without idempotency keys
 // is that one COPY, a statement that is its own transaction; with keys,
 // BEGIN and one INSERT per key go to Postgres as one pipelined batch, then
 // the COPY of the results whose key was inserted, then COMMIT. The
@@ -224,9 +224,8 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 			return err
 		}
 		defer conn.Release()
-		src := &groupRows{group: group, conflicts: conflicts}
 		if len(keyed) == 0 {
-			rows, err = conn.CopyFrom(ctx, pgx.Identifier{"results"}, resultColumns, src)
+			rows, err = copyResults(ctx, conn, group, conflicts)
 			return err
 		}
 		err = func() error {
@@ -258,7 +257,7 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 			if err != nil {
 				return err
 			}
-			if rows, err = conn.CopyFrom(ctx, pgx.Identifier{"results"}, resultColumns, src); err != nil {
+			if rows, err = copyResults(ctx, conn, group, conflicts); err != nil {
 				return err
 			}
 			tag, err := conn.Exec(ctx, "COMMIT")
@@ -287,37 +286,6 @@ func (w *writer) write(group []*writeReq) (conflicts []bool, err error) {
 	w.groupRows.Observe(float64(rows))
 	return conflicts, nil
 }
-
-// groupRows is the pgx.CopyFromSource of a group's results, in resultRow's
-// columns: every result of every batch but those whose idempotency key
-// another request holds (conflicts).
-type groupRows struct {
-	group     []*writeReq
-	conflicts []bool
-	batch     int // the current batch
-	next      int // its next result
-	row       *record.Result
-}
-
-// Next implements pgx.CopyFromSource.
-func (g *groupRows) Next() bool {
-	for g.batch < len(g.group) {
-		rs := g.group[g.batch].batch.Results
-		if !g.conflicts[g.batch] && g.next < len(rs) {
-			g.row = &rs[g.next]
-			g.next++
-			return true
-		}
-		g.batch, g.next = g.batch+1, 0
-	}
-	return false
-}
-
-// Values implements pgx.CopyFromSource.
-func (g *groupRows) Values() ([]any, error) { return resultRow(g.row), nil }
-
-// Err implements pgx.CopyFromSource.
-func (g *groupRows) Err() error { return nil }
 
 // nullJSON turns an empty JSON text into SQL NULL.
 func nullJSON(b []byte) any {
