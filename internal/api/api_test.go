@@ -372,9 +372,9 @@ func TestInternalErrorIsGeneric(t *testing.T) {
 func fillPool(t *testing.T, p *Pool) (release func()) {
 	t.Helper()
 	gate := make(chan struct{})
-	started := make(chan struct{}, p.workers+cap(p.jobs))
+	started := make(chan struct{}, p.workers+p.QueueCapacity())
 	done := make(chan struct{})
-	n := p.workers + cap(p.jobs)
+	n := p.workers + p.QueueCapacity()
 	for i := range n {
 		go func() {
 			_ = p.DoWait(context.Background(), func(context.Context) error {
@@ -388,7 +388,7 @@ func fillPool(t *testing.T, p *Pool) (release func()) {
 			<-started // one more worker busy
 		}
 	}
-	for p.QueueLength() < cap(p.jobs) {
+	for p.QueueLength() < p.QueueCapacity() {
 		runtime.Gosched() // the remaining jobs are being queued
 	}
 	return func() {

@@ -93,7 +93,7 @@ func newMetrics(reg prometheus.Registerer, version string, pool *Pool, inflight 
 	}, []string{"version", "goversion"})
 	build.WithLabelValues(version, runtime.Version()).Set(1)
 	m.poolWorkers.Set(float64(pool.workers))
-	m.poolCapacity.Set(float64(cap(pool.jobs)))
+	m.poolCapacity.Set(float64(pool.QueueCapacity()))
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.evalDuration, m.combinations, m.evaluations, m.evalErrors,
 		m.poolRejected, m.poolWorkers, m.poolCapacity, m.idempotentReplay, queue, busy, inFlight, cacheBytes, cacheEntries, build)
 	return m
