@@ -64,25 +64,24 @@ func compileArgs(args map[string]any) *cval {
 	return root
 }
 
-// compileDoc compiles an expected call's arguments as compileArgs does,
-// from the document value v they were read from and the expected value x
-// the contract parser made of it (its matchers), with nodes and keys from
-// b: the tape gives the keys, so the map is read only for a matcher's
-// value.
-func (b *cbuilder) compileDoc(v jsondoc.Value, x map[string]any) *cval {
-	root := &b.alloc(1)[0]
-	b.buildDoc(root, v, x)
-	return root
-}
-
-// buildDoc compiles v, whose expected value is x, into dst.
-func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
+// compileExpected compiles the expected value v of a contract document
+// into dst, with the nodes of p.cb: what compileArgs makes of the value
+// p.expected makes of v, recording the same problems in the same order.
+// Matcher objects are read by p.matcher; the other values are compiled
+// from the document without building Go values, and value gives them
+// back (a number's literal is kept in s).
+func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
+	b := &p.cb
 	switch v.Kind() {
 	case jsondoc.Object:
-		m, ok := x.(map[string]any)
-		if !ok {
-			// A matcher object: its Matcher, with what it holds.
-			b.build(dst, x)
+		if hasOperator(v) {
+			p.matchers++
+			m, _ := p.matcher(v).(Matcher)
+			if m == nil {
+				dst.op = copNever // invalid: its problem is recorded
+				return
+			}
+			b.buildMatcher(dst, m)
 			return
 		}
 		n := v.Len()
@@ -92,23 +91,14 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 		i := 0
 		for k, e := range v.Members() {
 			dst.keys[i] = k
-			var ex any
-			if e.Kind() == jsondoc.Object || e.Kind() == jsondoc.Array {
-				ex = m[k]
-			}
-			b.buildDoc(&dst.kids[i], e, ex)
+			p.compileExpected(&dst.kids[i], e)
 			i++
 		}
 	case jsondoc.Array:
-		a, _ := x.([]any)
 		dst.op = copArray
 		dst.kids = b.alloc(v.Len())
 		for i, e := range v.Elems() {
-			var ex any
-			if i < len(a) {
-				ex = a[i]
-			}
-			b.buildDoc(&dst.kids[i], e, ex)
+			p.compileExpected(&dst.kids[i], e)
 		}
 	case jsondoc.String:
 		s := v.Text()
@@ -118,6 +108,7 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 		dst.op, dst.flag = copBool, f
 	case jsondoc.Number:
 		lit, _ := v.Num()
+		dst.s = lit
 		n, ok := parseNumber(lit)
 		if !ok {
 			dst.op = copNever
@@ -127,6 +118,17 @@ func (b *cbuilder) buildDoc(dst *cval, v jsondoc.Value, x any) {
 	default:
 		dst.op = copNull
 	}
+}
+
+// slot returns a pointer to a new zero item of *chunk, allocating a new
+// chunk (the old one stays with what was handed out from it) when it is
+// full.
+func slot[T any](chunk *[]T, last *int) *T {
+	if len(*chunk) == cap(*chunk) {
+		*chunk = make([]T, 0, nextChunk(last, 1))
+	}
+	*chunk = (*chunk)[:len(*chunk)+1]
+	return &(*chunk)[len(*chunk)-1]
 }
 
 // cbuilder hands out nodes, keys and numbers from arrays: those it

@@ -311,7 +311,7 @@ func TestMatcherJSONMapForm(t *testing.T) {
 }
 
 // TestCompiledFromDocument checks that compiling a contract's arguments
-// from its document (compileDoc, what ParseContract does) gives values
+// from its document (compileExpected, what ParseContract does) gives values
 // that match exactly what compiling the parsed maps (compileArgs) gives,
 // for every expected text of TestCompiledMatchesCompare nested at several
 // depths and every actual value.
@@ -328,11 +328,8 @@ func TestCompiledFromDocument(t *testing.T) {
 			args := strings.ReplaceAll(wrap, "%s", s)
 			c := mustContract(t, `[{"tool":"t","args":`+args+`}]`)
 			call := c.Required[0].Call
-			fromDoc, ok := c.compiled[mapKey(call.Args)]
-			if !ok {
-				t.Fatalf("%s: not compiled from the document", args)
-			}
-			fromMap := compileArgs(call.Args)
+			fromDoc := call.Args.compiled()
+			fromMap := compileArgs(call.Args.Map())
 			for _, a := range actual {
 				for _, strict := range []bool{false, true} {
 					for _, obj := range []map[string]any{{"v": a}, {"x": json.Number("1"), "v": []any{a, map[string]any{"w": a}}}} {

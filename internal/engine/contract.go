@@ -2,14 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -50,11 +47,6 @@ type Contract struct {
 	combos int
 	// plan is what scoring precomputes, built on first use (plan.go).
 	plan planCache
-	// compiled are the expected calls' arguments compiled when the
-	// contract was read from a document, by the identity of their Args
-	// map (mapKey), which every copy of an ExpectedCall shares; nil for a
-	// contract built in Go, whose plan compiles them from the maps.
-	compiled map[unsafe.Pointer]*cval
 }
 
 // Step is one element of a contract's required list: exactly one of Call
@@ -73,22 +65,21 @@ type Group struct {
 	Options [][]ExpectedCall
 }
 
-// ExpectedCall is one expected call. Args nil means "do not check
-// arguments"; a non-nil empty map means "expect zero arguments". Argument
-// values are JSON values (numbers as json.Number) or Matcher values, at any
-// depth.
+// ExpectedCall is one expected call. Args not checked (the zero Args)
+// means "do not check arguments"; checked and empty means "expect zero
+// arguments".
 type ExpectedCall struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
+	Tool string `json:"tool"`
+	Args Args   `json:"args"`
 }
 
 // ForbiddenCall is a forbidden call rule: a trace call with this Tool (and,
-// when Args is non-nil, whose arguments satisfy Args as an expected call's
-// would) is a violation. Reason is shown to the user.
+// when Args are checked, whose arguments satisfy Args as an expected
+// call's would) is a violation. Reason is shown to the user.
 type ForbiddenCall struct {
-	Tool   string         `json:"tool"`
-	Args   map[string]any `json:"args,omitempty"`
-	Reason string         `json:"reason,omitempty"`
+	Tool   string `json:"tool"`
+	Args   Args   `json:"args,omitzero"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Combinations returns the number of combinations of the contract's
@@ -205,9 +196,6 @@ func (p *contractParser) forbiddenRules(doc jsondoc.Value) ([]ForbiddenCall, err
 	return rules, nil
 }
 
-// mapKey identifies a map by its storage.
-func mapKey(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
-
 func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract", Errors: errs} }
 
 // contractParser reads one contract document: its problems, and the
@@ -219,14 +207,15 @@ type contractParser struct {
 	base    jsondoc.Value
 	errs    []FieldError
 	regexes map[string]*Regex
-	// compiled are the expected calls' arguments compiled from the
-	// document, by the identity of their Args map (see Contract.compiled),
-	// their nodes from cb; calls is how many entries to make room for.
-	compiled map[unsafe.Pointer]*cval
-	cb       cbuilder
-	calls    int
-	// slab holds the contract's expected calls and values.
-	slab valueSlab
+	// cb holds the nodes of the expected calls' arguments, compiled from
+	// the document, matchers counts the matcher objects compiled so far;
+	// calls and args hold the expected calls and their
+	// arguments, from chunks (see slot).
+	cb                   cbuilder
+	matchers             int
+	calls                []ExpectedCall
+	args                 []args
+	callChunk, argsChunk int
 	// custom are the custom matcher operators (ParseOptions.Matchers).
 	custom map[string]MatcherFunc
 }
@@ -298,7 +287,6 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	if len(p.errs) > 0 {
 		return nil, invalid(p.errs...)
 	}
-	c.compiled = p.compiled
 	return c, nil
 }
 
@@ -310,16 +298,11 @@ func (p *contractParser) reserve(need jsondoc.Census, calls int) {
 	for _, n := range need.Values {
 		values += n
 	}
-	p.calls = calls
 	p.cb.nodes = make([]cval, values)
 	p.cb.keys = make([]string, need.Members)
 	p.cb.nums = make([]number, 0, need.Values[jsondoc.Number])
-	sl := &p.slab
-	sl.strs = make([]string, 0, need.Values[jsondoc.String])
-	sl.nums = make([]json.Number, 0, need.Values[jsondoc.Number])
-	sl.lists = make([][]any, 0, need.Values[jsondoc.Array])
-	sl.elems = make([]any, 0, need.Elements)
-	sl.calls = make([]ExpectedCall, 0, calls)
+	p.calls = make([]ExpectedCall, 0, calls)
+	p.args = make([]args, 0, calls)
 }
 
 // call reads one expected call object. allowed lists its valid keys
@@ -338,23 +321,26 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 	if !ok || tool == "" {
 		p.fail(obj, "tool must be a non-empty string", "tool")
 	}
-	ec := p.slab.call(ExpectedCall{Tool: tool})
+	ec := slot(&p.calls, &p.callChunk)
+	ec.Tool = tool
 	switch a := obj.Get("args"); a.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
 	case jsondoc.Object:
-		// args that are themselves a matcher object give a Matcher, or
-		// nil when the matcher is invalid (its error is already listed).
-		switch m := p.expected(a).(type) {
-		case map[string]any:
-			ec.Args = m
-			if p.compiled == nil {
-				p.compiled = make(map[unsafe.Pointer]*cval, max(p.calls, 8))
+		if hasOperator(a) {
+			// A valid matcher is not arguments; an invalid one's error
+			// is already listed.
+			if p.matcher(a) != nil {
+				p.fail(a, "args must be an object of arguments, not a matcher")
 			}
-			p.compiled[mapKey(m)] = p.cb.compileDoc(a, m)
-		case nil:
-		default:
-			p.fail(a, "args must be an object of arguments, not a matcher")
+			break
 		}
+		cv := &p.cb.alloc(1)[0]
+		matchers := p.matchers
+		p.compileExpected(cv, a)
+		if p.matchers > matchers {
+			a = jsondoc.Value{} // not the map's JSON
+		}
+		ec.Args = docArgs(slot(&p.args, &p.argsChunk), cv, a)
 	default:
 		p.fail(a, fmt.Sprintf("args must be an object or null, got %s", valueTypeName(a)))
 	}
@@ -464,7 +450,6 @@ func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
 	if len(p.errs) > 0 {
 		return nil, invalid(p.errs...)
 	}
-	c.compiled = p.compiled
 	return c, nil
 }
 

@@ -129,11 +129,11 @@ func TestParseForbidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rules) != 2 || rules[0].Tool != "delete_db" || rules[0].Reason != "never" || rules[0].Args != nil {
+	if len(rules) != 2 || rules[0].Tool != "delete_db" || rules[0].Reason != "never" || rules[0].Args.Checked() {
 		t.Errorf("rules = %+v", rules)
 	}
-	if a, ok := rules[1].Args["amount"].(*Approx); !ok || a.Value != 10 {
-		t.Errorf("rule 1 args = %#v", rules[1].Args)
+	if a, ok := rules[1].Args.Map()["amount"].(*Approx); !ok || a.Value != 10 {
+		t.Errorf("rule 1 args = %#v", rules[1].Args.Map())
 	}
 	for _, data := range []string{``, ` `, `null`} {
 		if rules, err := ParseForbidden([]byte(data)); err != nil || rules != nil {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // minGlobalSecretLen is the shortest secret-named argument value that is
@@ -82,13 +81,13 @@ type redactor struct {
 	named bool
 	// scanner scans expected argument strings; nil scans none.
 	scanner SecretScanner
-	// shownArgs memoizes expectedArgs by the identity of the argument
-	// map (expected calls are rendered by several issues and redact).
-	shownArgs map[unsafe.Pointer]map[string]any
+	// shownArgs memoizes expectedArgs by the identity of the arguments
+	// (expected calls are rendered by several issues and redact).
+	shownArgs map[*args]Args
 	// contractShown are the contract's arguments as hideWritten shows
 	// them, shared by every evaluation of the contract (see
 	// shownArgsCache); nil outside an evaluation.
-	contractShown map[unsafe.Pointer]map[string]any
+	contractShown map[*args]Args
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -378,26 +377,38 @@ func (m *redactedMatcher) MarshalJSON() ([]byte, error) { return json.Marshal(m.
 // rules find in a string value replaced by its marker, at any depth
 // (values of matchers included). Maps and slices are copied only where
 // something changes; nil stays nil.
-func (r *redactor) expectedArgs(args map[string]any) map[string]any {
-	if args == nil || r.repl == nil && !r.named {
-		return args
+func (r *redactor) expectedArgs(a Args) Args {
+	if !a.Checked() || r.repl == nil && !r.named {
+		return a
 	}
-	key := reflect.ValueOf(args).UnsafePointer()
-	if v, ok := r.shownArgs[key]; ok {
+	if v, ok := r.shownArgs[a.a]; ok {
 		return v
 	}
-	v, changed := r.value(args)
+	var v any
+	changed := false
+	if r.repl != nil {
+		v, changed = r.value(a.Map())
+	}
 	if r.named {
-		if shown, ok := r.contractShown[key]; ok && !changed {
+		if shown, ok := r.contractShown[a.a]; ok && !changed {
 			return shown // no detected secret in args: the contract's own
 		}
-		v, _ = r.hideWritten(v, false)
+		if v == nil {
+			v = a.Map()
+		}
+		var hid bool
+		v, hid = r.hideWritten(v, false)
+		changed = changed || hid
+	}
+	out := a
+	if changed {
+		out = NewArgs(v.(map[string]any))
 	}
 	if r.shownArgs == nil {
-		r.shownArgs = map[unsafe.Pointer]map[string]any{}
+		r.shownArgs = map[*args]Args{}
 	}
-	r.shownArgs[key] = v.(map[string]any)
-	return v.(map[string]any)
+	r.shownArgs[a.a] = out
+	return out
 }
 
 // shownArgsCache holds a contract's arguments (those of its required
@@ -407,25 +418,24 @@ func (r *redactor) expectedArgs(args map[string]any) map[string]any {
 // That depends on the contract and the SecretScanner alone, so it is made
 // once, on first use, with the scanner of that evaluation, and shared by
 // every evaluation of the contract with the same scanner (a process has
-// one); it is read-only once made. The maps it holds are the contract's
-// own where nothing is hidden, else copies; results share them, so they
-// must not be modified.
+// one); it is read-only once made. The Args it holds are the contract's
+// own where nothing is hidden, else copies; results share them.
 type shownArgsCache struct {
 	once    sync.Once
 	scanner SecretScanner
-	m       map[unsafe.Pointer]map[string]any
+	m       map[*args]Args
 }
 
 // get returns the cache of contract c for scanner, making it on the first
 // call; nil when it was made with another scanner, or when a scan failed
 // while making it (the caller then hides per evaluation).
-func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Pointer]map[string]any {
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[*args]Args {
 	sc.once.Do(func() {
 		sc.scanner = scanner
-		var all []map[string]any
-		add := func(args map[string]any) {
-			if args != nil {
-				all = append(all, args)
+		var all []Args
+		add := func(a Args) {
+			if a.Checked() {
+				all = append(all, a)
 			}
 		}
 		for _, st := range c.Required {
@@ -444,10 +454,10 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[unsafe.Poi
 			add(c.Forbidden[i].Args)
 		}
 		r := &redactor{named: true, scanner: scanner}
-		shown := r.hideWrittenAll(all, c.compiled)
-		m := make(map[unsafe.Pointer]map[string]any, len(all))
-		for i, args := range all {
-			m[mapKey(args)] = shown[i]
+		shown := r.hideWrittenAll(all)
+		m := make(map[*args]Args, len(all))
+		for i, a := range all {
+			m[a.a] = shown[i]
 		}
 		if !r.scanFailed {
 			sc.m = m
@@ -472,27 +482,26 @@ func sameScanner(a, b SecretScanner) bool {
 	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && va.Equal(vb)
 }
 
-// hideWrittenAll returns hideWritten of each of args (expected calls'
-// arguments; compiled, nil when they were not compiled from a document,
-// holds each one's compiled form), scanning every string they hold with
+// hideWrittenAll returns hideWritten of each of all (expected calls'
+// arguments; the same Args where nothing is hidden), scanning every string they hold with
 // r.scanner in one call rather than one call per string. A first pass
 // lists the strings, from the compiled form where it tells everything
 // (see textsOf), else with hideWritten listing what it would scan; the
 // scanner's findings are grouped by text; then each argument map is
 // returned as it is when the first pass showed it holds nothing to hide
 // and the scanner found nothing, and hideWritten hides the rest.
-func (r *redactor) hideWrittenAll(args []map[string]any, compiled map[unsafe.Pointer]*cval) []map[string]any {
-	out := make([]map[string]any, len(args))
-	walk := make([]bool, len(args))
+func (r *redactor) hideWrittenAll(all []Args) []Args {
+	out := make([]Args, len(all))
+	walk := make([]bool, len(all))
 	var texts []string
-	for i, a := range args {
-		if e := compiled[mapKey(a)]; e != nil && textsOf(e, &texts) {
+	for i, a := range all {
+		if textsOf(a.compiled(), &texts) {
 			continue
 		}
 		walk[i] = true
 		if r.scanner != nil {
 			r.collect = &texts
-			r.hideWritten(a, false)
+			r.hideWritten(a.Map(), false)
 			r.collect = nil
 		}
 	}
@@ -519,13 +528,14 @@ func (r *redactor) hideWrittenAll(args []map[string]any, compiled map[unsafe.Poi
 			}
 		}
 	}
-	for i, a := range args {
+	for i, a := range all {
+		out[i] = a
 		if !walk[i] && len(r.prescanned) == 0 {
-			out[i] = a
 			continue
 		}
-		v, _ := r.hideWritten(a, false)
-		out[i] = v.(map[string]any)
+		if v, changed := r.hideWritten(a.Map(), false); changed {
+			out[i] = NewArgs(v.(map[string]any))
+		}
 	}
 	return out
 }
@@ -692,7 +702,7 @@ func (r *redactor) expectedCalls(calls []ExpectedCall) []ExpectedCall {
 	var out []ExpectedCall
 	for i, c := range calls {
 		tool, args := r.text(c.Tool), r.expectedArgs(c.Args)
-		if tool == c.Tool && sameMap(args, c.Args) {
+		if tool == c.Tool && args.same(c.Args) {
 			continue
 		}
 		if out == nil {
@@ -704,14 +714,6 @@ func (r *redactor) expectedCalls(calls []ExpectedCall) []ExpectedCall {
 		return calls
 	}
 	return out
-}
-
-// sameMap reports whether a and b are the same map (or both nil).
-func sameMap(a, b map[string]any) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // texts returns xs with every globally replaced secret replaced, copied

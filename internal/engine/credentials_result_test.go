@@ -132,7 +132,7 @@ func TestResultHidesSecrets(t *testing.T) {
 		t.Errorf("chosen =\n%s\nwant\n%s", chosen, wantChosen)
 	}
 	// The matchers still match as before.
-	if !Compare(res.ExpectedCalls[1].Args["auth"], "token "+pat, CompareOptions{}) {
+	if !Compare(res.ExpectedCalls[1].Args.Map()["auth"], "token "+pat, CompareOptions{}) {
 		t.Errorf("the redacted $regex matcher no longer matches the original value")
 	}
 

@@ -32,12 +32,12 @@ func FuzzContractShownArgs(f *testing.F) {
 		if m == nil {
 			t.Fatal("no shown arguments made")
 		}
-		check := func(args map[string]any) {
-			if args == nil {
+		check := func(args Args) {
+			if !args.Checked() {
 				return
 			}
-			want, _ := (&redactor{named: true, scanner: scanner}).hideWritten(args, false)
-			got, ok := m[mapKey(args)]
+			want, _ := (&redactor{named: true, scanner: scanner}).hideWritten(args.Map(), false)
+			got, ok := m[args.a]
 			if !ok {
 				t.Fatalf("no shown arguments for %v", args)
 			}

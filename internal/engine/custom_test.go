@@ -66,7 +66,7 @@ func TestCustomMatcherGrades(t *testing.T) {
 		}
 	}
 	// Compare (the uncompiled path) agrees with the compiled one.
-	args := c.Required[0].Call.Args
+	args := c.Required[0].Call.Args.Map()
 	if !Compare(args["amount"], json.Number("10"), CompareOptions{}) || Compare(args["amount"], json.Number("7"), CompareOptions{}) {
 		t.Error("Compare does not apply the custom matcher")
 	}

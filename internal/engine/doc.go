@@ -36,7 +36,7 @@
 // [Matcher] at any depth: the JSON operators $regex, $contains, $one_of,
 // $any, $type and $approx become [Regex], [Contains], [OneOf], [Any],
 // [Type] and [Approx]. Callers add their own: a Matcher value placed in
-// an [ExpectedCall]'s Args, or a custom operator ("$iata") that
+// the map of an [ExpectedCall]'s [Args] ([NewArgs]), or a custom operator ("$iata") that
 // [ParseContractWith] reads with the [MatcherFunc] given in
 // [ParseOptions] (injected per call: there is no registry).
 //

@@ -38,7 +38,7 @@ func ChecksCorpus(tb testing.TB, seed uint64, n int) []CorpusCase {
 		tr := g.trace(tb)
 		opts := Options{SecretScanner: testSecrets, KeepSecrets: g.r.IntN(8) == 0, Strict: g.r.IntN(4) == 0}
 		if g.r.IntN(4) == 0 {
-			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"password": "hunter2hunter2"}}}
+			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: NewArgs(map[string]any{"password": "hunter2hunter2"})}}
 		}
 		out[i] = CorpusCase{Contract: doc, Trace: tr, Options: opts}
 	}
@@ -68,7 +68,7 @@ func ScoringCorpus(seed uint64, n int) []CorpusCase {
 		tr := g.trace()
 		opts := Options{SecretScanner: testSecrets, Strict: g.r.IntN(3) == 0, Weights: weights[g.r.IntN(len(weights))]}
 		if g.r.IntN(4) == 0 {
-			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: map[string]any{"k": "a"}}}
+			opts.Forbidden = []ForbiddenCall{{Tool: g.tool(true)}, {Tool: g.tool(false), Args: NewArgs(map[string]any{"k": "a"})}}
 		}
 		out[i] = CorpusCase{Contract: doc, Trace: tr, Options: opts}
 	}

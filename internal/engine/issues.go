@@ -93,8 +93,8 @@ func (ev *evaluation) issueBound() int {
 		switch j := ev.satisfiedBy[i]; {
 		case ev.filledBy[i] < 0:
 			n++ // missing
-		case g.Args == nil:
-		case j < 0, ev.trace.Calls[j].Args.Len() > len(g.Args):
+		case !g.Args.Checked():
+		case j < 0, ev.trace.Calls[j].Args.Len() > g.Args.Len():
 			n++ // arguments
 		}
 	}
@@ -113,13 +113,13 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 		tool := ev.trace.Calls[v.call].Tool
 		rule := ev.forbidden[v.rule]
 		var shown string
-		if rule.Args != nil {
-			shown = t.value(ev.redactor().expectedArgs(rule.Args))
+		if rule.Args.Checked() {
+			shown = t.value(ev.redactor().expectedArgs(rule.Args).shown())
 		}
 		t.start()
 		t.s("`")
 		t.s(tool)
-		if rule.Args != nil {
+		if rule.Args.Checked() {
 			t.s("` called with forbidden arguments")
 		} else {
 			t.s("` is forbidden")
@@ -131,7 +131,7 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 		}
 		problem := t.end()
 		fix := t.str("Never call `", tool, "`")
-		if rule.Args != nil {
+		if rule.Args.Checked() {
 			fix = t.str("Never call `", tool, "` with arguments matching ", shown)
 		}
 		out = append(out, Issue{
@@ -207,8 +207,8 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		}
 		id := ev.expTool[i]
 		var shown string
-		if g.Args != nil {
-			shown = t.value(ev.redactor().expectedArgs(g.Args))
+		if g.Args.Checked() {
+			shown = t.value(ev.redactor().expectedArgs(g.Args).shown())
 		}
 		t.start()
 		t.s("`")
@@ -223,7 +223,7 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		}
 		problem := t.end()
 		fix := t.str("Call `", g.Tool, "`")
-		if g.Args != nil {
+		if g.Args.Checked() {
 			fix = t.str("Call `", g.Tool, "` with ", shown)
 		}
 		out = append(out, Issue{
@@ -404,7 +404,7 @@ func (d *argDiff) empty() bool {
 // shownWant and shownGot are the same arguments as results show them
 // (secrets redacted); mismatched values are rendered from them. Key paths
 // and values are texts of t.
-func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant map[string]any, shownGot jsondoc.Value, strict bool, d *argDiff) {
+func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant any, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	// at returns the index of key k in wc.keys, or -1.
 	var index map[string]int
 	if len(wc.keys) > 16 {
@@ -452,27 +452,51 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 			kc := &wc.kids[i]
 			if kc.op == copObject && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
-					sw, _ := shownWant[k].(map[string]any)
-					diffArgs(t, t.str(prefix, k, "."), kc, av, sw, shownGot.Get(k), strict, d)
+					diffArgs(t, t.str(prefix, k, "."), kc, av, shownMember(shownWant, k), shownGot.Get(k), strict, d)
 				}
 				continue
 			}
 			if !kc.match(av, strict) {
-				d.mismatched = append(d.mismatched, mismatch{key: path(k), expected: t.value(shownWant[k]), actual: t.docValue(shownGot.Get(k))})
+				d.mismatched = append(d.mismatched, mismatch{key: path(k), expected: t.value(shownMember(shownWant, k)), actual: t.docValue(shownGot.Get(k))})
 			}
 		}
 	}
 }
 
-// extraArgs appends to d.unexpected the keys of got that want lacks, for a
-// call known to satisfy want: every key of want is in got, and nested
-// objects already have equal key sets (Compare requires it).
-func extraArgs(want map[string]any, got jsondoc.Value, d *argDiff) {
-	if got.Len() == len(want) {
+// shownMember returns member k of shown expected arguments (a map or, as
+// Args.shown gives them, a document's object; nil or the zero Value when
+// k is absent or shown is neither), which textArena.value renders alike.
+func shownMember(shown any, k string) any {
+	switch x := shown.(type) {
+	case map[string]any:
+		sw := x[k]
+		if m, ok := sw.(map[string]any); ok {
+			return m
+		}
+		return sw
+	case jsondoc.Value:
+		return x.Get(k)
+	}
+	return nil
+}
+
+// extraArgs appends to d.unexpected the keys of got that want (an object
+// node) lacks, for a call known to satisfy want: every key of want is in
+// got, and nested objects already have equal key sets (Compare requires
+// it).
+func extraArgs(want *cval, got jsondoc.Value, d *argDiff) {
+	if got.Len() == len(want.keys) {
 		return
 	}
+	var index map[string]bool
+	if len(want.keys) > 16 {
+		index = make(map[string]bool, len(want.keys))
+		for _, k := range want.keys {
+			index[k] = true
+		}
+	}
 	for k := range got.Members() {
-		if _, ok := want[k]; !ok {
+		if index != nil && !index[k] || index == nil && !slices.Contains(want.keys, k) {
 			d.unexpected = append(d.unexpected, k)
 		}
 	}
@@ -490,13 +514,13 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		if j < 0 {
 			j, satisfied = ev.filledBy[i], false
 		}
-		if j < 0 || g.Args == nil || done[j] {
+		if j < 0 || !g.Args.Checked() || done[j] {
 			continue
 		}
 		c := &ev.trace.Calls[j]
 		if c.ArgsError != "" {
 			done[j] = true
-			shown := t.value(red.expectedArgs(g.Args))
+			shown := t.value(red.expectedArgs(g.Args).shown())
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
 				Problem: t.str("`", c.Tool, "` arguments could not be read as a JSON object (", c.ArgsError, ")"),
@@ -509,10 +533,10 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		d.missing, d.unexpected, d.mismatched = d.missing[:0], d.unexpected[:0], d.mismatched[:0]
 		if satisfied {
 			// Every expected key compares equal; only extra keys remain.
-			extraArgs(g.Args, got, d)
+			extraArgs(ev.expectedArgs[i], got, d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs(t, "", ev.expectedArgs[i], got, red.expectedArgs(g.Args), red.call(j, *c).Args, ev.cmp.Strict, d)
+			diffArgs(t, "", ev.expectedArgs[i], got, red.expectedArgs(g.Args).shown(), red.call(j, *c).Args, ev.cmp.Strict, d)
 		}
 		if d.empty() {
 			continue

@@ -326,10 +326,8 @@ var matcherKeys = []string{"$any", "$approx", "$contains", "$one_of", "$regex", 
 func (p *contractParser) expected(v jsondoc.Value) any {
 	switch v.Kind() {
 	case jsondoc.Object:
-		for k := range v.Members() {
-			if strings.HasPrefix(k, "$") {
-				return p.matcher(v)
-			}
+		if hasOperator(v) {
+			return p.matcher(v)
 		}
 		out := make(map[string]any, v.Len())
 		for k, ev := range v.Members() {
@@ -337,21 +335,32 @@ func (p *contractParser) expected(v jsondoc.Value) any {
 		}
 		return out
 	case jsondoc.Array:
-		out, list := p.slab.list(v.Len())
+		out := make([]any, v.Len())
 		for i, ev := range v.Elems() {
 			out[i] = p.expected(ev)
 		}
-		return list
+		return out
 	case jsondoc.String:
-		return p.slab.str(v.Text())
+		return v.Text()
 	case jsondoc.Number:
 		n, _ := v.Num()
-		return p.slab.num(json.Number(n))
+		return json.Number(n)
 	case jsondoc.Bool:
 		b, _ := v.Bool()
 		return b
 	}
 	return nil
+}
+
+// hasOperator reports whether the object v has a key that starts with
+// "$": it is then a matcher object.
+func hasOperator(v jsondoc.Value) bool {
+	for k := range v.Members() {
+		if strings.HasPrefix(k, "$") {
+			return true
+		}
+	}
+	return false
 }
 
 // regex compiles a $regex pattern, once per contract.

@@ -742,12 +742,12 @@ func (sc *scorer) violations(ev *evaluation, opts Options) {
 	if len(opts.Forbidden) > 0 {
 		ev.forbidden = append(slices.Clip(cf), opts.Forbidden...)
 	}
-	// The options' rules are compiled here, once per evaluation.
+	// The options' rules are compiled once per set of arguments.
 	var extra []*cval
 	if len(opts.Forbidden) > 0 {
 		extra = make([]*cval, len(opts.Forbidden))
 		for r := range opts.Forbidden {
-			extra[r] = compileArgs(opts.Forbidden[r].Args)
+			extra[r] = opts.Forbidden[r].Args.compiled()
 		}
 	}
 	for i := range sc.t.Calls {

@@ -103,15 +103,7 @@ func newPlan(c *Contract) *contractPlan {
 	}
 	idxs := make([]int, 0, 2*nExp) // the options' calls, then the runs'
 	opts := make([][]int, 0, nOpts)
-	compile := func(args map[string]any) *cval {
-		if args == nil {
-			return nil
-		}
-		if cv, ok := c.compiled[mapKey(args)]; ok {
-			return cv
-		}
-		return compileArgs(args)
-	}
+	compile := Args.compiled
 	exp := func(call *ExpectedCall) int {
 		p.exps = append(p.exps, planExp{call: call, args: compile(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
 		p.nExp++

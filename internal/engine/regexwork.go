@@ -19,8 +19,8 @@ type RegexSizes map[string]int
 // none.
 func (c *Contract) RegexSizes() RegexSizes {
 	var s RegexSizes
-	add := func(tool string, args map[string]any) {
-		if n := regexSizeOf(args); n > 0 {
+	add := func(tool string, args Args) {
+		if n := args.compiled().regexSize(); n > 0 {
 			if s == nil {
 				s = RegexSizes{}
 			}
@@ -55,7 +55,7 @@ func ForbiddenRegexSizes(rules []ForbiddenCall) RegexSizes {
 
 func (s RegexSizes) addForbidden(rules []ForbiddenCall) RegexSizes {
 	for _, f := range rules {
-		if n := regexSizeOf(f.Args); n > 0 {
+		if n := f.Args.compiled().regexSize(); n > 0 {
 			if s == nil {
 				s = RegexSizes{}
 			}
@@ -103,6 +103,27 @@ func stringBytes(v jsondoc.Value) int {
 			n += stringBytes(e)
 		}
 		return n
+	}
+	return 0
+}
+
+// regexSize is regexSizeOf of the expected value e was compiled from (0
+// for nil).
+func (e *cval) regexSize() int {
+	if e == nil {
+		return 0
+	}
+	switch e.op {
+	case copObject, copArray, copContains, copOneOf:
+		n := 0
+		for i := range e.kids {
+			n += e.kids[i].regexSize()
+		}
+		return n
+	case copRegex, copRegexLit:
+		return e.x.re.size()
+	case copMatcher:
+		return regexSizeOf(e.x.m)
 	}
 	return 0
 }

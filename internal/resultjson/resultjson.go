@@ -218,7 +218,7 @@ func metricsHint(m *engine.Metrics) int {
 		for i := range cm.Alternatives.Chosen {
 			n += 50
 			for _, c := range cm.Alternatives.Chosen[i].Calls {
-				n += 24 + len(c.Tool) + 48*len(c.Args)
+				n += 24 + len(c.Tool) + 48*c.Args.Len()
 			}
 		}
 	}
@@ -466,7 +466,7 @@ func (e Mode) appendExpectedCall(b []byte, c *engine.ExpectedCall) ([]byte, bool
 	b = e.str(b, c.Tool)
 	b = append(b, `,"args":`...)
 	var ok bool
-	if b, ok = e.appendObject(b, c.Args, 1); !ok {
+	if b, ok = e.appendObject(b, c.Args.Map(), 1); !ok {
 		return b, false
 	}
 	return append(b, '}'), true

@@ -378,7 +378,7 @@ func (g *gen) metrics() *engine.Metrics {
 			if k := g.r.IntN(5); k > 0 {
 				ch.Calls = make([]engine.ExpectedCall, k-1)
 				for j := range ch.Calls {
-					ch.Calls[j] = engine.ExpectedCall{Tool: g.str(), Args: g.object(1)}
+					ch.Calls[j] = engine.ExpectedCall{Tool: g.str(), Args: engine.NewArgs(g.object(1))}
 				}
 			}
 		}
@@ -540,7 +540,7 @@ func (g *gen) result() *engine.EvaluationResult {
 	if k := g.r.IntN(5); k > 0 {
 		res.ExpectedCalls = make([]engine.ExpectedCall, k-1)
 		for i := range res.ExpectedCalls {
-			res.ExpectedCalls[i] = engine.ExpectedCall{Tool: g.str(), Args: g.object(1)}
+			res.ExpectedCalls[i] = engine.ExpectedCall{Tool: g.str(), Args: engine.NewArgs(g.object(1))}
 		}
 	}
 	if k := g.r.IntN(7); k > 0 {
@@ -607,7 +607,7 @@ func TestAppendResultExact(t *testing.T) {
 	args := jsondoc.MustFromAny(map[string]any{"q": "<b>", "a": json.Number("1.50")})
 	call := engine.ToolCall{Tool: "a&b", Args: args, ID: "<1>", Result: jsondoc.MustFromAny("x&y"), Error: "e<"}
 	res := &engine.EvaluationResult{Score: 0.5, Grade: engine.GradeF, MinScore: 0.7, SafetyGate: true,
-		ExpectedCalls: []engine.ExpectedCall{{Tool: "<t>", Args: map[string]any{"k&": "<v>", "m": &engine.Contains{Value: "<c>"}}}},
+		ExpectedCalls: []engine.ExpectedCall{{Tool: "<t>", Args: engine.NewArgs(map[string]any{"k&": "<v>", "m": &engine.Contains{Value: "<c>"}})}},
 		TraceCalls:    []engine.ToolCall{call}, ScoredCalls: []engine.ToolCall{call}, ScoredIndexes: []int{0},
 		FinalAnswer: &answer, Issues: []engine.Issue{{Kind: "order", Severity: engine.SeverityLow, Problem: "<p>"}},
 		Contract: &engine.ContractRef{Name: "c&", Version: 2, SHA256: "ab"}}
@@ -708,7 +708,7 @@ func TestAppendMetricsErrors(t *testing.T) {
 	cyclic["self"] = cyclic
 	contract := func(f func(cm *engine.ContractMetrics)) *engine.Metrics {
 		cm := &engine.ContractMetrics{Alternatives: engine.AlternativesMetrics{
-			Chosen:       []engine.ChosenOption{{Group: "g", Calls: []engine.ExpectedCall{{Tool: "t", Args: map[string]any{"a": 1}}}}},
+			Chosen:       []engine.ChosenOption{{Group: "g", Calls: []engine.ExpectedCall{{Tool: "t", Args: engine.NewArgs(map[string]any{"a": 1})}}}},
 			Combinations: []engine.CombinationScore{{Options: []int{0}, Score: 1}},
 		}}
 		f(cm)
@@ -722,19 +722,27 @@ func TestAppendMetricsErrors(t *testing.T) {
 		"NaN combination": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Combinations[0].Score = math.NaN() }),
 		"channel group":   contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Group = make(chan int) }),
 		"NaN group":       contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Group = math.NaN() }),
-		"bad number":      contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.Number("1x") }),
-		"spaced number":   contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.Number(" 1") }),
-		"Inf argument":    contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = []any{math.Inf(1)} }),
+		"bad number": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = json.Number("1x")
+		}),
+		"spaced number": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = json.Number(" 1")
+		}),
+		"Inf argument": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = []any{math.Inf(1)}
+		}),
 		"NaN approx": contract(func(cm *engine.ContractMetrics) {
-			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = &engine.Approx{Value: math.NaN()}
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = &engine.Approx{Value: math.NaN()}
 		}),
 		"NaN in contains": contract(func(cm *engine.ContractMetrics) {
-			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = &engine.Contains{Value: math.NaN()}
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = &engine.Contains{Value: math.NaN()}
 		}),
-		"cyclic argument": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = cyclic }),
-		"bad raw message": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args["a"] = json.RawMessage("{") }),
+		"cyclic argument": contract(func(cm *engine.ContractMetrics) { cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = cyclic }),
+		"bad raw message": contract(func(cm *engine.ContractMetrics) {
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = json.RawMessage("{")
+		}),
 		"function in object": contract(func(cm *engine.ContractMetrics) {
-			cm.Alternatives.Chosen[0].Calls[0].Args["a"] = map[string]any{"f": func() {}}
+			cm.Alternatives.Chosen[0].Calls[0].Args.Map()["a"] = map[string]any{"f": func() {}}
 		}),
 	}
 	for name, m := range cases {
@@ -765,7 +773,7 @@ func TestAppendDeepArguments(t *testing.T) {
 			}
 		}
 		m := &engine.Metrics{Contract: &engine.ContractMetrics{Alternatives: engine.AlternativesMetrics{
-			Chosen: []engine.ChosenOption{{Group: 0, Calls: []engine.ExpectedCall{{Tool: "t", Args: map[string]any{"deep": v}}}}},
+			Chosen: []engine.ChosenOption{{Group: 0, Calls: []engine.ExpectedCall{{Tool: "t", Args: engine.NewArgs(map[string]any{"deep": v})}}}},
 		}}}
 		compareParts(t, "depth "+strconv.Itoa(depth), m, nil, nil, nil)
 	}
@@ -1088,7 +1096,7 @@ func FuzzAppendResult(f *testing.F) {
 			if gc, err := engine.ContractFromValue([]any{map[string]any{"tool": "t", "args": v.Any()}}); err == nil && len(gc.Required) == 1 && gc.Required[0].Call != nil {
 				call0 = *gc.Required[0].Call
 			} else if obj, ok := v.Any().(map[string]any); ok {
-				call0 = engine.ExpectedCall{Tool: s, Args: obj}
+				call0 = engine.ExpectedCall{Tool: s, Args: engine.NewArgs(obj)}
 			}
 			res.ExpectedCalls = append(res.ExpectedCalls, call0)
 			if m.Contract == nil {

@@ -26,16 +26,25 @@ type CompareOptions = engine.CompareOptions
 type MatcherFunc = engine.MatcherFunc
 
 // ExpectedCall is one expected call of a contract, as results list them:
-// Tool, and Args (nil: arguments not checked; empty: no arguments) whose
-// values are JSON values (numbers as json.Number) or Matchers at any
-// depth. Its JSON is {"tool", "args"}, matchers as their operator objects.
+// Tool, and Args (not checked: the zero Args; checked and empty: no
+// arguments), whose Map holds JSON values (numbers as json.Number) or
+// Matchers at any depth. Its JSON is {"tool", "args"}, matchers as their
+// operator objects.
 type ExpectedCall = engine.ExpectedCall
 
+// Args are an expected call's or a forbidden rule's arguments: read from
+// a contract they stay compiled and become a map only when Map is called;
+// NewArgs makes them from a map.
+type Args = engine.Args
+
+// NewArgs returns a map of expected values as Args (nil: not checked).
+func NewArgs(m map[string]any) Args { return engine.NewArgs(m) }
+
 // ForbiddenCall is a forbidden-call rule: a call of Tool (and, when Args
-// is non-nil, whose arguments satisfy Args as an expected call's would)
+// are checked, whose arguments satisfy Args as an expected call's would)
 // violates it; Reason is shown in the check and the issue. In
-// Options.Forbidden, Args holds plain JSON values (numbers as json.Number
-// or Go numbers) or Matchers.
+// Options.Forbidden, Args (NewArgs) hold plain JSON values (numbers as
+// json.Number or Go numbers) or Matchers.
 type ForbiddenCall = engine.ForbiddenCall
 
 // Grade is a letter grade, A to F, derived from a composite score.
