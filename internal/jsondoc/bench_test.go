@@ -64,3 +64,21 @@ func BenchmarkValid(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGet looks up the members a trace reader asks a call object for
+// (most of them missing) in every call of the medium perf trace.
+func BenchmarkGet(b *testing.B) {
+	v, err := Parse(readPerfDoc(b, "medium_trace"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := []string{"tool", "id", "tool_call_id", "args", "tool_input", "args_error", "result", "output", "error"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range v.Elems() {
+			for _, k := range keys {
+				_ = c.Get(k)
+			}
+		}
+	}
+}

@@ -187,6 +187,32 @@ func isKeyNode(d *Doc, j uint32) bool {
 	return false
 }
 
+// checkGet checks that Get finds every member of every object of v with
+// the value encoding/json decoded (want; the last of a repeated key), and
+// no member by a key of another length or text.
+func checkGet(t *testing.T, data []byte, v Value, want any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		for k, wv := range w {
+			got := v.Get(k)
+			if diff := cmp.Diff(wv, got.Any()); diff != "" {
+				t.Fatalf("%q: Get(%q) differs from encoding/json (-std +ours):\n%s", data, k, diff)
+			}
+			checkGet(t, data, got, wv)
+			for _, other := range []string{k + "x", "x" + k, k[:len(k)/2]} {
+				if _, ok := w[other]; !ok && v.Get(other).Exists() {
+					t.Fatalf("%q: Get(%q) found a member", data, other)
+				}
+			}
+		}
+	case []any:
+		for i, e := range v.Elems() {
+			checkGet(t, data, e, w[i])
+		}
+	}
+}
+
 // follow resolves an RFC 6901 pointer from v (without repeated keys).
 func follow(v Value, p string) Value {
 	if p == "" {
@@ -270,6 +296,7 @@ func checkAgainstStd(t *testing.T, data []byte) {
 	if diff := cmp.Diff(want, v.Any()); diff != "" {
 		t.Fatalf("Parse(%q) differs from encoding/json (-std +ours):\n%s", data, diff)
 	}
+	checkGet(t, data, v, want)
 	stdOut, _ := json.Marshal(want)
 	if got := v.AppendJSON(nil); !bytes.Equal(got, stdOut) {
 		t.Fatalf("AppendJSON(%q) = %s, json.Marshal %s", data, got, stdOut)

@@ -94,15 +94,29 @@ func (v Value) Get(key string) Value {
 	}
 	dup := nd.flag&flagDup != 0
 	found := Value{}
+	nodes := d.nodes
+	kn := uint32(len(key))
 	j := v.i + 1
 	for range nd.n {
-		if d.text(j) == key {
-			found = Value{d: d, i: j + 1}
-			if !dup {
-				return found
+		// A key of another length is passed over without reading its
+		// text: most members asked for are absent.
+		if k := &nodes[j]; k.n == kn {
+			src := d.src
+			if k.flag&flagEsc != 0 {
+				src = d.esc
+			}
+			if src[k.off:k.off+kn] == key {
+				found = Value{d: d, i: j + 1}
+				if !dup {
+					return found
+				}
 			}
 		}
-		j = d.next(j + 1)
+		if m := &nodes[j+1]; m.kind >= Array {
+			j = m.end
+		} else {
+			j += 2
+		}
 	}
 	return found
 }

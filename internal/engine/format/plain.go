@@ -195,10 +195,11 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		if !isObj(m) {
 			return engine.Trace{}, shapeErr("plain", m, "a call must be an object, not %s", aType(m))
 		}
+		f := readCallFields(m)
 		var c engine.ToolCall
-		tool := m.Get("tool")
-		if !tool.Exists() && isNamedCall(m) {
-			tool = m.Get("name")
+		tool := f.tool
+		if !tool.Exists() && f.named() {
+			tool = f.name
 		}
 		switch {
 		case tool.Kind() == jsondoc.String:
@@ -208,9 +209,9 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		default:
 			return engine.Trace{}, shapeErr("plain", tool, "tool must be a string, not %s", aType(tool))
 		}
-		id := m.Get("id")
+		id := f.id
 		if !id.Exists() {
-			id = m.Get("tool_call_id")
+			id = f.toolCallID
 		}
 		switch id.Kind() {
 		case jsondoc.Invalid, jsondoc.Null:
@@ -221,25 +222,24 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 				return engine.Trace{}, shapeErr("plain", id, "id must be a string, not %s", aType(id))
 			}
 		}
-		args, _ := first(m, "args", "arguments", "input")
-		ti := m.Get("tool_input")
+		args := f.anyArgs()
 		switch {
-		case m.Get("args_error").Text() != "" && !set(args):
+		case f.argsError.Text() != "" && !set(args):
 			// A call whose arguments could not be read, as toolscore
 			// writes it: keep it that way.
-			c.ArgsRaw = m.Get("args_raw").Text()
-			c.ArgsError = m.Get("args_error").Text()
-		case !args.Exists() && ti.Exists():
-			b.setToolInput(&c, ti)
+			c.ArgsRaw = f.argsRaw.Text()
+			c.ArgsError = f.argsError.Text()
+		case !args.Exists() && f.toolInput.Exists():
+			b.setToolInput(&c, f.toolInput)
 		default:
 			b.setArgs(&c, args)
 		}
-		result := m.Get("result")
+		result := f.result
 		if !result.Exists() {
-			result = m.Get("output")
+			result = f.output
 		}
 		setResult(&c, result)
-		switch ev := m.Get("error"); ev.Kind() {
+		switch ev := f.err; ev.Kind() {
 		case jsondoc.Invalid, jsondoc.Null, jsondoc.Bool:
 			c.Error = engine.CallError(errorText(ev))
 		case jsondoc.String:
@@ -250,6 +250,75 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		b.calls = append(b.calls, c)
 	}
 	return b.trace(), nil
+}
+
+// callFields are the members of a call object plainCalls reads, each the
+// value Get gives (the last of a repeated key; the zero Value when
+// absent), found in one walk over the members rather than one per key.
+type callFields struct {
+	tool, name, role, function    jsondoc.Value
+	id, toolCallID                jsondoc.Value
+	args, arguments, input        jsondoc.Value
+	toolInput, argsError, argsRaw jsondoc.Value
+	result, output, err           jsondoc.Value
+}
+
+// readCallFields reads the members of the call object m.
+func readCallFields(m jsondoc.Value) callFields {
+	var f callFields
+	for k, v := range m.Members() {
+		switch k {
+		case "tool":
+			f.tool = v
+		case "name":
+			f.name = v
+		case "role":
+			f.role = v
+		case "function":
+			f.function = v
+		case "id":
+			f.id = v
+		case "tool_call_id":
+			f.toolCallID = v
+		case "args":
+			f.args = v
+		case "arguments":
+			f.arguments = v
+		case "input":
+			f.input = v
+		case "tool_input":
+			f.toolInput = v
+		case "args_error":
+			f.argsError = v
+		case "args_raw":
+			f.argsRaw = v
+		case "result":
+			f.result = v
+		case "output":
+			f.output = v
+		case "error":
+			f.err = v
+		}
+	}
+	return f
+}
+
+// named is isNamedCall of the call object.
+func (f *callFields) named() bool {
+	return f.name.Kind() == jsondoc.String && !f.role.Exists() && !f.function.Exists() &&
+		(f.arguments.Exists() || f.args.Exists() || f.input.Exists())
+}
+
+// anyArgs is the first of args, arguments and input present (first(m,
+// "args", "arguments", "input")), or the zero Value.
+func (f *callFields) anyArgs() jsondoc.Value {
+	switch {
+	case f.args.Exists():
+		return f.args
+	case f.arguments.Exists():
+		return f.arguments
+	}
+	return f.input
 }
 
 // setToolInput reads a LangChain AgentAction's tool_input: an object, or

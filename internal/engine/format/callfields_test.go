@@ -1,0 +1,71 @@
+package format
+
+import (
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
+)
+
+// callFieldsByGet is readCallFields one Get per member: the plain path it
+// must equal.
+func callFieldsByGet(m jsondoc.Value) callFields {
+	return callFields{
+		tool: m.Get("tool"), name: m.Get("name"), role: m.Get("role"), function: m.Get("function"),
+		id: m.Get("id"), toolCallID: m.Get("tool_call_id"),
+		args: m.Get("args"), arguments: m.Get("arguments"), input: m.Get("input"),
+		toolInput: m.Get("tool_input"), argsError: m.Get("args_error"), argsRaw: m.Get("args_raw"),
+		result: m.Get("result"), output: m.Get("output"), err: m.Get("error"),
+	}
+}
+
+// checkCallFields compares readCallFields with callFieldsByGet, and
+// named and anyArgs with isNamedCall and first, on every object of the
+// JSON text data.
+func checkCallFields(t *testing.T, data string) {
+	v, err := jsondoc.ParseString(data)
+	if err != nil {
+		return
+	}
+	var walk func(v jsondoc.Value)
+	walk = func(v jsondoc.Value) {
+		switch v.Kind() {
+		case jsondoc.Object:
+			got, want := readCallFields(v), callFieldsByGet(v)
+			if got != want {
+				t.Fatalf("%s: readCallFields %+v, Get %+v", v.Raw(), got, want)
+			}
+			if first, _ := first(v, "args", "arguments", "input"); got.named() != isNamedCall(v) || got.anyArgs() != first {
+				t.Fatalf("%s: named %v, anyArgs %v; isNamedCall %v, first %v", v.Raw(), got.named(), got.anyArgs(), isNamedCall(v), first)
+			}
+			for _, m := range v.Members() {
+				walk(m)
+			}
+		case jsondoc.Array:
+			for _, e := range v.Elems() {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+}
+
+func TestCallFields(t *testing.T) {
+	for _, s := range []string{
+		`{"tool":"a","args":{"x":1},"id":"1","result":2,"error":false}`,
+		`{"tool":"a","tool":"b","args":1,"args":{"y":2},"input":3}`,
+		`{"name":"n","arguments":"{}","role":"user"}`,
+		`{"name":"n","input":{},"function":{},"tool_call_id":7,"output":"o","tool_input":"t","args_error":"e","args_raw":"r"}`,
+		`{"\u0074ool":"escaped","a\u0072gs":{}}`,
+		`{}`, `[{"tool":1},{"name":"x","args":null}]`,
+	} {
+		checkCallFields(t, s)
+	}
+}
+
+// FuzzCallFields compares readCallFields with one Get per member
+// (checkCallFields) on any JSON text.
+func FuzzCallFields(f *testing.F) {
+	addSeeds(f, "plain")
+	f.Add([]byte(`{"tool":"a","tool":"b","args":1,"args":{"y":2},"input":3}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkCallFields(t, string(data)) })
+}
