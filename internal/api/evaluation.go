@@ -587,7 +587,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
 	}
 	project := ProjectFrom(ctx)
-	doc, perr := parseRequest(body) // the one read of the body
+	doc, perr := parseOwnedRequest(body) // the one read of the body
 	var hash string
 	if store && key != "" {
 		if perr == nil {

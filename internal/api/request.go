@@ -26,7 +26,19 @@ import (
 // is valid but outside jsondoc's limits (a numeric literal longer than
 // jsondoc.MaxNumberLen bytes, nesting deeper than jsondoc.MaxDepth).
 func parseRequest(data []byte) (jsondoc.Value, error) {
-	v, err := jsondoc.Parse(data)
+	return parseRequestText(data, string(data))
+}
+
+// parseOwnedRequest is parseRequest on a body that nothing writes to
+// again (readBody's): the document reads the body's memory instead of a
+// copy of it.
+func parseOwnedRequest(body []byte) (jsondoc.Value, error) {
+	return parseRequestText(body, unsafe.String(unsafe.SliceData(body), len(body)))
+}
+
+// parseRequestText is parseRequest of data, whose text is s.
+func parseRequestText(data []byte, s string) (jsondoc.Value, error) {
+	v, err := jsondoc.ParseString(s)
 	if err == nil {
 		return v, nil
 	}
