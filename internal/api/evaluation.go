@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -66,6 +67,30 @@ type evalOptions struct {
 	Forbidden  json.RawMessage    `json:"forbidden,omitempty"`
 	Weights    map[string]float64 `json:"weights,omitempty"`
 	MinScore   *float64           `json:"min_score,omitempty"`
+}
+
+// marshalOptions returns json.Marshal's bytes for o: written directly
+// when o has no forbidden rules or weights (every evaluation but a few),
+// else by json.Marshal, which compacts and escapes the raw rules.
+func marshalOptions(o evalOptions) []byte {
+	if o.Forbidden != nil || o.Weights != nil {
+		b, _ := json.Marshal(o) // valid raw rules and finite weights always marshal
+		return b
+	}
+	b := make([]byte, 0, 64+len(o.Format))
+	b = append(b, `{"strict":`...)
+	b = strconv.AppendBool(b, o.Strict)
+	b = append(b, `,"safety_gate":`...)
+	b = strconv.AppendBool(b, o.SafetyGate)
+	if o.Format != "" {
+		b = append(b, `,"format":`...)
+		b = jsondoc.AppendString(b, o.Format)
+	}
+	if o.MinScore != nil {
+		b = append(b, `,"min_score":`...)
+		b = jsondoc.AppendFloat(b, *o.MinScore) // in [0, 1] (decodeParsed)
+	}
+	return append(b, '}')
 }
 
 // evalInput is a decoded and checked request, ready for a worker.
@@ -306,7 +331,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 			return nil, err
 		}
 	}
-	opts, _ := json.Marshal(evalOptions{Strict: req.Strict, SafetyGate: safetyGate, Format: req.Format,
+	opts := marshalOptions(evalOptions{Strict: req.Strict, SafetyGate: safetyGate, Format: req.Format,
 		Forbidden: shownForbidden, Weights: req.Weights, MinScore: req.MinScore})
 	// The caller's identifiers, as stored and shown: redacted.
 	taskID, runID, agent := req.TaskID, req.RunID, req.Agent
