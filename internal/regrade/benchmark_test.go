@@ -34,7 +34,8 @@ func TestRegradeThroughput(t *testing.T) {
 	pid := s.cmd.Process.Pid
 	rss0 := procStatus(t, pid, "VmRSS")
 	db := databaseName(t, dbURL)
-	cpu0, pg0 := procCPU(t, pid), postgresCPU(db)
+	cpu0 := procCPU(t, pid)
+	pg0, bg0 := postgresCPU(db)
 	t0 := time.Now()
 	var created regradeState
 	if code := s.do(t, "POST", "/v1/regrades", `{"contract": "medium"}`, &created); code != 202 {
@@ -42,14 +43,16 @@ func TestRegradeThroughput(t *testing.T) {
 	}
 	final := waitFinal(t, s, created.ID, 30*time.Minute)
 	elapsed := time.Since(t0)
-	cpu, pg := procCPU(t, pid)-cpu0, postgresCPU(db)-pg0
+	cpu := procCPU(t, pid) - cpu0
+	pg1, bg1 := postgresCPU(db)
+	pg, bg := pg1-pg0, bg1-bg0
 	if final.State != "completed" || final.Done != int64(n) {
 		t.Fatalf("final = %+v", final)
 	}
-	t.Logf("regraded %d results in %s: %.0f results/s; server CPU %.1f s (%.0f µs/result); Postgres CPU %.1f s (%.0f µs/result); RSS at start %s, peak %s",
-		n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), cpu.Seconds(),
-		float64(cpu.Microseconds())/float64(n), pg.Seconds(), float64(pg.Microseconds())/float64(n),
-		rss0, procStatus(t, pid, "VmHWM"))
+	perResult := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+	t.Logf("regraded %d results in %s: %.0f results/s; server CPU %.1f s (%.0f µs/result); Postgres CPU %.1f s (%.0f µs/result: backends %.0f, cluster background %.0f); RSS at start %s, peak %s",
+		n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), cpu.Seconds(), perResult(cpu),
+		(pg + bg).Seconds(), perResult(pg+bg), perResult(pg), perResult(bg), rss0, procStatus(t, pid, "VmHWM"))
 	s.stop(t)
 }
 
@@ -79,13 +82,13 @@ func databaseName(t *testing.T, dbURL string) string {
 }
 
 // postgresCPU returns the CPU time used so far by the processes named
-// postgres that work for database db: its client backends and the
-// cluster's background processes (WAL writer, checkpointer, ...), not the
-// backends of other databases (other tests on a shared machine). A
-// backend that exits takes its time with it, so a difference of two
-// samples is a lower bound; the server keeps its pool's connections open.
-func postgresCPU(db string) time.Duration {
-	var sum time.Duration
+// postgres that work for database db: its client backends (backends),
+// and the cluster's background processes (WAL writer, checkpointer, ...),
+// which also work for other databases (other tests on a shared machine:
+// background is an upper bound there). A backend that exits takes its
+// time with it, so a difference of two samples is a lower bound; the
+// server keeps its pool's connections open.
+func postgresCPU(db string) (backends, background time.Duration) {
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		if _, err := strconv.Atoi(d.Name()); err != nil {
@@ -93,25 +96,31 @@ func postgresCPU(db string) time.Duration {
 		}
 		if comm, _ := os.ReadFile("/proc/" + d.Name() + "/comm"); strings.TrimSpace(string(comm)) == "postgres" {
 			title, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
-			if !ownBackend(string(title), db) {
+			client, own := backendOf(string(title), db)
+			if client && !own {
 				continue
 			}
 			b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-			if err == nil {
-				sum += statCPU(b)
+			if err != nil {
+				continue
+			}
+			if client {
+				backends += statCPU(b)
+			} else {
+				background += statCPU(b)
 			}
 		}
 	}
-	return sum
+	return backends, background
 }
 
-// ownBackend reports whether a postgres process title ("postgres: 15/main:
-// user db 127.0.0.1(5432) idle" for a client backend) is a backend of db or
-// a background process.
-func ownBackend(title, db string) bool {
+// backendOf reports whether a postgres process title ("postgres: 15/main:
+// user db 127.0.0.1(5432) idle" for a client backend) is a client backend,
+// and whether it is one of db.
+func backendOf(title, db string) (client, own bool) {
 	title = strings.TrimRight(strings.ReplaceAll(title, "\x00", " "), " ")
-	client := strings.Contains(title, "(") || strings.Contains(title, "[local]")
-	return !client || strings.Contains(title, " "+db+" ")
+	client = strings.Contains(title, "(") || strings.Contains(title, "[local]")
+	return client, client && strings.Contains(title, " "+db+" ")
 }
 
 // procCPU returns the user + system CPU time of process pid.

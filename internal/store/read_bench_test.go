@@ -12,14 +12,16 @@ import (
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
 )
 
-// readBenchFixture stores 1,000 originals at flights v1 and a planned
-// regrade of them to v2 in one chunk.
+// readBenchFixture stores 20,000 originals at flights v1 and a planned
+// regrade of them to v2 in chunks of 1,000, and returns the middle chunk
+// (what reading one chunk costs must not grow with the regrade's size)
+// and the first original's id.
 func readBenchFixture(b *testing.B) (*DB, record.Regrade, record.RegradeChunk, uuid.UUID) {
 	b.Helper()
 	db, _ := mustMigrated(b)
 	v1, c1 := regradetest.MustContract(b, db, "flights", flightsV1)
 	v2, _ := regradetest.MustContract(b, db, "flights", flightsV2)
-	first := regradetest.Seed(b, db, regradetest.Result(b, v1, c1, traceBoth, regradetest.Options{SafetyGate: true}, t0), 1000, time.Second)
+	first := regradetest.Seed(b, db, regradetest.Result(b, v1, c1, traceBoth, regradetest.Options{SafetyGate: true}, t0), 20000, time.Second)
 	if _, err := db.pool.Exec(context.Background(), `ANALYZE results`); err != nil {
 		b.Fatal(err)
 	}
@@ -33,19 +35,20 @@ func readBenchFixture(b *testing.B) (*DB, record.Regrade, record.RegradeChunk, u
 	if err := db.PlanRegrade(ctx, rg.ID, func(_ context.Context, _ pgx.Tx, _ record.Regrade, cs []record.RegradeChunk) error {
 		chunks = cs
 		return nil
-	}); err != nil || len(chunks) != 1 {
+	}); err != nil || len(chunks) != 20 {
 		b.Fatalf("plan: %d chunks, %v", len(chunks), err)
 	}
 	planned, err := db.GetRegrade(ctx, 1, rg.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return db, planned, chunks[0], first
+	return db, planned, chunks[len(chunks)/2], first
 }
 
-// BenchmarkResultReads times the store's result reads on 1,000 stored
-// originals: a regrade chunk (ReadRegradeChunk), a page of 500 summaries
-// (ListResults) and one full result (GetResult).
+// BenchmarkResultReads times the store's result reads on 20,000 stored
+// originals: one regrade chunk of 1,000 (ReadRegradeChunk, with the
+// Postgres CPU per result read), a page of 500 summaries (ListResults) and
+// one full result (GetResult).
 func BenchmarkResultReads(b *testing.B) {
 	db, rg, chunk, id := readBenchFixture(b)
 	ctx := context.Background()

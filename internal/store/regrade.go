@@ -141,6 +141,13 @@ func selectionWhere(projectID int64, sel record.RegradeSelection, target int, sn
 			vs[i] = int32(v)
 		}
 		w.add("contract_version = ANY(?)", vs)
+	} else if sel.ContractName != "" {
+		// Every version but the target, listed from the registry (the
+		// same set: an original's version is registered, a foreign key):
+		// equality lets an index on (..., contract_version, created_at)
+		// bound a chunk's range, which "<> target" cannot.
+		w.add("contract_version = ANY(ARRAY(SELECT version FROM contracts WHERE project_id = ? AND name = ? AND version <> ?))",
+			projectID, sel.ContractName, int32(target))
 	} else {
 		w.add("contract_version <> ?", int32(target))
 	}
@@ -262,9 +269,15 @@ var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answe
 // Errors: engine.ErrUnavailable.
 func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.RegradeChunk) ([]record.RegradeOriginal, error) {
 	w := selectionWhere(rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	// The plain bounds on created_at, implied by the row comparisons,
+	// are what an index scan can start and stop at: without them Postgres
+	// read every selected original's index entry (or the whole table) for
+	// each chunk, a regrade's time growing with the square of its size.
 	if c.After != nil {
+		w.add("created_at >= ?", c.After.CreatedAt)
 		w.add("(created_at, id) > (?, ?)", c.After.CreatedAt, c.After.ID)
 	}
+	w.add("created_at <= ?", c.Upto.CreatedAt)
 	w.add("(created_at, id) <= (?, ?)", c.Upto.CreatedAt, c.Upto.ID)
 	rows, err := db.pool.Query(ctx, `SELECT `+regradeOriginalSelect+` FROM results WHERE `+w.sql()+` ORDER BY created_at, id`, w.args...)
 	if err != nil {
