@@ -147,6 +147,11 @@ func (plainAdapter) Parse(in *Input) (engine.Trace, error) {
 		if isSteps(v) {
 			return b.plainSteps(v)
 		}
+		if in.Form == FormJSON {
+			// The document is the list of calls: its records are its
+			// elements.
+			return b.plainCalls(in.Records())
+		}
 		list = v
 	default:
 		return engine.Trace{}, shapeErr("plain", v, "expected an array of calls or an object, not %s", aType(v))
