@@ -85,6 +85,13 @@ func copyResults(ctx context.Context, conn *pgxpool.Conn, group []*writeReq, con
 // text for nil JSON parts.
 func appendResultTuple(b []byte, r *record.Result) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(resultColumns)))
+	return appendResultFields(b, r)
+}
+
+// appendResultFields appends the fields of appendResultTuple's tuple,
+// with trace_calls NULL for a result that shares its original's
+// (record.Result.SharesTrace, set only by regrades).
+func appendResultFields(b []byte, r *record.Result) []byte {
 	b = appendField(b, r.ID[:])
 	b = appendInt64(b, r.ProjectID)
 	t := r.CreatedAt
@@ -113,7 +120,11 @@ func appendResultTuple(b []byte, r *record.Result) []byte {
 	b = appendBool(b, r.SafetyGate)
 	b = appendField(b, r.Options)
 	b = appendField(b, r.ExpectedCalls)
-	b = appendField(b, r.TraceCalls)
+	if r.SharesTrace {
+		b = appendNull(b)
+	} else {
+		b = appendField(b, r.TraceCalls)
+	}
 	b = appendField(b, r.ScoredIndexes)
 	if r.FinalAnswer != nil {
 		b = appendText(b, *r.FinalAnswer)
