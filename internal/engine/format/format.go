@@ -337,15 +337,30 @@ func (r *Registry) Parse(data []byte, name string) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := readInput(data)
-	if err != nil {
+	st := newParseState()
+	if err := st.in.read(string(data), nil); err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrInvalidTrace, err)
 	}
-	p := new(Parsed)
-	if err := r.parse(in, a, requested, p); err != nil {
+	if err := r.parse(&st.in, a, requested, &st.out); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &st.out, nil
+}
+
+// parseState is what one Parse or ParseValue allocates at once: the
+// Input, the builder its adapter gets first (in.newBuilder) and the
+// result.
+type parseState struct {
+	in  Input
+	b   builder
+	out Parsed
+}
+
+func newParseState() *parseState {
+	st := new(parseState)
+	st.b.dec = &st.b.own
+	st.in.scratch = &st.b
+	return st
 }
 
 // ParseValue reads a trace that is already a JSON value, such as the
@@ -358,11 +373,12 @@ func (r *Registry) ParseValue(v jsondoc.Value, name string) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := new(Parsed)
-	if err := r.parse(valueInput(v), a, requested, p); err != nil {
+	st := newParseState()
+	st.in.setValue(v)
+	if err := r.parse(&st.in, a, requested, &st.out); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &st.out, nil
 }
 
 // adapter returns the adapter a format name forces (nil for "auto" and

@@ -65,9 +65,10 @@ func (in *Input) Object() (jsondoc.Value, bool) {
 // The slice is shared: do not modify it.
 func (in *Input) Records() []jsondoc.Value { return in.recs }
 
-// valueInput is the FormJSON Input of a value already read.
-func valueInput(v jsondoc.Value) *Input {
-	in := &Input{Form: FormJSON, value: v, src: v.Raw(), sub: true}
+// setValue makes in (zero but for its scratch builder) the FormJSON Input
+// of a value already read.
+func (in *Input) setValue(v jsondoc.Value) {
+	in.Form, in.value, in.src, in.sub = FormJSON, v, v.Raw(), true
 	if v.Kind() == jsondoc.Array {
 		in.recs = make([]jsondoc.Value, 0, v.Len())
 		for _, e := range v.Elems() {
@@ -76,7 +77,6 @@ func valueInput(v jsondoc.Value) *Input {
 	} else {
 		in.recs = []jsondoc.Value{v}
 	}
-	return in
 }
 
 // readInput reads data as JSON, JSON Lines or SSE (see Form).
