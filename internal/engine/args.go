@@ -87,12 +87,24 @@ func (a Args) Map() map[string]any {
 	return *a.a.m.Load()
 }
 
+// Document returns the JSON object the arguments were read from when
+// they were read from a document and hold no matcher: its JSON (as
+// jsondoc writes it) is exactly Map's, without building the map. It is
+// the zero Value otherwise (not checked, built in Go, or holding a
+// matcher).
+func (a Args) Document() jsondoc.Value {
+	if a.a == nil {
+		return jsondoc.Value{}
+	}
+	return a.a.doc
+}
+
 // shown returns the arguments as textArena.value renders them: the
-// document's object when they were read from one and hold no matcher
-// (rendered without building the map), else the map.
+// document's object when there is one (rendered without building the
+// map), else the map.
 func (a Args) shown() any {
-	if a.a != nil && a.a.doc.Exists() {
-		return a.a.doc
+	if d := a.Document(); d.Exists() {
+		return d
 	}
 	return a.Map()
 }
@@ -133,6 +145,9 @@ func (a Args) Equal(b Args) bool {
 // the text of a Marshaler as its own settings say, so json.Marshal and
 // every Encoder write Args as they write the map.
 func (a Args) MarshalJSON() ([]byte, error) {
+	if d := a.Document(); d.Exists() {
+		return d.AppendJSONNoHTML(nil), nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -120,6 +121,17 @@ func checkArgsFromDocument(t *testing.T, args string, actuals []jsondoc.Value) {
 	var ta, tb textArena
 	if got, want := ta.value(a.shown()), tb.value(x); got != want {
 		t.Fatalf("%s: shown as %s, the plain value as %s", args, got, want)
+	}
+	var enc1, enc2 bytes.Buffer
+	for buf, v := range map[*bytes.Buffer]any{&enc1: a, &enc2: x} {
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if enc1.String() != enc2.String() {
+		t.Fatalf("%s: an Encoder without HTML escaping writes Args as %s, the plain value as %s", args, enc1.Bytes(), enc2.Bytes())
 	}
 	// Materialised last, so that the checks above ran on the lazy form.
 	if m := a.Map(); !sameExpected(m, x) {

@@ -115,10 +115,22 @@ func (v Value) AppendJSON(b []byte) []byte {
 	if v.d == nil {
 		return append(b, "null"...)
 	}
-	return v.d.appendAt(b, v.i)
+	return v.d.appendAt(b, v.i, &htmlSafe)
 }
 
-func (d *Doc) appendAt(b []byte, j uint32) []byte {
+// AppendJSONNoHTML appends v exactly as an encoding/json Encoder with
+// SetEscapeHTML(false) writes v.Any() (without Encode's newline): as
+// AppendJSON does, except that <, > and & in strings and keys are written
+// as themselves.
+func (v Value) AppendJSONNoHTML(b []byte) []byte {
+	if v.d == nil {
+		return append(b, "null"...)
+	}
+	return v.d.appendAt(b, v.i, &plainSafe)
+}
+
+// appendAt writes node j, its strings escaped with the table safe.
+func (d *Doc) appendAt(b []byte, j uint32, safe *[utf8.RuneSelf]bool) []byte {
 	nd := &d.nodes[j]
 	switch nd.kind {
 	case Null:
@@ -131,7 +143,7 @@ func (d *Doc) appendAt(b []byte, j uint32) []byte {
 	case Number:
 		return append(b, d.text(j)...)
 	case String:
-		return AppendString(b, d.text(j))
+		return appendString(b, d.text(j), safe)
 	case Array:
 		b = append(b, '[')
 		k := j + 1
@@ -139,12 +151,12 @@ func (d *Doc) appendAt(b []byte, j uint32) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = d.appendAt(b, k)
+			b = d.appendAt(b, k, safe)
 			k = d.next(k)
 		}
 		return append(b, ']')
 	case Object:
-		return d.appendObject(b, j)
+		return d.appendObject(b, j, safe)
 	}
 	return append(b, "null"...)
 }
@@ -152,7 +164,7 @@ func (d *Doc) appendAt(b []byte, j uint32) []byte {
 // appendObject writes object j with its members sorted by key, each key
 // once (its last value): in place when they are sorted and unique, else
 // through a sorted copy of the member list.
-func (d *Doc) appendObject(b []byte, j uint32) []byte {
+func (d *Doc) appendObject(b []byte, j uint32, safe *[utf8.RuneSelf]bool) []byte {
 	nd := &d.nodes[j]
 	sorted := nd.flag&flagDup == 0
 	prev := ""
@@ -173,9 +185,9 @@ func (d *Doc) appendObject(b []byte, j uint32) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = AppendString(b, d.text(k))
+			b = appendString(b, d.text(k), safe)
 			b = append(b, ':')
-			b = d.appendAt(b, k+1)
+			b = d.appendAt(b, k+1, safe)
 			k = d.next(k + 1)
 		}
 		return append(b, '}')
@@ -203,9 +215,9 @@ func (d *Doc) appendObject(b []byte, j uint32) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = AppendString(b, m.key)
+		b = appendString(b, m.key, safe)
 		b = append(b, ':')
-		b = d.appendAt(b, m.at)
+		b = d.appendAt(b, m.at, safe)
 	}
 	return append(b, '}')
 }

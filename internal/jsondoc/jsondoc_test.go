@@ -301,6 +301,13 @@ func checkAgainstStd(t *testing.T, data []byte) {
 	if got := v.AppendJSON(nil); !bytes.Equal(got, stdOut) {
 		t.Fatalf("AppendJSON(%q) = %s, json.Marshal %s", data, got, stdOut)
 	}
+	var noHTML bytes.Buffer
+	enc := json.NewEncoder(&noHTML)
+	enc.SetEscapeHTML(false)
+	enc.Encode(want)
+	if got := v.AppendJSONNoHTML(nil); !bytes.Equal(got, bytes.TrimSuffix(noHTML.Bytes(), []byte("\n"))) {
+		t.Fatalf("AppendJSONNoHTML(%q) = %s, an Encoder without HTML escaping %s", data, got, noHTML.Bytes())
+	}
 	if got, err := AppendAny(nil, want); err != nil || !bytes.Equal(got, stdOut) {
 		t.Fatalf("AppendAny(%q) = %s, %v; json.Marshal %s", data, got, err, stdOut)
 	}

@@ -465,6 +465,15 @@ func (e Mode) appendExpectedCall(b []byte, c *engine.ExpectedCall) ([]byte, bool
 	b = append(b, `{"tool":`...)
 	b = e.str(b, c.Tool)
 	b = append(b, `,"args":`...)
+	if d := c.Args.Document(); d.Exists() {
+		// Read from a document, with no matcher: its JSON is the map's.
+		if e == NoHTML {
+			b = d.AppendJSONNoHTML(b)
+		} else {
+			b = d.AppendJSON(b)
+		}
+		return append(b, '}'), true
+	}
 	var ok bool
 	if b, ok = e.appendObject(b, c.Args.Map(), 1); !ok {
 		return b, false
