@@ -11,6 +11,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/reeval"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
 	"github.com/toolscore/toolscore/internal/resultjson"
 	"github.com/toolscore/toolscore/internal/workload"
@@ -46,9 +47,10 @@ func BenchmarkRegradeOne(b *testing.B) {
 	ctx := context.Background()
 	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	enc := &resultjson.ExpectedCache{}
+	var rd reeval.Reader
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := regradeOne(ctx, testSecrets, c2, v2, &o, rg, id, time.Now(), enc)
+		out, err := regradeOne(ctx, testSecrets, &rd, c2, v2, &o, rg, id, time.Now(), enc)
 		if err != nil || out.Result == nil {
 			b.Fatal(err, out.Failure)
 		}

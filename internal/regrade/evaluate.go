@@ -17,9 +17,10 @@ import (
 // identifies it) for regrade regradeID and returns the new result, id id,
 // created at now and linked to o and the regrade as WriteRegradeChunk
 // stores it, or the reason the stored row cannot be regraded; scanner
-// finds secrets. Only ctx ending is an error. The original's failed
-// credentials check carries over (reeval.Evaluate).
-func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
+// finds secrets; rd reads the stored calls (the calls of the previous
+// original it read are no longer used). Only ctx ending is an error. The
+// original's failed credentials check carries over (reeval.Evaluate).
+func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Reader, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -32,7 +33,7 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, c *engine.Con
 	if err != nil {
 		return fail(err.Error())
 	}
-	calls, err := reeval.Calls(o.TraceCalls)
+	calls, err := rd.Calls(o.TraceCalls)
 	if err != nil {
 		return fail(err.Error())
 	}

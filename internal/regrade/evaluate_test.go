@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/reeval"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
 )
 
@@ -55,7 +56,7 @@ func TestRegradeOne(t *testing.T) {
 	o := stored(orig)
 	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	now := t0.Add(time.Hour)
-	out, err := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, id, now, nil)
+	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, nil)
 	if err != nil || out.Failure != "" {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -85,14 +86,14 @@ func TestRegradeOne(t *testing.T) {
 	} {
 		bad := stored(orig)
 		mod(&bad)
-		out, err := regradeOne(context.Background(), testSecrets, c2, v2, &bad, rg, id, now, nil)
+		out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &bad, rg, id, now, nil)
 		if err != nil || out.Result != nil || out.Failure == "" {
 			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := regradeOne(ctx, testSecrets, c2, v2, &o, rg, id, now, nil); err != context.Canceled {
+	if _, err := regradeOne(ctx, testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, nil); err != context.Canceled {
 		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
 	}
 }
@@ -115,7 +116,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	}
 	o := stored(orig)
 	rg := uuid.Must(uuid.NewV7())
-	out, err := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
+	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
 	if err != nil || out.Result == nil {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -152,7 +153,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// With the safety gate off the verdict follows the score.
 	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
 	o = stored(orig)
-	if out, _ := regradeOne(context.Background(), testSecrets, c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
+	if out, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
 		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
 	}
 }

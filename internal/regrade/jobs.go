@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/record"
+	"github.com/toolscore/toolscore/internal/regrade/reeval"
 	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
@@ -190,6 +191,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 	var next atomic.Int64
 	for range min(s.cfg.Parallelism, len(originals)) {
 		g.Go(func() error {
+			var rd reeval.Reader
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(originals) {
@@ -199,7 +201,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 				if err != nil {
 					return err
 				}
-				if outcomes[i], err = regradeOne(gctx, s.cfg.SecretScanner, c, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
+				if outcomes[i], err = regradeOne(gctx, s.cfg.SecretScanner, &rd, c, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
 					return err
 				}
 			}

@@ -47,3 +47,24 @@ func BenchmarkCallsStd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCallsReader is BenchmarkCalls with one Reader reading the
+// stored calls again and again, as a grading goroutine does.
+func BenchmarkCallsReader(b *testing.B) {
+	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := json.Marshal(parsed.Trace.Calls)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r Reader
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Calls(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

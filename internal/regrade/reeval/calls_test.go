@@ -86,6 +86,7 @@ func storedCalls(tb testing.TB) map[string][]byte {
 // the fast path and read back exactly as encoding/json reads them.
 func TestCallsFast(t *testing.T) {
 	t.Parallel()
+	var r Reader
 	for name, raw := range storedCalls(t) {
 		want, err := stdCalls(raw)
 		got, ok := fastCalls(raw)
@@ -104,6 +105,14 @@ func TestCallsFast(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-encoding/json +fast):\n%s", name, diff)
 		}
+		// A Reader reused from one stored trace to the next reads the
+		// same.
+		again, err := r.Calls(raw)
+		if err != nil {
+			t.Errorf("%s: Reader.Calls: %v", name, err)
+		} else if diff := cmp.Diff(want, again); diff != "" {
+			t.Errorf("%s (-encoding/json +Reader):\n%s", name, diff)
+		}
 	}
 }
 
@@ -111,6 +120,7 @@ func TestCallsFast(t *testing.T) {
 // Calls gives exactly what encoding/json gives.
 func TestCallsFallback(t *testing.T) {
 	t.Parallel()
+	var r Reader
 	for _, in := range []string{
 		`[{"Tool": "a", "args": {}}]`,                         // key case folded by encoding/json
 		`[{"tool": "a", "TOOL": "b"}]`,                        // both fold to Tool: the last wins
@@ -136,6 +146,13 @@ func TestCallsFallback(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Calls(%s) (-encoding/json +Calls):\n%s", in, diff)
 		}
+		got, err = r.Calls([]byte(in))
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("Reader.Calls(%s) error = %v, want %v", in, err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Reader.Calls(%s) (-encoding/json +Reader):\n%s", in, diff)
+		}
 	}
 }
 
@@ -146,6 +163,9 @@ func FuzzCalls(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Add([]byte(`[{"tool": "a", "args": null, "args_raw": "{", "args_error": "bad", "error": "boom", "id": "c1", "result": [1, {"k": 2.5e3}]}]`))
+	// One Reader reads every input of a fuzzing process, as a grading
+	// goroutine reads one stored trace after another.
+	var r Reader
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		want, wantErr := stdCalls(raw)
 		got, err := Calls(raw)
@@ -154,6 +174,13 @@ func FuzzCalls(f *testing.F) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("Calls(%q) (-encoding/json +Calls):\n%s", raw, diff)
+		}
+		got, err = r.Calls(raw)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("Reader.Calls(%q) error = %v, want %v", raw, err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("Reader.Calls(%q) (-encoding/json +Reader):\n%s", raw, diff)
 		}
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -71,6 +73,39 @@ func Calls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	if calls, ok := fastCalls(raw); ok {
 		return calls, nil
 	}
+	return stdCallsChecked(raw)
+}
+
+// A Reader reads stored trace calls as Calls does, into memory it reuses
+// from one read to the next: a grading goroutine that reads one stored
+// trace after another allocates only while its buffers grow to the
+// largest. The zero Reader is ready; it is not safe for concurrent use.
+type Reader struct {
+	p     jsondoc.Parser
+	calls []engine.ToolCall
+}
+
+// Calls returns what Calls(raw) returns. The calls share raw's bytes and
+// the Reader's memory: they are valid until the next call of r.Calls, and
+// raw must not change until then.
+//
+// Errors: those of Calls.
+func (r *Reader) Calls(raw []byte) ([]engine.ToolCall, error) {
+	r.p.Reset()
+	if len(raw) > 0 {
+		if v, err := r.p.Parse(unsafe.String(&raw[0], len(raw))); err == nil {
+			if calls, ok := callsOf(v, r.calls); ok {
+				r.calls = calls
+				return calls, nil
+			}
+		}
+	}
+	return stdCallsChecked(raw)
+}
+
+// stdCallsChecked reads stored calls with encoding/json, as Calls does
+// for what the fast path leaves.
+func stdCallsChecked(raw json.RawMessage) ([]engine.ToolCall, error) {
 	var calls []engine.ToolCall
 	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&calls); err != nil {
 		return nil, fmt.Errorf("trace_calls: %w", err)
@@ -94,10 +129,23 @@ func Calls(raw json.RawMessage) ([]engine.ToolCall, error) {
 // encoding/json does for these fields.
 func fastCalls(raw []byte) ([]engine.ToolCall, bool) {
 	v, err := jsondoc.Parse(raw)
-	if err != nil || v.Kind() != jsondoc.Array {
+	if err != nil {
 		return nil, false
 	}
-	calls := make([]engine.ToolCall, v.Len())
+	return callsOf(v, nil)
+}
+
+// callsOf is fastCalls on a parsed document v, reusing dst's memory for
+// the calls.
+func callsOf(v jsondoc.Value, dst []engine.ToolCall) ([]engine.ToolCall, bool) {
+	if v.Kind() != jsondoc.Array {
+		return nil, false
+	}
+	calls := slices.Grow(dst[:0], v.Len())[:v.Len()]
+	if calls == nil {
+		calls = []engine.ToolCall{} // [] reads as an empty list, not nil
+	}
+	clear(calls)
 	for i, m := range v.Elems() {
 		if m.Kind() != jsondoc.Object {
 			return nil, false
