@@ -85,6 +85,17 @@ var (
 		}
 		return m
 	}()
+	// secretKeyEnds3 says which last three characters a normalised key
+	// may end with and name a secret: bit b of secretKeyEnds3[37*i+j] is
+	// set when some name or suffix ends with the characters of alnum
+	// index b, j then i.
+	secretKeyEnds3 = func() (m [37 * 37]uint64) {
+		for _, w := range append(append([]string{}, secretKeyNames...), secretKeySuffixes...) {
+			n := len(w)
+			m[37*alnumIndex(w[n-1])+alnumIndex(w[n-2])] |= 1 << alnumIndex(w[n-3])
+		}
+		return m
+	}()
 	// lowerAlnum maps an ASCII letter or digit to itself lower-cased,
 	// every other byte to 0.
 	lowerAlnum = func() (t [256]byte) {
@@ -132,6 +143,26 @@ func reverseAll(ss []string) []string {
 	}
 	return out
 }
+
+// keyMayNameSecret is false for most keys that name no secret (see
+// isSecretKey), from their last three bytes alone: fewer than three
+// bytes, or three letters or digits with which no name or suffix ends.
+func keyMayNameSecret(key string) bool {
+	n := len(key)
+	if n < 3 {
+		return false // fewer than three letters and digits
+	}
+	a, b, c := alnumIdx[key[n-1]], alnumIdx[key[n-2]], alnumIdx[key[n-3]]
+	return a == 0 || b == 0 || c == 0 || secretKeyEnds3[37*int(a)+int(b)]&(1<<c) != 0
+}
+
+// alnumIdx is alnumIndex of lowerAlnum, by byte.
+var alnumIdx = func() (t [256]uint8) {
+	for c := range 256 {
+		t[c] = uint8(alnumIndex(lowerAlnum[c]))
+	}
+	return t
+}()
 
 // isSecretKey reports whether an argument key names a secret: its
 // normalised form (lower case, letters and digits only; at most
@@ -347,7 +378,12 @@ type credentialScan struct {
 
 // scanScratch is the credential scan's scratch: the texts handed to the
 // SecretScanner, and the shown ones before they join them.
-type scanScratch struct{ texts, shown []string }
+type scanScratch struct {
+	texts, shown []string
+	wk           jsondoc.Walker
+	open         []byte
+	flat         []jsondoc.Text
+}
 
 // shownSecret is a secret to redact in the result that is not a finding
 // of the credentials check: its text and the rule that found it.
@@ -383,12 +419,18 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 	*cs = credentialScan{}
 	var w argWalker
 	if buf != nil {
-		w.texts, w.shown = buf.texts[:0], buf.shown[:0]
+		w.texts, w.shown, w.wk, w.open, w.flat = buf.texts[:0], buf.shown[:0], buf.wk, buf.open, buf.flat
 		defer func() {
 			clear(w.texts)
 			clear(w.shown)
-			buf.texts, buf.shown = w.texts[:0], w.shown[:0]
+			clear(w.flat)
+			buf.texts, buf.shown, buf.open, buf.flat = w.texts[:0], w.shown[:0], w.open, w.flat[:0]
+			buf.wk = w.wk
+			buf.wk.Reset(jsondoc.Value{}) // no reference to the trace
 		}()
+	}
+	if m, ok := s.(secretscan.MinTextLen); ok {
+		w.minLen = m.MinTextLen()
 	}
 	if w.texts == nil {
 		n := 1
@@ -399,7 +441,7 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 	}
 	for i := range t.Calls {
 		c := &t.Calls[i]
-		if c.Args.Exists() && w.collect(c.Args, false) {
+		if c.Args.Exists() && !w.collectFlat(c.Args) && w.collect(c.Args) {
 			// A literal under a secret-named key: walk the call again,
 			// with its argument paths, to record it.
 			w.call = i
@@ -532,6 +574,14 @@ func compareCredentialFindings(a, b credentialFinding) int {
 type argWalker struct {
 	call int
 	segs []string
+	// minLen is the scanner's minimum text length (see
+	// secretscan.MinTextLen): shorter texts are not collected.
+	minLen int
+	// wk and open are collect's walker and stack, flat the texts of
+	// collectFlat and collectShown.
+	wk   jsondoc.Walker
+	open []byte
+	flat []jsondoc.Text
 	// texts are the texts to scan, in walk order: the judged ones, then
 	// shown.
 	texts []string
@@ -555,56 +605,98 @@ type literalValue struct {
 	finding credentialFinding
 }
 
-// collect adds the strings of v to w.texts and its object keys to w.shown,
-// and reports whether v holds a literal secret under a secret-named key (see literalSecret); secretKey
-// says whether v sits under a key that names a secret (array elements
-// inherit it). It keeps no paths: literals walks v again for them.
-func (w *argWalker) collect(v jsondoc.Value, secretKey bool) bool {
+// collectFlat is collect for arguments v without a key that names a
+// secret (most): it adds what collect adds, from one flat pass over v's
+// strings (jsondoc.Value.AppendTexts), and reports true. For arguments
+// with a secret-named key it adds nothing and reports false: collect then
+// walks them.
+func (w *argWalker) collectFlat(v jsondoc.Value) bool {
+	minLen := max(w.minLen, 1)
+	w.flat = v.AppendTexts(w.flat[:0], minLen)
+	for _, t := range w.flat {
+		if t.Key && keyMayNameSecret(t.Text) && isSecretKey(t.Text) {
+			return false
+		}
+	}
+	for _, t := range w.flat {
+		switch {
+		case !t.Key:
+			w.texts = append(w.texts, t.Text)
+		case len(t.Text) >= minLen:
+			w.shown = append(w.shown, t.Text)
+		}
+	}
+	return true
+}
+
+// collect adds the strings of v to w.texts and its object keys to w.shown
+// (those shorter than w.minLen left out: the scanner finds nothing in
+// them), and reports whether v holds a literal secret under a
+// secret-named key (see literalSecret): a string or number under such a
+// key, directly or in arrays (array elements inherit the key). It keeps
+// no paths: literals walks v again for them. It is one flat pass over v
+// (jsondoc.Walker), with a stack of what each open array or object is.
+func (w *argWalker) collect(v jsondoc.Value) bool {
+	wk := &w.wk
+	wk.Reset(v)
+	// open holds, per open array or object: inObject, inArray, or
+	// inSecretArray (an array under a secret-named key, or in one).
+	open := w.open[:0]
+	defer func() { w.open = open[:0] }()
+	minLen := max(w.minLen, 1)
 	found := false
-	switch v.Kind() {
-	case jsondoc.Object:
-		for k, e := range v.Members() {
-			if k != "" {
-				w.shown = append(w.shown, k)
+	key := ""
+	for {
+		switch wk.Next() {
+		case jsondoc.StepDone:
+			return found
+		case jsondoc.StepEnd:
+			open = open[:len(open)-1]
+		case jsondoc.StepKey:
+			key = wk.Text()
+			if len(key) >= minLen {
+				w.shown = append(w.shown, key)
 			}
-			switch e.Kind() {
+		case jsondoc.StepValue:
+			in := byte(0)
+			if len(open) > 0 {
+				in = open[len(open)-1]
+			}
+			switch wk.Kind() {
 			case jsondoc.String:
-				x := e.Text()
+				x := wk.Text()
 				if x == "" {
 					continue
 				}
-				w.texts = append(w.texts, x)
-				if len(x) >= 4 && isSecretKey(k) {
-					_, lit := literalSecret(x)
-					found = found || lit
+				if len(x) >= minLen {
+					w.texts = append(w.texts, x)
 				}
-			case jsondoc.Object, jsondoc.Array, jsondoc.Number:
-				found = w.collect(e, mayBeLiteral(e) && isSecretKey(k)) || found
+				if !found && len(x) >= 4 && (in == inSecretArray || in == inObject && isSecretKey(key)) {
+					_, found = literalSecret(x)
+				}
+			case jsondoc.Number:
+				if !found && len(wk.Text()) >= 4 && (in == inSecretArray || in == inObject && isSecretKey(key)) {
+					found = true // literalSecret: a number of 4 digits or more
+				}
+			case jsondoc.Array:
+				a := inArray
+				if in == inSecretArray || in == inObject && wk.Value().Len() > 0 && isSecretKey(key) {
+					a = inSecretArray
+				}
+				open = append(open, a)
+			case jsondoc.Object:
+				open = append(open, inObject)
 			}
 		}
-	case jsondoc.Array:
-		for _, e := range v.Elems() {
-			found = w.collect(e, secretKey) || found
-		}
-	case jsondoc.String:
-		x := v.Text()
-		if x == "" {
-			return false
-		}
-		w.texts = append(w.texts, x)
-		if secretKey {
-			_, lit := literalSecret(x)
-			return lit
-		}
-	case jsondoc.Number:
-		if secretKey {
-			n, _ := v.Num()
-			_, lit := literalSecret(json.Number(n))
-			return lit
-		}
 	}
-	return found
 }
+
+// What collect's open stack says of an open array or object.
+const (
+	inObject byte = 1 + iota
+	inArray
+	inSecretArray
+)
 
 // literals adds the literal values of v under secret-named keys to
 // w.lits, with their paths; secretKey is as for collect.
@@ -635,23 +727,14 @@ func (w *argWalker) literals(v jsondoc.Value, secretKey bool) {
 }
 
 // collectShown adds every string value and object key of v (a tool
-// result) to w.shown, for secrets to redact in what the result shows.
+// result) to w.shown (those shorter than w.minLen left out), for secrets
+// to redact in what the result shows.
 func (w *argWalker) collectShown(v jsondoc.Value) {
-	switch v.Kind() {
-	case jsondoc.Object:
-		for k, e := range v.Members() {
-			if k != "" {
-				w.shown = append(w.shown, k)
-			}
-			w.collectShown(e)
-		}
-	case jsondoc.Array:
-		for _, e := range v.Elems() {
-			w.collectShown(e)
-		}
-	case jsondoc.String:
-		if x := v.Text(); x != "" {
-			w.shown = append(w.shown, x)
+	minLen := max(w.minLen, 1)
+	w.flat = v.AppendTexts(w.flat[:0], minLen)
+	for _, t := range w.flat {
+		if len(t.Text) >= minLen {
+			w.shown = append(w.shown, t.Text)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -57,6 +58,28 @@ func (w *plainWalk) walk(v jsondoc.Value, secretKey bool) {
 	}
 }
 
+// plainShown appends every non-empty object key and string of v to out,
+// recursively: what collectShown collects of a tool result.
+func plainShown(v jsondoc.Value, out *[]string) {
+	switch v.Kind() {
+	case jsondoc.Object:
+		for k, e := range v.Members() {
+			if k != "" {
+				*out = append(*out, k)
+			}
+			plainShown(e, out)
+		}
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			plainShown(e, out)
+		}
+	case jsondoc.String:
+		if x := v.Text(); x != "" {
+			*out = append(*out, x)
+		}
+	}
+}
+
 func (w *plainWalk) literal(v any, text string) {
 	s, ok := literalSecret(v)
 	if !ok {
@@ -70,10 +93,12 @@ func (w *plainWalk) literal(v any, text string) {
 	}})
 }
 
-// FuzzCredentialWalk checks the credential scan's walk (collect, which
-// keeps no paths, then literals only for a call that holds a literal
-// secret) against plainWalk: the same texts and keys in the same order
-// and the same literals with the same paths, for any JSON arguments.
+// FuzzCredentialWalk checks the credential scan's walk (collectFlat, else
+// collect, which keep no paths, then literals only for a call that holds
+// a literal secret; collectShown for results) against plainWalk: the
+// same texts and keys in the same order (but those shorter than the
+// scanner's minimum length) and the same literals with the same paths,
+// for any JSON arguments.
 func FuzzCredentialWalk(f *testing.F) {
 	for _, s := range []string{
 		`{"password": "hunter2hunter2", "user": "ana"}`,
@@ -95,24 +120,68 @@ func FuzzCredentialWalk(f *testing.F) {
 			}
 			tr.Calls = append(tr.Calls, ToolCall{Tool: "t", Args: v})
 		}
-		var got argWalker
 		var want plainWalk
 		for i, c := range tr.Calls {
-			if got.collect(c.Args, false) {
-				got.call = i
-				got.literals(c.Args, false)
-			}
 			want.call = i
 			want.walk(c.Args, false)
 		}
-		if diff := cmp.Diff(want.texts, got.texts); diff != "" {
-			t.Errorf("texts differ (-plain +walk):\n%s", diff)
+		// The walk leaves out texts shorter than the scanner's minimum
+		// length, and nothing else.
+		for _, minLen := range []int{0, 1, 4, 10} {
+			got := argWalker{minLen: minLen}
+			for i, c := range tr.Calls {
+				if !got.collectFlat(c.Args) && got.collect(c.Args) {
+					got.call = i
+					got.literals(c.Args, false)
+				}
+			}
+			short := func(s string) bool { return len(s) < minLen }
+			if diff := cmp.Diff(slices.DeleteFunc(slices.Clone(want.texts), short), got.texts, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("minLen %d: texts differ (-plain +walk):\n%s", minLen, diff)
+			}
+			if diff := cmp.Diff(slices.DeleteFunc(slices.Clone(want.shown), short), got.shown, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("minLen %d: keys differ (-plain +walk):\n%s", minLen, diff)
+			}
+			if diff := cmp.Diff(want.lits, got.lits, cmp.AllowUnexported(literalValue{}, credentialFinding{})); diff != "" {
+				t.Errorf("minLen %d: literals differ (-plain +walk):\n%s", minLen, diff)
+			}
+			// collect adds what collectFlat adds when it can.
+			for _, c := range tr.Calls {
+				flat, walk := argWalker{minLen: minLen}, argWalker{minLen: minLen}
+				if flat.collectFlat(c.Args) {
+					if walk.collect(c.Args) {
+						t.Errorf("minLen %d: collectFlat for arguments with a literal secret", minLen)
+					}
+					if !slices.Equal(flat.texts, walk.texts) || !slices.Equal(flat.shown, walk.shown) {
+						t.Errorf("minLen %d: collectFlat gave %q, %q; collect %q, %q", minLen, flat.texts, flat.shown, walk.texts, walk.shown)
+					}
+				} else if len(flat.texts)+len(flat.shown) > 0 {
+					t.Errorf("minLen %d: collectFlat added texts and reported false", minLen)
+				}
+			}
+			// The same documents as tool results: every key and string.
+			var wantShown []string
+			got.shown = nil
+			for _, c := range tr.Calls {
+				plainShown(c.Args, &wantShown)
+				got.collectShown(c.Args)
+			}
+			if diff := cmp.Diff(slices.DeleteFunc(wantShown, short), got.shown, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("minLen %d: result texts differ (-plain +walk):\n%s", minLen, diff)
+			}
 		}
-		if diff := cmp.Diff(want.shown, got.shown); diff != "" {
-			t.Errorf("keys differ (-plain +walk):\n%s", diff)
-		}
-		if diff := cmp.Diff(want.lits, got.lits, cmp.AllowUnexported(literalValue{}, credentialFinding{})); diff != "" {
-			t.Errorf("literals differ (-plain +walk):\n%s", diff)
+	})
+}
+
+// FuzzKeyMayNameSecret checks that keyMayNameSecret is false only for
+// keys that name no secret.
+func FuzzKeyMayNameSecret(f *testing.F) {
+	for _, s := range append(append([]string{"api_key", "X-Api-Key", "next_token", "é-pwd", "pwd", "a", "", "API_KEY_"}, secretKeyNames...), secretKeySuffixes...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if isSecretKey(key) && !keyMayNameSecret(key) {
+			t.Errorf("isSecretKey(%q) but not keyMayNameSecret", key)
 		}
 	})
 }

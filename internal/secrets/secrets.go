@@ -169,6 +169,17 @@ func (s *Scanner) ScanSecrets(ctx context.Context, texts []string) ([]secretscan
 	return out, err
 }
 
+// MinTextLen implements secretscan.MinTextLen: no rule (nor
+// RuleURICredentials) matches fewer bytes, and ScanSecrets skips shorter
+// texts. It is 0 for a Scanner whose rule set is inconsistent, so that
+// every scan is handed texts and reports the error.
+func (s *Scanner) MinTextLen() int {
+	if s.err != nil {
+		return 0
+	}
+	return s.minLen
+}
+
 // newScanner makes the Scanner over the content rules rules (sorted by
 // id); aux are the other rules that content rules may require. A rule
 // that requires one that neither list holds leaves the Scanner's err set.

@@ -44,6 +44,16 @@ type Scanner interface {
 	ScanSecrets(ctx context.Context, texts []string) ([]Finding, error)
 }
 
+// MinTextLen is an optional interface of a Scanner: MinTextLen returns a
+// length in bytes below which no text holds a secret the Scanner finds,
+// whatever the text. The engine then leaves shorter texts out of what it
+// hands ScanSecrets (most argument keys and values are short), which
+// changes no finding. A Scanner without it is handed every text.
+type MinTextLen interface {
+	// MinTextLen returns the length, at least 0; it never changes.
+	MinTextLen() int
+}
+
 // Finding is one secret found in one text. The engine reports a finding
 // whose fields break these rules as a scanner error.
 type Finding struct {
