@@ -1,6 +1,5 @@
 package jsondoc
 
-
 // Step is what Walker.Next met: an object key, a value, or the end of an
 // array or object.
 type Step uint8
