@@ -87,6 +87,10 @@ const (
 	chunkBytes  = 256 << 10
 )
 
+// lineRoom is the room a chunk's JSON buffer has before each result is
+// written (a medium result's line is about 7 KB).
+const lineRoom = 32 << 10
+
 // maxPooledChunk is the largest buffer a chunk keeps when it is used
 // again, so that the chunk of one large trace does not stay in memory.
 const maxPooledChunk = 4 << 20
@@ -109,7 +113,9 @@ type batchJob struct {
 	progress  *progressbar.ProgressBar
 	// expected keeps the JSON of the expected calls per combination.
 	expected resultjson.ExpectedCache
-	chunks   sync.Pool // *batchChunk
+	// free holds the chunks written, to be used again (a run has at most
+	// window+jobs+1 chunks at once, so none is dropped).
+	free chan *batchChunk
 }
 
 // batchGCPercent is the garbage collector's target while a batch runs
@@ -132,6 +138,7 @@ func batchWindow(jobs int) int { return max(8, 4*jobs) }
 // outcome is delivered.
 func (j *batchJob) run(ctx context.Context) error {
 	window := batchWindow(j.jobs)
+	j.free = make(chan *batchChunk, window+j.jobs+1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type seqChunk struct {
@@ -218,7 +225,10 @@ func (j *batchJob) run(ctx context.Context) error {
 			c := ring[next%window]
 			ring[next%window] = nil
 			j.deliver(ctx, c)
-			j.chunks.Put(c)
+			select {
+			case j.free <- c:
+			default:
+			}
 			next++
 			<-slots
 		}
@@ -231,8 +241,10 @@ func (j *batchJob) run(ctx context.Context) error {
 
 // newChunk returns an empty chunk, one used before when there is one.
 func (j *batchJob) newChunk() *batchChunk {
-	c, _ := j.chunks.Get().(*batchChunk)
-	if c == nil {
+	var c *batchChunk
+	select {
+	case c = <-j.free:
+	default:
 		return &batchChunk{}
 	}
 	if cap(c.buf) > maxPooledChunk {
@@ -314,6 +326,9 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, it *batchItem, 
 	o.ok, o.graded = true, report.Summarize(res, j.safety)
 	if j.json {
 		at := len(c.out)
+		// Room for the line with the chunk's buffer grown as append
+		// grows it: the writer adds only its own line's estimate.
+		c.out = slices.Grow(c.out, lineRoom)
 		line, err := report.AppendSavedWith(c.out, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, &j.expected)
 		if err != nil {
 			c.out = c.out[:at]
