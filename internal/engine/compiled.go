@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -13,7 +14,7 @@ type cop uint8
 const (
 	copNever    cop = iota // a value Compare cannot read: never equal
 	copNull                // null
-	copString              // a string literal (s, trimmed t)
+	copString              // a string literal (s; trimmed, see setString)
 	copBool                // a boolean (flag)
 	copNumber              // a number (num)
 	copObject              // an object (keys, kids)
@@ -34,9 +35,12 @@ const (
 type cval struct {
 	op   cop
 	flag bool
-	s, t string
-	keys []string
-	kids []cval
+	// lead and trail are the bytes trimSpace removes from a string's s at
+	// each end (flag set: too many to keep, trimmed computes them).
+	lead, trail uint16
+	s           string
+	keys        []string
+	kids        []cval
 	// num is a number's value (the value of $approx in num.f).
 	num *number
 	// x holds what a matcher other than $contains and $one_of needs.
@@ -101,8 +105,7 @@ func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
 			p.compileExpected(&dst.kids[i], e)
 		}
 	case jsondoc.String:
-		s := v.Text()
-		dst.op, dst.s, dst.t = copString, s, trimSpaceFast(s)
+		dst.setString(v.Text())
 	case jsondoc.Bool:
 		f, _ := v.Bool()
 		dst.op, dst.flag = copBool, f
@@ -129,6 +132,31 @@ func slot[T any](chunk *[]T, last *int) *T {
 	}
 	*chunk = (*chunk)[:len(*chunk)+1]
 	return &(*chunk)[len(*chunk)-1]
+}
+
+// setString makes e the string literal s, with the lengths of the white
+// space trimSpace removes at each end of s.
+func (e *cval) setString(s string) {
+	e.op, e.s = copString, s
+	if len(trimSpaceFast(s)) == len(s) {
+		return
+	}
+	left := strings.TrimLeftFunc(s, unicode.IsSpace)
+	right := strings.TrimRightFunc(left, unicode.IsSpace)
+	lead, trail := len(s)-len(left), len(left)-len(right)
+	if lead > math.MaxUint16 || trail > math.MaxUint16 {
+		e.flag = true
+		return
+	}
+	e.lead, e.trail = uint16(lead), uint16(trail)
+}
+
+// trimmed returns a string node's s as trimSpace trims it.
+func (e *cval) trimmed() string {
+	if e.flag {
+		return trimSpace(e.s)
+	}
+	return e.s[e.lead : len(e.s)-int(e.trail)]
 }
 
 // cbuilder hands out nodes, keys and numbers from arrays: those it
@@ -218,7 +246,7 @@ func (b *cbuilder) build(dst *cval, v any) {
 	case nil:
 		dst.op = copNull
 	case string:
-		dst.op, dst.s, dst.t = copString, x, trimSpace(x)
+		dst.setString(x)
 	case bool:
 		dst.op, dst.flag = copBool, x
 	case map[string]any:
@@ -297,7 +325,7 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		if a == e.s {
 			return true
 		}
-		return !strict && trimSpaceFast(a) == e.t
+		return !strict && trimSpaceFast(a) == e.trimmed()
 	case copNumber:
 		lit, ok := actual.Num()
 		if !ok {

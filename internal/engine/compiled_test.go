@@ -346,3 +346,17 @@ func TestCompiledFromDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledTrimmed: a string node keeps what trimSpace removes as two
+// lengths (or recomputes it when they do not fit), and gives back exactly
+// trimSpace's result.
+func TestCompiledTrimmed(t *testing.T) {
+	long := strings.Repeat(" ", 70000)
+	for _, s := range []string{"", " ", "a", " a ", "\u3000a\u00a0", "\ta\n", "\u0085", "a\xff ", " \xffa", long + "a", "a" + long, long, "  é  "} {
+		var e cval
+		e.setString(s)
+		if got, want := e.trimmed(), trimSpace(s); got != want || e.s != s || e.op != copString {
+			t.Errorf("setString(%q): trimmed %q, want %q", s, got, want)
+		}
+	}
+}
