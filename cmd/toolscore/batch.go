@@ -440,7 +440,14 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem, boo
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	tooLong := false
+	// source is the source name of line n, name:n, made in one
+	// allocation.
 	prefix := name + ":"
+	var num []byte
+	source := func(n int) string {
+		num = strconv.AppendInt(append(num[:0], prefix...), int64(n), 10)
+		return string(num)
+	}
 	for n := 1; ; n++ {
 		chunk, err := br.ReadSlice('\n')
 		size := len(chunk)
@@ -461,19 +468,19 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem, boo
 		more := err == nil && br.Buffered() > 0
 		switch {
 		case tooLong || len(chunk) > maxTraceBytes+1:
-			if !emit(batchItem{source: prefix + strconv.Itoa(n), size: size, err: fmt.Errorf("line longer than %d MiB", maxTraceBytes>>20)}, more) {
+			if !emit(batchItem{source: source(n), size: size, err: fmt.Errorf("line longer than %d MiB", maxTraceBytes>>20)}, more) {
 				return false
 			}
 		case len(bytes.TrimSpace(chunk)) > 0:
 			line := bytes.TrimRight(chunk, "\r\n")
-			if !emit(batchItem{source: prefix + strconv.Itoa(n), size: size, data: line, borrowed: true, line: true}, more) {
+			if !emit(batchItem{source: source(n), size: size, data: line, borrowed: true, line: true}, more) {
 				return false
 			}
 		}
 		tooLong = false
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				return emit(batchItem{source: prefix + strconv.Itoa(n), err: err}, false)
+				return emit(batchItem{source: source(n), err: err}, false)
 			}
 			return true
 		}

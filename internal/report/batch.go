@@ -98,7 +98,10 @@ type Graded struct {
 // needs). Its texts are copies: it stays valid when res and its trace are
 // gone or their memory is reused (a format.Reader's next trace).
 func Summarize(res *engine.EvaluationResult, safety bool) Graded {
-	g := Graded{Score: res.Score, Grade: res.Grade, Passed: res.Passed, Issue: strings.Clone(TopIssue(res))}
+	g := Graded{Score: res.Score, Grade: res.Grade, Passed: res.Passed, Issue: TopIssue(res)}
+	if len(res.Issues) > 0 && res.Issues[0].Tool == "" {
+		g.Issue = strings.Clone(g.Issue) // the issue's own text, not a new one
+	}
 	if safety {
 		g.Safety = safetyFailures(res.Checks.Items)
 		for i, s := range g.Safety {
