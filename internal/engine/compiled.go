@@ -41,6 +41,8 @@ type cval struct {
 	s           string
 	keys        []string
 	kids        []cval
+	// keyBits are an object's keys as a set of keyBit bits.
+	keyBits uint64
 	// num is a number's value (the value of $approx in num.f).
 	num *number
 	// x holds what a matcher other than $contains and $one_of needs.
@@ -95,6 +97,7 @@ func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
 		i := 0
 		for k, e := range v.Members() {
 			dst.keys[i] = k
+			dst.keyBits |= keyBit(k)
 			p.compileExpected(&dst.kids[i], e)
 			i++
 		}
@@ -256,6 +259,7 @@ func (b *cbuilder) build(dst *cval, v any) {
 		i := 0
 		for k, w := range x {
 			dst.keys[i] = k
+			dst.keyBits |= keyBit(k)
 			b.build(&dst.kids[i], w)
 			i++
 		}
@@ -418,6 +422,27 @@ func valueNumber(v jsondoc.Value) (number, bool) {
 		return number{}, false
 	}
 	return parseNumber(lit)
+}
+
+// keyBit is one bit of a 64-bit set chosen by a key's length and first
+// and last bytes: a set of keys holds every key of another only if its
+// bits hold every bit of the other's (satisfiedBy and countEqual rule
+// out most objects with it before looking up any key).
+func keyBit(k string) uint64 {
+	h := uint64(len(k)) * 31
+	if len(k) > 0 {
+		h += uint64(k[0])*7 + uint64(k[len(k)-1])
+	}
+	return 1 << (h & 63)
+}
+
+// keyBitsOf returns the keyBit set of the keys of args (a JSON object).
+func keyBitsOf(args jsondoc.Value) uint64 {
+	var bits uint64
+	for k := range args.Members() {
+		bits |= keyBit(k)
+	}
+	return bits
 }
 
 // countEqual returns how many of an object node's keys are present in

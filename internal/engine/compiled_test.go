@@ -360,3 +360,45 @@ func TestCompiledTrimmed(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKeyBits checks the key-set guard of the scorer: for any expected
+// arguments and actual arguments, an expected key set whose keyBits the
+// call's do not hold is never satisfied, and disjoint bits mean no key
+// compares equal.
+func FuzzKeyBits(f *testing.F) {
+	for _, p := range [][2]string{
+		{`{"a":1,"b":"x"}`, `{"a":1,"b":"x","c":2}`}, {`{"a":1}`, `{"b":1}`}, {`{}`, `{"a":[]}`},
+		{`{"city":"paris","q":2}`, `{"q":2.0,"city":" paris "}`}, {`{"é":1}`, `{"\u00e9":1,"é":2}`},
+	} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, e, a string) {
+		ev, err := DecodeJSON([]byte(e))
+		if err != nil {
+			return
+		}
+		m, ok := ev.(map[string]any)
+		if !ok {
+			return
+		}
+		exp, _ := expectedOf(m)
+		em, ok := exp.(map[string]any)
+		if !ok {
+			return
+		}
+		want := compileArgs(em)
+		args, err := jsondoc.ParseString(a)
+		if err != nil {
+			return
+		}
+		bits := keyBitsOf(args)
+		for _, strict := range []bool{false, true} {
+			if want.keyBits&^bits != 0 && want.satisfiedBy(args, strict) {
+				t.Fatalf("%s satisfies %s, but its key bits %x lack some of %x", a, e, bits, want.keyBits)
+			}
+			if want.keyBits&bits == 0 && want.countEqual(args, strict) != 0 {
+				t.Fatalf("%s has keys of %s that compare equal, but its key bits %x share none of %x", a, e, bits, want.keyBits)
+			}
+		}
+	})
+}

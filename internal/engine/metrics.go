@@ -58,6 +58,10 @@ type scorer struct {
 	// known not to satisfy (see satisfies). Combinations share expected
 	// calls, so each pair is compared at most once or twice.
 	memo []int32
+	// keyBits[i] is the keyBit set of trace call i's argument keys (see
+	// callKeyBits), once keyBitsOK[i].
+	keyBits   []uint64
+	keyBitsOK []bool
 
 	// Scratch, sized by tool count or call counts.
 	cursor, countG, countS []int
@@ -136,6 +140,11 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 		sc.memo = sc.memo[:n]
 		clear(sc.memo)
 	}
+	if cap(sc.keyBits) < len(t.Calls) {
+		sc.keyBits, sc.keyBitsOK = make([]uint64, len(t.Calls)), make([]bool, len(t.Calls))
+	}
+	sc.keyBits, sc.keyBitsOK = sc.keyBits[:len(t.Calls)], sc.keyBitsOK[:len(t.Calls)]
+	clear(sc.keyBitsOK)
 	sc.optional = nil
 	if len(p.optional) > 0 {
 		if cap(sc.optBuf) < len(t.Calls) {
@@ -550,13 +559,23 @@ func (sc *scorer) satisfy(by []int) int {
 	return n
 }
 
+// callKeyBits returns the keyBit set of trace call i's argument keys,
+// computed once per evaluation.
+func (sc *scorer) callKeyBits(i int, args jsondoc.Value) uint64 {
+	if !sc.keyBitsOK[i] {
+		sc.keyBits[i], sc.keyBitsOK[i] = keyBitsOf(args), true
+	}
+	return sc.keyBits[i]
+}
+
 // correct returns how many of g's expected arguments compare equal in
 // trace call i (memoised); g's arguments are checked.
 func (sc *scorer) correct(g *planExp, i int) int {
 	m := &sc.memo[g.idx*len(sc.t.Calls)+i]
 	if *m <= 0 {
 		n := 0
-		if args, ok := argsOf(&sc.t.Calls[i]); ok {
+		// No key in common: none compares equal.
+		if args, ok := argsOf(&sc.t.Calls[i]); ok && g.args.keyBits&sc.callKeyBits(i, args) != 0 {
 			n = g.args.countEqual(args, sc.strict)
 		}
 		*m = int32(n) + 1
@@ -582,7 +601,8 @@ func (sc *scorer) satisfies(g *planExp, i int) bool {
 		return false
 	}
 	args, _ := argsOf(&sc.t.Calls[i])
-	if g.args.satisfiedBy(args, sc.strict) {
+	// An expected key's bit missing from the call's: that key is missing.
+	if g.args.keyBits&^sc.callKeyBits(i, args) == 0 && g.args.satisfiedBy(args, sc.strict) {
 		*m = int32(len(g.args.keys)) + 1
 		return true
 	}
