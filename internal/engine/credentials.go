@@ -613,15 +613,17 @@ type literalValue struct {
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
 	w.flat = v.AppendTexts(w.flat[:0], minLen)
-	for _, t := range w.flat {
-		if t.Key && keyMayNameSecret(t.Text) && isSecretKey(t.Text) {
-			return false
-		}
-	}
+	nt, ns := len(w.texts), len(w.shown)
 	for _, t := range w.flat {
 		switch {
 		case !t.Key:
 			w.texts = append(w.texts, t.Text)
+		case keyMayNameSecret(t.Text) && isSecretKey(t.Text):
+			// Added nothing after all.
+			clear(w.texts[nt:])
+			clear(w.shown[ns:])
+			w.texts, w.shown = w.texts[:nt], w.shown[:ns]
+			return false
 		case len(t.Text) >= minLen:
 			w.shown = append(w.shown, t.Text)
 		}

@@ -114,7 +114,7 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 		rule := ev.forbidden[v.rule]
 		var shown string
 		if rule.Args.Checked() {
-			shown = t.value(ev.redactor().expectedArgs(rule.Args).shown())
+			shown = t.shown(shownArgs(ev.redactor().expectedArgs(rule.Args)))
 		}
 		t.start()
 		t.s("`")
@@ -208,7 +208,7 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		id := ev.expTool[i]
 		var shown string
 		if g.Args.Checked() {
-			shown = t.value(ev.redactor().expectedArgs(g.Args).shown())
+			shown = t.shown(shownArgs(ev.redactor().expectedArgs(g.Args)))
 		}
 		t.start()
 		t.s("`")
@@ -404,7 +404,7 @@ func (d *argDiff) empty() bool {
 // shownWant and shownGot are the same arguments as results show them
 // (secrets redacted); mismatched values are rendered from them. Key paths
 // and values are texts of t.
-func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant any, shownGot jsondoc.Value, strict bool, d *argDiff) {
+func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	// at returns the index of key k in wc.keys, or -1.
 	var index map[string]int
 	if len(wc.keys) > 16 {
@@ -452,32 +452,53 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 			kc := &wc.kids[i]
 			if kc.op == copObject && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
-					diffArgs(t, t.str(prefix, k, "."), kc, av, shownMember(shownWant, k), shownGot.Get(k), strict, d)
+					diffArgs(t, t.str(prefix, k, "."), kc, av, shownWant.member(k), shownGot.Get(k), strict, d)
 				}
 				continue
 			}
 			if !kc.match(av, strict) {
-				d.mismatched = append(d.mismatched, mismatch{key: path(k), expected: t.value(shownMember(shownWant, k)), actual: t.docValue(shownGot.Get(k))})
+				d.mismatched = append(d.mismatched, mismatch{key: path(k), expected: t.shown(shownWant.member(k)), actual: t.docValue(shownGot.Get(k))})
 			}
 		}
 	}
 }
 
-// shownMember returns member k of shown expected arguments (a map or, as
-// Args.shown gives them, a document's object; nil or the zero Value when
-// k is absent or shown is neither), which textArena.value renders alike.
-func shownMember(shown any, k string) any {
-	switch x := shown.(type) {
-	case map[string]any:
-		sw := x[k]
-		if m, ok := sw.(map[string]any); ok {
-			return m
-		}
-		return sw
-	case jsondoc.Value:
-		return x.Get(k)
+// shownArg is an expected value as issue texts render it: a document's
+// value (doc, when isDoc) or a Go value v, as Args.shown gives them, kept
+// apart so that a document's value is rendered without boxing it.
+type shownArg struct {
+	doc   jsondoc.Value
+	v     any
+	isDoc bool
+}
+
+// shownArgs returns the expected arguments a as Args.shown gives them.
+func shownArgs(a Args) shownArg {
+	if d := a.Document(); d.Exists() {
+		return shownArg{doc: d, isDoc: true}
 	}
-	return nil
+	return shownArg{v: a.Map()}
+}
+
+// member returns member k of shown expected arguments (the zero Value or
+// nil when k is absent or s is no object), which textArena.shown renders
+// as textArena.value renders them.
+func (s shownArg) member(k string) shownArg {
+	if s.isDoc {
+		return shownArg{doc: s.doc.Get(k), isDoc: true}
+	}
+	if m, ok := s.v.(map[string]any); ok {
+		return shownArg{v: m[k]}
+	}
+	return shownArg{}
+}
+
+// shown renders s as textArena.value renders the value it stands for.
+func (a *textArena) shown(s shownArg) string {
+	if s.isDoc {
+		return a.docValue(s.doc)
+	}
+	return a.value(s.v)
 }
 
 // extraArgs appends to d.unexpected the keys of got that want (an object
@@ -520,7 +541,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		c := &ev.trace.Calls[j]
 		if c.ArgsError != "" {
 			done[j] = true
-			shown := t.value(red.expectedArgs(g.Args).shown())
+			shown := t.shown(shownArgs(red.expectedArgs(g.Args)))
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
 				Problem: t.str("`", c.Tool, "` arguments could not be read as a JSON object (", c.ArgsError, ")"),
@@ -536,7 +557,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			extraArgs(ev.expectedArgs[i], got, d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs(t, "", ev.expectedArgs[i], got, red.expectedArgs(g.Args).shown(), red.call(j, *c).Args, ev.cmp.Strict, d)
+			diffArgs(t, "", ev.expectedArgs[i], got, shownArgs(red.expectedArgs(g.Args)), red.call(j, *c).Args, ev.cmp.Strict, d)
 		}
 		if d.empty() {
 			continue
