@@ -128,6 +128,35 @@ func TestRegradeOfflineKeepsLeakedCredentials(t *testing.T) {
 	}
 }
 
+// TestRegradeOfflineUnnamedCall regrades a saved result whose trace holds
+// a call without a name (an OpenAI tool call with no function, kept as
+// tool "" with an argument error): the same verdict, nothing changed.
+func TestRegradeOfflineUnnamedCall(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "search"}]`)
+	trace := put(t, "unnamed.json", `{"messages": [{"role": "user", "content": "run it"}, {"role": "assistant", "content": null, "tool_calls": [`+
+		`{"id": "call_1", "type": "function", "function": {"name": "search", "arguments": "{}"}}, {"id": "call_2", "type": "function"}]}]}`)
+	res := evalJSON(t, "unnamed-result.json", gold, trace)
+	if !strings.Contains(string(mustRead(t, res)), `"tool": "",`) {
+		t.Fatalf("eval --json has no unnamed call:\n%s", mustRead(t, res))
+	}
+	r := runCLI(t, "", "regrade", "--json", "--contract", gold, res)
+	var got struct {
+		Results []regradeFileView `json:"results"`
+		Summary regradeSummary    `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitOK {
+		t.Fatalf("regrade --json = %d, %v:\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if diff := cmp.Diff(regradeSummary{Results: 1, Unchanged: 1}, got.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if res := got.Results[0]; res.Old.Score != 0.65 || res.New.Score != 0.65 || res.New.Grade != "D" || res.New.Passed ||
+		res.New.TopIssue == nil || res.New.TopIssue.Kind != "wrong-tool" || res.New.TopIssue.Problem != "`` is not an expected tool" {
+		t.Errorf("result = %+v", res)
+	}
+}
+
 func TestRegradeErrors(t *testing.T) {
 	v1 := example("contract.json")
 	notResult := writeFile(t, "not-result.json", `{"calls": []}`)

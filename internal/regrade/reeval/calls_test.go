@@ -29,10 +29,8 @@ func stdCalls(raw json.RawMessage) ([]engine.ToolCall, error) {
 	if calls == nil {
 		return nil, errors.New("trace_calls: not an array")
 	}
-	for i, c := range calls {
-		if c.Tool == "" {
-			return nil, fmt.Errorf("trace_calls: /%d/tool: missing", i)
-		}
+	if err := checkNamed(raw, calls); err != nil {
+		return nil, err
 	}
 	return calls, nil
 }
@@ -131,6 +129,9 @@ func TestCallsFallback(t *testing.T) {
 		`[{"tool": "a", "error": 3}]`,                         // CallError rejects it
 		`[null]`,                                              // a zero call: tool missing
 		`[{"tool": null}]`,                                    // tool missing
+		`[{"tool": ""}]`,                                      // a call without a name: kept
+		`[{"tool": "", "tool": null}]`,                        // the last tool is null: missing
+		`[{"Tool": ""}]`,                                      // folded by encoding/json: kept
 		`{"calls": []}`,                                       // not an array
 		`[{"tool": "a", "args": {"x": 1}, "args": {"y": 2}}]`, // encoding/json merges
 		`[{"tool": "a", "args": {"x": 1}, "args" : {"y": 2}}]`,

@@ -59,8 +59,9 @@ func Options(raw json.RawMessage) (engine.Options, error) {
 }
 
 // Calls reads stored trace calls (an EvaluationResult's trace_calls).
-// Every call must name its tool. The result is what encoding/json decodes
-// into []engine.ToolCall.
+// Every call must have a "tool" string, which is "" for a call the trace
+// held without a name (checkNamed). The result is what encoding/json
+// decodes into []engine.ToolCall.
 //
 // Stored calls are what json.Marshal wrote for engine.ToolCall, so they
 // are read in one pass over a jsondoc document, their arguments and
@@ -113,12 +114,35 @@ func stdCallsChecked(raw json.RawMessage) ([]engine.ToolCall, error) {
 	if calls == nil {
 		return nil, errors.New("trace_calls: not an array")
 	}
-	for i, c := range calls {
-		if c.Tool == "" {
-			return nil, fmt.Errorf("trace_calls: /%d/tool: missing", i)
-		}
+	if err := checkNamed(raw, calls); err != nil {
+		return nil, err
 	}
 	return calls, nil
+}
+
+// checkNamed reports the first of calls (decoded from raw by
+// encoding/json) with no tool: neither a non-empty name nor a "tool"
+// string. A call named "" is one the trace holds without a name (an
+// OpenAI tool call with no function, docs/formats.md): results keep it,
+// so it is read as it was stored.
+func checkNamed(raw json.RawMessage, calls []engine.ToolCall) error {
+	var names []struct {
+		Tool *string `json:"tool"`
+	}
+	for i, c := range calls {
+		if c.Tool != "" {
+			continue
+		}
+		if names == nil {
+			if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&names); err != nil {
+				return fmt.Errorf("trace_calls: %w", err)
+			}
+		}
+		if i >= len(names) || names[i].Tool == nil {
+			return fmt.Errorf("trace_calls: /%d/tool: missing", i)
+		}
+	}
+	return nil
 }
 
 // fastCalls is Calls for stored calls in the exact shape json.Marshal
@@ -151,13 +175,14 @@ func callsOf(v jsondoc.Value, dst []engine.ToolCall) ([]engine.ToolCall, bool) {
 			return nil, false
 		}
 		c := &calls[i]
-		var ok bool
+		var ok, named bool
 		for k, x := range m.Members() {
 			switch k {
 			case "tool":
 				if c.Tool, ok = x.Str(); !ok {
 					return nil, false
 				}
+				named = true
 			case "args":
 				switch x.Kind() {
 				case jsondoc.Null:
@@ -199,7 +224,7 @@ func callsOf(v jsondoc.Value, dst []engine.ToolCall) ([]engine.ToolCall, bool) {
 				return nil, false
 			}
 		}
-		if c.Tool == "" {
+		if !named {
 			return nil, false
 		}
 	}

@@ -75,6 +75,41 @@ func TestCalls(t *testing.T) {
 	}
 }
 
+// TestCallsUnnamed reads a stored call without a name (tool "", as an
+// OpenAI tool call with no function is stored): with Calls, with a Reader
+// (the fast path) and with encoding/json's fallback (a key it folds), the
+// same calls; a call with no tool key, or a null one, is still missing.
+func TestCallsUnnamed(t *testing.T) {
+	t.Parallel()
+	want := []engine.ToolCall{
+		{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{}), ID: "call_1"},
+		{Tool: "", ID: "call_2", ArgsError: "the tool call has no function"},
+	}
+	stored := `[{"tool": "search", "args": {}, "id": "call_1"}, {"tool": "", "args": null, "id": "call_2", "args_error": "the tool call has no function"}]`
+	var r Reader
+	for _, in := range []string{stored, strings.Replace(stored, `{"tool": ""`, `{"Tool": ""`, 1)} {
+		got, err := Calls(json.RawMessage(in))
+		if err != nil {
+			t.Fatalf("Calls(%s): %v", in, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Calls(%s) (-want +got):\n%s", in, diff)
+		}
+		got, err = r.Calls([]byte(in))
+		if err != nil {
+			t.Fatalf("Reader.Calls(%s): %v", in, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Reader.Calls(%s) (-want +got):\n%s", in, diff)
+		}
+	}
+	for _, in := range []string{`[{"tool": "a"}, {"args": {}}]`, `[{"tool": "a"}, {"tool": null}]`, `[{"tool": "a"}, {"tool": "", "tool": null}]`} {
+		if _, err := Calls(json.RawMessage(in)); err == nil || err.Error() != "trace_calls: /1/tool: missing" {
+			t.Errorf("Calls(%s) = %v, want trace_calls: /1/tool: missing", in, err)
+		}
+	}
+}
+
 func TestEvaluateKeepsCredentials(t *testing.T) {
 	c, err := engine.ParseContract([]byte(`{"contract_version": 2, "required": [{"tool": "search"}]}`))
 	if err != nil {
