@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,21 @@ func TestEvalReportFiles(t *testing.T) {
 	r = runBatchCLI(t, "", "eval", "--markdown", filepath.Join(dir, "no", "r.md"), example("contract.json"), example("trace.json"))
 	if r.code != exitError || !strings.HasPrefix(r.stderr, "toolscore: --markdown: open "+filepath.Join(dir, "no", "r.md")) {
 		t.Errorf("unwritable --markdown: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// Two reports in one file: refused before grading, the file untouched.
+	same := filepath.Join(dir, "same")
+	for _, args := range [][]string{
+		{"--markdown", same, "--html", same},
+		{"--markdown", same, "--html", filepath.Join(dir, ".", "x", "..", "same")},
+	} {
+		r = runBatchCLI(t, "", append(append([]string{"eval"}, args...), example("contract.json"), example("trace.json"))...)
+		want := fmt.Sprintf("toolscore: --markdown and --html name the same file %q: each report needs its own file\n", args[3])
+		if r.code != exitError || r.stderr != want || r.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want stderr %q", args, r.code, r.stdout, r.stderr, want)
+		}
+		if _, err := os.Stat(same); !os.IsNotExist(err) {
+			t.Errorf("%q: the report file was written (stat: %v)", args, err)
+		}
 	}
 	j := runBatchCLI(t, "", "eval", "--json", example("contract.json"), example("trace.json"))
 	head := strings.SplitN(j.stdout, "\n", 4)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,4 +208,39 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// reportFile is a report flag and the file it names ("" when the flag is
+// not given).
+type reportFile struct{ flag, path string }
+
+// distinctReportFiles returns an error naming both flags when two of the
+// given report flags name the same file (the same path once made
+// absolute, or an existing file reached by two paths): the second report
+// would overwrite the first.
+func distinctReportFiles(files ...reportFile) error {
+	for i, a := range files {
+		if a.path == "" {
+			continue
+		}
+		for _, b := range files[i+1:] {
+			if b.path != "" && sameFile(a.path, b.path) {
+				return failf("%s and %s name the same file %q: each report needs its own file", a.flag, b.flag, b.path)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether paths a and b name one file: equal absolute
+// paths, or two existing paths to the same file (os.SameFile).
+func sameFile(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

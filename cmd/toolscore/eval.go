@@ -319,6 +319,9 @@ func (f *evalFlags) options() (engine.Options, error) {
 		KeepSecrets:   f.keepSecrets,
 		SecretScanner: secretScanner(),
 	}
+	if err := distinctReportFiles(reportFile{"--markdown", f.markdown}, reportFile{"--html", f.html}); err != nil {
+		return opts, err
+	}
 	if f.minScore != "" {
 		v, err := parseDecimal(f.minScore)
 		if err != nil || v < 0 || v > 1 {

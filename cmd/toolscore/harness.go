@@ -129,7 +129,7 @@ func (f *harnessFlags) check() error {
 	case f.retries < 0 || f.retries > 10:
 		return failf("--retries: must be from 0 to 10, got %d", f.retries)
 	}
-	return nil
+	return distinctReportFiles(reportFile{"--junit", f.junit}, reportFile{"--markdown", f.markdown}, reportFile{"--html", f.html})
 }
 
 // runner builds the agent runner the flags name.

@@ -108,6 +108,8 @@ func TestHarnessUsageAndSuiteErrors(t *testing.T) {
 		{"two agents", []string{good, "--agent-url", "http://x/", "--traces", "."}, "toolscore: harness takes only one of --agent-url, --agent-cmd and --traces\n"},
 		{"bad concurrency", []string{good, "--traces", ".", "--concurrency", "0"}, "toolscore: --concurrency: must be from 1 to 1024, got 0\n"},
 		{"bad timeout", []string{good, "--traces", ".", "--timeout", "-1s"}, "toolscore: --timeout: must be positive, got -1s\n"},
+		{"one file for two reports", []string{good, "--traces", ".", "--junit", "r.out", "--html", "./r.out"},
+			"toolscore: --junit and --html name the same file \"./r.out\": each report needs its own file\n"},
 		{"bad url", []string{good, "--agent-url", "localhost:8089"}, "toolscore: --agent-url: agent url: \"localhost:8089\" is not an http:// or https:// URL\n"},
 		{"bad server", []string{good, "--traces", ".", "--server", "db:5432"}, "toolscore: --server: server url: \"db:5432\" is not an http:// or https:// URL\n"},
 		{"missing traces dir", []string{good, "--traces", filepath.Join(t.TempDir(), "nope")}, ""},
