@@ -452,12 +452,13 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem, boo
 		chunk, err := br.ReadSlice('\n')
 		size := len(chunk)
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: gather it, up to the cap.
+			// A line longer than the buffer: gather it, up to the cap and
+			// its line ending (at most "\r\n").
 			long = append(long[:0], chunk...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				chunk, err = br.ReadSlice('\n')
 				size += len(chunk)
-				if !tooLong && len(long)+len(chunk) <= maxTraceBytes+1 {
+				if !tooLong && len(long)+len(chunk) <= maxTraceBytes+2 {
 					long = append(long, chunk...)
 				} else {
 					tooLong = true
@@ -467,7 +468,7 @@ func (j *batchJob) readStream(name string, r io.Reader, emit func(batchItem, boo
 		}
 		more := err == nil && br.Buffered() > 0
 		switch {
-		case tooLong || len(chunk) > maxTraceBytes+1:
+		case tooLong || len(bytes.TrimRight(chunk, "\r\n")) > maxTraceBytes:
 			if !emit(batchItem{source: source(n), size: size, err: fmt.Errorf("line longer than %d MiB", maxTraceBytes>>20)}, more) {
 				return false
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,29 @@ func TestBatchSecrets(t *testing.T) {
 	}
 	if !strings.Contains(out[0], `"note":"[REDACTED:github-pat]"`) {
 		t.Errorf("line 1 is not redacted: %.300s", out[0])
+	}
+}
+
+// TestBatchLineAtTheCap checks the --each-line cap on one line: a line of
+// exactly maxTraceBytes is graded whether it ends in "\n" or "\r\n", and
+// one byte more is an error item naming the line.
+func TestBatchLineAtTheCap(t *testing.T) {
+	call := `[{"tool":"search_flights"}]`
+	line := call + strings.Repeat(" ", maxTraceBytes-len(call))
+	stdin := line + "\r\n" + line + "\n" + line + " \n"
+	r := runBatchCLI(t, stdin, "eval", "--each-line", "--json", example("gold.json"), "-")
+	if r.code != exitError {
+		t.Errorf("exit %d, want 2", r.code)
+	}
+	if want := "toolscore: <stdin>:3: line longer than 64 MiB\ntoolscore: 1 of 3 traces could not be graded\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	if n := strings.Count(r.stdout, "\n"); n != 3 {
+		t.Fatalf("%d lines of output, want 3", n)
+	}
+	for i, l := range strings.SplitN(r.stdout, "\n", 3)[:2] {
+		if !strings.Contains(l, `"source":"<stdin>:`+strconv.Itoa(i+1)+`"`) || !strings.Contains(l, `"tool":"search_flights"`) {
+			t.Errorf("line %d: %.200s", i+1, l)
+		}
 	}
 }
