@@ -80,13 +80,18 @@ var offPrincipal = auth.Principal{ProjectID: record.DefaultProject, ProjectName:
 
 // bearerToken returns the token of an "Authorization: Bearer" header
 // (RFC 6750 section 2.1; the scheme is case-insensitive), and whether the
-// header was present at all.
+// header was present at all. A request with more than one Authorization
+// header has no token (the field is a singleton, RFC 9110 section 5.3:
+// which one counts would be a guess).
 func bearerToken(r *http.Request) (token string, present bool) {
-	h := r.Header.Get("Authorization")
-	if h == "" {
+	vals := r.Header.Values("Authorization")
+	switch {
+	case len(vals) == 0 || len(vals) == 1 && vals[0] == "":
 		return "", false
+	case len(vals) > 1:
+		return "", true
 	}
-	scheme, tok, ok := strings.Cut(h, " ")
+	scheme, tok, ok := strings.Cut(vals[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", true
 	}
@@ -116,6 +121,10 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		token, present := bearerToken(r)
 		if !present {
 			s.writeError(w, r, unauthorized("this route needs an API key: send Authorization: Bearer KEY", false))
+			return
+		}
+		if n := len(r.Header.Values("Authorization")); n > 1 {
+			s.writeError(w, r, unauthorized(fmt.Sprintf("the request has %d Authorization headers: send one", n), true))
 			return
 		}
 		if token == "" || s.cfg.Auth == nil {

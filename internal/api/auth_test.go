@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
@@ -197,6 +198,22 @@ func TestAuthenticationRequired(t *testing.T) {
 			}
 		})
 	}
+	t.Run("two Authorization headers are refused", func(t *testing.T) {
+		for _, second := range []string{"Bearer " + read, "Basic dXNlcjpwYXNz"} {
+			req := httptest.NewRequest("GET", "/v1/evaluations", nil)
+			req.Header.Add("Authorization", "Bearer "+read)
+			req.Header.Add("Authorization", second)
+			rec := httptest.NewRecorder()
+			b.s.Handler().ServeHTTP(rec, req)
+			p := problemOf(t, rec, 401, "unauthorized")
+			if p.Detail != "the request has 2 Authorization headers: send one" {
+				t.Errorf("second %q: detail %q", second, p.Detail)
+			}
+			if got := rec.Header().Get("WWW-Authenticate"); got != `Bearer realm="toolscore", error="invalid_token"` {
+				t.Errorf("second %q: WWW-Authenticate = %q", second, got)
+			}
+		}
+	})
 	t.Run("the scheme is case-insensitive", func(t *testing.T) {
 		if rec := b.do(t, "GET", "/v1/evaluations", "", "Authorization", "bearer "+read); rec.Code != 200 {
 			t.Errorf("status = %d %s", rec.Code, rec.Body)
