@@ -212,13 +212,14 @@ func TestSecretSweep(t *testing.T) {
 	}
 	rg := c.must(202, "POST", "/v1/regrades", "{"+sel+"}")
 
-	// A harness run: its agent, and an agent answering with secrets.
+	// A harness run: its agent, and an agent answering with secrets (the
+	// handler reads its own copy: it runs while the test seeds more).
+	answer := s.seed("agent-answer")
 	agentSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `[{"tool": "search", "args": {"q": "lisbon"}, "result": "token %s"}]`, s.byName["agent-answer"])
+		fmt.Fprintf(w, `[{"tool": "search", "args": {"q": "lisbon"}, "result": "token %s"}]`, answer)
 	}))
 	defer agentSrv.Close()
-	s.seed("agent-answer")
 	suite := fmt.Sprintf(`{"name": "sweep", "tasks": [{"id": "t1", "input": "go with %s", "gold": [{"tool": "search"}]}]}`, s.seed("run-input"))
 	run := c.must(202, "POST", "/v1/runs", fmt.Sprintf(`{"suite": %s, "agent_url": "%s/", "agent": "bot %s", "retries": 0}`, suite, agentSrv.URL, s.seed("run-agent")))
 	badSuite := fmt.Sprintf(`{"name": "sweep", "tasks": [{"id": %q, "input": "go", "gold": [{"tool": "search"}], "labels": {"k": %q}}]}`,
