@@ -2,7 +2,6 @@ package format
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,23 +18,7 @@ func checkReader(t *testing.T, rd *Reader, data []byte, name string) {
 	if !bytes.Equal(data, keep) {
 		t.Fatalf("%q as %s: Reader.Parse changed its input", keep, name)
 	}
-	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-		t.Fatalf("%q as %s: Parse error %v, Reader.Parse error %v", data, name, werr, gerr)
-	}
-	if werr != nil {
-		return
-	}
-	wj, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gj, err := json.Marshal(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(wj, gj) {
-		t.Fatalf("%q as %s:\nParse:        %s\nReader.Parse: %s", data, name, wj, gj)
-	}
+	checkSameParsed(t, data, name, "Reader.Parse", want, werr, got, gerr)
 }
 
 // TestReader reads every example trace (JSON, JSON Lines and SSE, of every

@@ -35,8 +35,16 @@ func checkParseValue(t *testing.T, data []byte, name string) {
 	}
 	want, werr := Parse(data, name)
 	got, gerr := ParseValue(v, name)
+	checkSameParsed(t, data, name, "ParseValue", want, werr, got, gerr)
+}
+
+// checkSameParsed fails the test unless got and gerr (from the function
+// named fn) are what Parse gave on data: the same error text, or the same
+// Parsed (format, reason, form, warning and trace) compared as JSON.
+func checkSameParsed(t *testing.T, data []byte, name, fn string, want *Parsed, werr error, got *Parsed, gerr error) {
+	t.Helper()
 	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
-		t.Fatalf("%q as %s: Parse error %v, ParseValue error %v", data, name, werr, gerr)
+		t.Fatalf("%q as %s: Parse error %v, %s error %v", data, name, werr, fn, gerr)
 	}
 	if werr != nil {
 		return
@@ -50,7 +58,7 @@ func checkParseValue(t *testing.T, data []byte, name string) {
 		t.Fatal(err)
 	}
 	if string(wj) != string(gj) {
-		t.Fatalf("%q as %s:\nParse:      %s\nParseValue: %s", data, name, wj, gj)
+		t.Fatalf("%q as %s:\nParse: %s\n%s: %s", data, name, wj, fn, gj)
 	}
 }
 
