@@ -69,12 +69,14 @@ func copyResults(ctx context.Context, conn *pgxpool.Conn, group []*writeReq, con
 	}
 	b = binary.BigEndian.AppendUint16(b, 0xffff) // the trailer: a tuple of -1 fields
 	tag, err := conn.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(b), copyResultsSQL)
+	if err != nil {
+		// CopyFrom can return on a broken connection while its reader
+		// goroutine still reads b, so b is not reused.
+		return 0, err
+	}
 	if cap(b) <= maxPooledCopy {
 		*bp = b
 		copyBuffers.Put(bp)
-	}
-	if err != nil {
-		return 0, err
 	}
 	return tag.RowsAffected(), nil
 }

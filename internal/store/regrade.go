@@ -409,7 +409,10 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	}
 	tuples := append((*bp)[:0], copyHeader...)
 	defer func() {
-		if cap(tuples) <= maxChunkCopy {
+		// After a failed COPY, pgx's reader goroutine may still read
+		// tuples (CopyFrom returns on a broken connection without
+		// waiting for it), so only a successful chunk's buffer is reused.
+		if err == nil && cap(tuples) <= maxChunkCopy {
 			*bp = tuples
 			chunkCopyBuffers.Put(bp)
 		}
