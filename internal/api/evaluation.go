@@ -239,13 +239,9 @@ func parseForbidden(v jsondoc.Value) ([]engine.ForbiddenCall, error) {
 // MaxRegexWork bounds the regexp work of one evaluation: the bytes of a
 // tool's argument strings in the trace times the compiled instructions
 // of the $regex patterns of that tool's expected calls and forbidden
-// rules (engine.RegexSizes.RegexWork). Go's regexp never backtracks, but
-// it costs that product, and one match cannot be interrupted when the
-// evaluation's timeout fires: `[a-z]{1,1000}x` against 1 MB of "a" runs
-// for tens of seconds. 20,000,000 is a few hundred milliseconds at most
-// here, and far above what real contracts need (a 30-instruction pattern
-// against 600 KB of a tool's arguments).
-const MaxRegexWork = 20_000_000
+// rules (engine.RegexSizes.RegexWork), at most engine.MaxRegexWork (see
+// there why).
+const MaxRegexWork = engine.MaxRegexWork
 
 // checkRegexWork refuses an evaluation whose regexp work could exceed
 // MaxRegexWork (422 at the contract, or at the forbidden rules when they

@@ -1,10 +1,23 @@
 package engine
 
 import (
+	"regexp"
 	"regexp/syntax"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
+
+// MaxRegexWork bounds the regexp work a service runs for one trace: the
+// bytes of the texts matched times the compiled instructions of the
+// patterns matched against them (RegexSizes.RegexWork for a contract's
+// and forbidden rules' $regex patterns, and the same measure for the
+// regex conditions of OpenTelemetry grading rules). Go's regexp never
+// backtracks, but it costs that product, and one match cannot be
+// interrupted when an evaluation's timeout fires: `[a-z]{1,1000}x`
+// against 1 MB of "a" runs for tens of seconds. 20,000,000 is a few
+// hundred milliseconds at most, and far above what real contracts need
+// (a 30-instruction pattern against 600 KB of a tool's arguments).
+const MaxRegexWork = 20_000_000
 
 // RegexSizes are, per tool name, the compiled instructions of the $regex
 // patterns in the arguments of a contract's expected calls or forbidden
@@ -164,11 +177,19 @@ func (m *Regex) size() int {
 	if m.kind != regexGeneral {
 		return 0
 	}
-	re, err := syntax.Parse(m.re.String(), syntax.Perl)
+	return RegexInstructions(m.re)
+}
+
+// RegexInstructions is the number of instructions of re's compiled
+// program, the factor of the text's length that bounds matching re
+// against a text; 0 when re's pattern does not compile again (never for
+// a pattern compiled with regexp.Compile).
+func RegexInstructions(re *regexp.Regexp) int {
+	p, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
 		return 0
 	}
-	prog, err := syntax.Compile(re.Simplify())
+	prog, err := syntax.Compile(p.Simplify())
 	if err != nil {
 		return 0
 	}

@@ -658,3 +658,81 @@ func TestNoToolContent(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleRegexWork: a rule's regex work on a trace is, per regex
+// condition, the text length of every attribute it tests times the
+// pattern's compiled instructions (`^x+$` compiles to 6, `a|b` to 3).
+func TestRuleRegexWork(t *testing.T) {
+	num := &commonpb.KeyValue{Key: "n", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 12345}}}
+	list := &commonpb.KeyValue{Key: "n", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{}}}}
+	rs := []*tracepb.ResourceSpans{{
+		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("service.name", "travel"), str("blob", "0123456789")}},
+		ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{
+			rootSpan(1, str("blob", "abcd"), num),
+			{TraceId: tid(1), SpanId: sid(2), ParentSpanId: sid(1), Attributes: []*commonpb.KeyValue{str("blob", "ab"), list}},
+		}}},
+	}}
+	attrs := otlp.TraceAttrs(rs)
+	for _, tc := range []struct {
+		rule string
+		want int64
+	}{
+		{`{"contract": "a"}`, 0},
+		{`{"contract": "a", "match": [{"attribute": "service.name", "equals": "travel"}, {"attribute": "blob", "exists": true}]}`, 0},
+		{`{"contract": "a", "match": [{"attribute": "blob", "regex": "^x+$"}]}`, 6 * (4 + 2 + 10)},
+		{`{"contract": "a", "match": [{"attribute": "blob", "regex": "^x+$", "in": "span"}]}`, 6 * (4 + 2)},
+		{`{"contract": "a", "match": [{"attribute": "blob", "regex": "^x+$", "in": "resource"}]}`, 6 * 10},
+		{`{"contract": "a", "match": [{"attribute": "blob", "regex": "^x+$", "in": "resource"}, {"attribute": "n", "regex": "a|b"}]}`, 6*10 + 3*5},
+		{`{"contract": "a", "match": [{"attribute": "missing", "regex": "^x+$"}]}`, 0},
+		{`{"enabled": false, "contract": "a", "match": [{"attribute": "blob", "regex": "^x+$"}]}`, 0},
+	} {
+		r, err := otlp.ParseRule([]byte(tc.rule))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.rule, err)
+		}
+		if got := r.RegexWork(attrs); got != tc.want {
+			t.Errorf("%s: RegexWork = %d, want %d", tc.rule, got, tc.want)
+		}
+	}
+}
+
+// TestRuleRegexWorkLimit: a trace on which the regex conditions of the
+// rules tried before one matches could take more than engine.MaxRegexWork
+// steps is failed naming the rule that crosses it, before any of its
+// matching; a trace matched by an earlier rule, or with a short value,
+// is graded.
+func TestRuleRegexWorkLimit(t *testing.T) {
+	e := newEnv(t, otlp.Config{})
+	e.contract("flights", "../../examples/contracts/contract.json")
+	e.rule("early", `{"priority": 1, "match": [{"attribute": "service.name", "equals": "early", "in": "resource"}], "contract": "flights"}`)
+	e.rule("bomb", `{"priority": 5, "match": [{"attribute": "blob", "regex": "[a-z]{1,1000}x"}], "contract": "flights"}`)
+	e.rule("late", `{"priority": 9, "match": [{"attribute": "service.name", "equals": "late", "in": "resource"}], "contract": "flights"}`)
+	long := strings.Repeat("a", 120_000)
+	for i, tc := range []struct{ service, blob string }{{"early", long}, {"late", long}, {"late", "abcx"}} {
+		tr := i + 1
+		if code, _, body := e.do("POST", "/v1/traces", "application/x-protobuf", export(tc.service, rootSpan(tr, str("blob", tc.blob)), toolSpan(tr, 2, "search_flights", `{"destination":"LIS"}`))); code != 200 {
+			t.Fatalf("export = %d %s", code, body)
+		}
+	}
+	// `[a-z]{1,1000}x` compiles to 2,002 instructions: 2,002 x 120,000.
+	const reason = `matching the regex conditions of the grading rules up to "bomb" against this trace's attributes could take 240240000 steps (attribute bytes times pattern instructions), over the limit of 20000000: use shorter patterns or test shorter attributes`
+	for _, tc := range []struct {
+		trace       int
+		state, rule string
+		reason      string
+	}{
+		{1, "graded", "early", ""},
+		{2, "failed", "", reason},
+		{3, "graded", "bomb", ""},
+	} {
+		st := e.waitFinal(hexID(tc.trace), 0)
+		if st.State != tc.state || st.Rule != tc.rule || st.Reason != tc.reason || (tc.state == "graded") != (st.ResultID != "") {
+			t.Errorf("trace %d = %+v, want state %s by rule %q, reason %q", tc.trace, st, tc.state, tc.rule, tc.reason)
+		}
+	}
+	for state, want := range map[string]float64{"graded": 2, "unmatched": 0, "no_tool_calls": 0, "failed": 1} {
+		if n := e.metric("toolscore_otlp_traces_finished_total", "state", state); n != want {
+			t.Errorf("finished %s = %v, want %v", state, n, want)
+		}
+	}
+}

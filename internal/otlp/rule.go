@@ -88,6 +88,8 @@ type Condition struct {
 	Equals *string
 	Regex  *regexp.Regexp
 	Exists *bool
+
+	regexInst int // engine.RegexInstructions(Regex), set by ParseRule
 }
 
 // Option names a rule may set: the evaluation options of POST
@@ -218,7 +220,9 @@ func ParseRule(data []byte) (*Rule, error) {
 			if err != nil {
 				add(ptr+"/regex", "%v", err)
 			}
-			cond.Regex = re
+			if re != nil {
+				cond.Regex, cond.regexInst = re, engine.RegexInstructions(re)
+			}
 		}
 		r.Match = append(r.Match, cond)
 	}
@@ -386,18 +390,55 @@ func (r *Rule) Matches(a *Attrs) bool {
 	return true
 }
 
-func (c *Condition) holds(a *Attrs) bool {
-	var groups [][][]*commonpb.KeyValue
+// RegexWork returns an upper bound of the regexp work (text bytes times
+// pattern instructions, engine.MaxRegexWork's measure) of Matches(a): for
+// each regex condition, the length of the text of every attribute it
+// tests times its pattern's compiled instructions. 0 for a disabled rule
+// (Matches tests nothing) and a rule without regex conditions.
+func (r *Rule) RegexWork(a *Attrs) int64 {
+	if !r.Enabled {
+		return 0
+	}
+	var w int64
+	for i := range r.Match {
+		c := &r.Match[i]
+		if c.Regex == nil || c.Exists != nil {
+			continue
+		}
+		inst := c.regexInst
+		if inst == 0 {
+			inst = engine.RegexInstructions(c.Regex)
+		}
+		for _, group := range c.groups(a) {
+			for _, attrs := range group {
+				for _, kv := range attrs {
+					if kv.Key != c.Attribute {
+						continue
+					}
+					if s, ok := AttrText(kv.Value); ok {
+						w += int64(inst) * int64(len(s))
+					}
+				}
+			}
+		}
+	}
+	return w
+}
+
+// groups returns the attribute lists condition c tests, as its In says.
+func (c *Condition) groups(a *Attrs) [][][]*commonpb.KeyValue {
 	switch c.In {
 	case "resource":
-		groups = [][][]*commonpb.KeyValue{a.resources}
+		return [][][]*commonpb.KeyValue{a.resources}
 	case "span":
-		groups = [][][]*commonpb.KeyValue{a.spans}
-	default:
-		groups = [][][]*commonpb.KeyValue{a.spans, a.resources}
+		return [][][]*commonpb.KeyValue{a.spans}
 	}
+	return [][][]*commonpb.KeyValue{a.spans, a.resources}
+}
+
+func (c *Condition) holds(a *Attrs) bool {
 	found := false
-	for _, group := range groups {
+	for _, group := range c.groups(a) {
 		for _, attrs := range group {
 			for _, kv := range attrs {
 				if kv.Key != c.Attribute {

@@ -830,7 +830,13 @@ func (s *Service) outcome(ctx context.Context, t *record.StoredTrace, rules []ac
 	attrs := TraceAttrs(rs)
 	var rule *activeRule
 	var ref string
+	var work int64
 	for i := range rules {
+		if work += rules[i].rule.RegexWork(attrs); work > engine.MaxRegexWork {
+			f.State, f.KeepSpans = record.TraceFailed, keep
+			f.Reason = fmt.Sprintf("matching the regex conditions of the grading rules up to %q against this trace's attributes could take %d steps (attribute bytes times pattern instructions), over the limit of %d: use shorter patterns or test shorter attributes", rules[i].name, work, engine.MaxRegexWork)
+			return f, nil
+		}
 		if rules[i].rule.Matches(attrs) {
 			if ref = rules[i].rule.ContractFor(attrs); ref != "" {
 				rule = &rules[i]
