@@ -180,6 +180,20 @@ def test_an_error_that_is_not_a_problem_is_still_a_toolscore_error(scripted):
     assert (e.value.status, e.value.slug, e.value.problem.detail) == (502, "internal", "<html>bad gateway</html>")
 
 
+def test_a_429_that_is_not_a_problem_is_queue_full_and_retried_after_retry_after(scripted):
+    bare = (429, {"Retry-After": "3"}, b"")
+    s = scripted(bare, ok(201, GRADED))
+    waits = Waits()
+    assert Client(s.url, sleep=waits).evaluate(REQ)["id"] == GRADED["id"]
+    assert len(s.seen) == 2 and len(waits.slept) == 1 and 3.0 <= waits.slept[0] <= 3.6
+
+    s = scripted(bare)
+    with pytest.raises(ToolscoreError) as e:
+        Client(s.url, retry=RetryPolicy(budget=1), sleep=Waits()).evaluate(REQ)
+    assert (e.value.status, e.value.slug, e.value.retry_after, e.value.problem.title, e.value.problem.detail) == (429, "queue-full", 3.0, "Too Many Requests", "")
+    assert len(s.seen) == 1
+
+
 def test_the_api_key_is_a_bearer_token(scripted):
     s = scripted(ok(200, {"group_by": "agent", "groups": []}))
     Client(s.url, api_key="tsk_test_123").stats(group_by="agent")

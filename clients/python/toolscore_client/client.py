@@ -84,7 +84,9 @@ class ToolscoreError(Exception):
     """A request that failed with an HTTP status (after the retries).
 
     ``problem`` is the server's problem+json, or one made from the status
-    when the body was not a problem (a proxy's error page, say).
+    when the body was not a problem (a proxy's error page, say):
+    ``queue-full`` for a 429, ``internal`` for a 5xx, ``invalid-request``
+    for another status.
     """
 
     def __init__(self, status: int, problem: Problem, retry_after: Optional[float] = None):
@@ -493,7 +495,7 @@ def _to_error(e: urllib.error.HTTPError) -> ToolscoreError:
         except ValueError:
             pass
     if problem is None:
-        slug = "internal" if e.code >= 500 else "invalid-request"
+        slug = "queue-full" if e.code == 429 else "internal" if e.code >= 500 else "invalid-request"
         problem = Problem(type=PROBLEM_TYPE_BASE + slug, title=e.reason or f"HTTP {e.code}", status=e.code,
                           detail=body[:200].decode("utf-8", "replace"))
     return ToolscoreError(e.code, problem, retry_after)

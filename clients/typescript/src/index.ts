@@ -81,7 +81,8 @@ export const PROBLEM_TYPE_BASE = "https://toolscore.dev/problems/";
 /**
  * A request that failed with an HTTP status. problem is the server's
  * problem+json body, or one made from the status when the body was not
- * a problem (a proxy's page, say).
+ * a problem (a proxy's page, say): queue-full for a 429, internal for a
+ * 5xx, invalid-request for another status.
  */
 export class ToolscoreError extends Error {
   /** The HTTP status. */
@@ -575,7 +576,7 @@ async function toError(res: Response): Promise<ToolscoreError> {
     }
   }
   problem ??= {
-    type: `${PROBLEM_TYPE_BASE}${res.status >= 500 ? "internal" : "invalid-request"}` as Problem["type"],
+    type: `${PROBLEM_TYPE_BASE}${res.status === 429 ? "queue-full" : res.status >= 500 ? "internal" : "invalid-request"}` as Problem["type"],
     title: res.statusText || `HTTP ${res.status}`,
     status: res.status,
     detail: text.slice(0, 200),

@@ -150,6 +150,28 @@ test("an error that is not problem+json still becomes a ToolscoreError", async (
   });
 });
 
+test("a 429 that is not problem+json is queue-full and retried after its Retry-After", async () => {
+  const bare = (after: string) => new Response(null, { status: 429, statusText: "Too Many Requests", headers: { "Retry-After": after } });
+  const retries: RetryEvent[] = [];
+  const ok = scripted([bare("1"), json(201, graded)]);
+  await new Client({ baseUrl: "http://ts.test", fetch: ok.fetch, retry: { baseDelayMs: 1 }, onRetry: (e) => retries.push(e) }).evaluate(req);
+  assert.equal(ok.seen.length, 2);
+  assert.deepEqual(retries.map((r) => [r.attempt, r.status]), [[1, 429]]);
+  assert.ok(retries[0]!.delayMs >= 1000 && retries[0]!.delayMs <= 1200, `delay ${retries[0]!.delayMs} ms, want Retry-After's 1 s plus at most 20 %`);
+
+  const { fetch, seen } = scripted([bare("100")]);
+  await assert.rejects(new Client({ baseUrl: "http://ts.test", fetch, retry: { budgetMs: 5_000 } }).evaluate(req), (err: unknown) => {
+    assert.ok(err instanceof ToolscoreError);
+    assert.equal(err.status, 429);
+    assert.equal(err.slug, "queue-full");
+    assert.equal(err.retryAfter, 100);
+    assert.equal(err.problem.title, "Too Many Requests");
+    assert.equal(err.problem.detail, "");
+    return true;
+  });
+  assert.equal(seen.length, 1);
+});
+
 test("the API key is sent as a Bearer token", async () => {
   const { fetch, seen } = scripted([json(200, { group_by: "agent", groups: [] })]);
   await new Client({ baseUrl: "http://ts.test", fetch, apiKey: "tsk_test_123" }).stats({ group_by: "agent" });
