@@ -359,7 +359,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	out.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
 	out.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
-	if id != uuid.Nil && (in.body == nil || mayHoldNUL(in.body)) {
+	if id != uuid.Nil {
 		if err := storedNULProblem(out, in); err != nil {
 			return nil, err
 		}
@@ -372,28 +372,6 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
 	return out, nil
-}
-
-// mayHoldNUL reports whether a result graded from the request (or batch
-// item) text body can hold a NUL character: only when body holds `\u`.
-// Every text of a result comes from the body's strings (decoded once, or
-// again where a string holds JSON: a string trace, OpenAI's arguments)
-// or from a registry contract, which holds no NUL (Postgres cannot store
-// one), and JSON text holds no NUL byte itself: a NUL at any level of
-// decoding is written \u0000 one level up, and a `\u` at any level is
-// written with a `\u` one level up (as \\u, \u005cu, \\\u0075 or
-// \u005c\u0075).
-func mayHoldNUL(body []byte) bool {
-	// 'u' is rarer than '\\' in JSON text, so look for it first.
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(body[i:], 'u')
-		if j < 0 {
-			return false
-		}
-		if i += j; i > 0 && body[i-1] == '\\' {
-			return true
-		}
-	}
 }
 
 // storedNULProblem returns the 422 for a result that cannot be stored because
@@ -630,17 +608,9 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
 	}
 	project := ProjectFrom(ctx)
-	idem := store && key != ""
-	var doc jsondoc.Value
-	var perr error
-	if idem {
-		// The request's hash is the canonical form of all of it.
-		doc, perr = parseOwnedRequest(body) // the one read of the body
-	} else {
-		doc, perr = s.contracts.parseBody(body) // the one read of the body, less a cached contract
-	}
+	doc, perr := parseOwnedRequest(body) // the one read of the body
 	var hash string
-	if idem {
+	if store && key != "" {
 		if perr == nil {
 			hash = requestHashDoc(r, doc)
 		} else {

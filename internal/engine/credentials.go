@@ -149,12 +149,22 @@ func reverseAll(ss []string) []string {
 // bytes, or three letters or digits with which no name or suffix ends.
 func keyMayNameSecret(key string) bool {
 	n := len(key)
-	if n < 3 {
-		return false // fewer than three letters and digits
+	if n < 3 || !secretKeyLast[key[n-1]] {
+		return false // fewer than three letters and digits, or a last one no name ends with
 	}
 	a, b, c := alnumIdx[key[n-1]], alnumIdx[key[n-2]], alnumIdx[key[n-3]]
 	return a == 0 || b == 0 || c == 0 || secretKeyEnds3[37*int(a)+int(b)]&(1<<c) != 0
 }
+
+// secretKeyLast says which last bytes a key may end with and name a
+// secret: any byte but a letter or digit with which no name or suffix
+// ends (in either case).
+var secretKeyLast = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = alnumIndex(lowerAlnum[c]) == 0 || secretKeyEnds[alnumIndex(lowerAlnum[c])] != 0
+	}
+	return t
+}()
 
 // alnumIdx is alnumIndex of lowerAlnum, by byte.
 var alnumIdx = func() (t [256]uint8) {
@@ -606,29 +616,42 @@ type literalValue struct {
 }
 
 // collectFlat is collect for arguments v without a key that names a
-// secret (most): it adds what collect adds, from one flat pass over v's
-// strings (jsondoc.Value.AppendTexts), and reports true. For arguments
-// with a secret-named key it adds nothing and reports false: collect then
-// walks them.
+// secret and without a repeated key (most): it adds what collect adds,
+// from one flat pass over v's nodes (jsondoc.Value.Nodes), and reports
+// true. For other arguments it adds nothing and reports false: collect
+// then walks them.
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
-	w.flat = v.AppendTexts(w.flat[:0], minLen)
 	nt, ns := len(w.texts), len(w.shown)
-	for _, t := range w.flat {
+	nodes := v.Nodes()
+	for i := range nodes.Len() {
+		s, key, ok := nodes.Str(i)
 		switch {
-		case !t.Key:
-			w.texts = append(w.texts, t.Text)
-		case keyMayNameSecret(t.Text) && isSecretKey(t.Text):
-			// Added nothing after all.
-			clear(w.texts[nt:])
-			clear(w.shown[ns:])
-			w.texts, w.shown = w.texts[:nt], w.shown[:ns]
+		case !ok:
+			if nodes.RepeatsKey(i) {
+				w.rollback(nt, ns)
+				return false
+			}
+		case !key:
+			if len(s) >= minLen {
+				w.texts = append(w.texts, s)
+			}
+		case keyMayNameSecret(s) && isSecretKey(s):
+			w.rollback(nt, ns)
 			return false
-		case len(t.Text) >= minLen:
-			w.shown = append(w.shown, t.Text)
+		case len(s) >= minLen:
+			w.shown = append(w.shown, s)
 		}
 	}
 	return true
+}
+
+// rollback drops the texts and shown texts added after the first nt and
+// ns.
+func (w *argWalker) rollback(nt, ns int) {
+	clear(w.texts[nt:])
+	clear(w.shown[ns:])
+	w.texts, w.shown = w.texts[:nt], w.shown[:ns]
 }
 
 // collect adds the strings of v to w.texts and its object keys to w.shown

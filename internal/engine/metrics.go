@@ -58,10 +58,10 @@ type scorer struct {
 	// known not to satisfy (see satisfies). Combinations share expected
 	// calls, so each pair is compared at most once or twice.
 	memo []int32
-	// keyBits[i] is the keyBit set of trace call i's argument keys (see
-	// callKeyBits), once keyBitsOK[i].
-	keyBits   []uint64
-	keyBitsOK []bool
+	// callArgs[i] indexes trace call i's arguments once argIndex has
+	// built it, with their members in members.
+	callArgs []callArgs
+	members  []argMember
 
 	// Scratch, sized by tool count or call counts.
 	cursor, countG, countS []int
@@ -140,11 +140,12 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 		sc.memo = sc.memo[:n]
 		clear(sc.memo)
 	}
-	if cap(sc.keyBits) < len(t.Calls) {
-		sc.keyBits, sc.keyBitsOK = make([]uint64, len(t.Calls)), make([]bool, len(t.Calls))
+	if cap(sc.callArgs) < len(t.Calls) {
+		sc.callArgs = make([]callArgs, len(t.Calls))
 	}
-	sc.keyBits, sc.keyBitsOK = sc.keyBits[:len(t.Calls)], sc.keyBitsOK[:len(t.Calls)]
-	clear(sc.keyBitsOK)
+	sc.callArgs = sc.callArgs[:len(t.Calls)]
+	clear(sc.callArgs)
+	sc.members = sc.members[:0]
 	sc.optional = nil
 	if len(p.optional) > 0 {
 		if cap(sc.optBuf) < len(t.Calls) {
@@ -173,6 +174,8 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 func (sc *scorer) release() {
 	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
 	sc.ev, sc.metrics, sc.metricsTo = evaluation{}, Metrics{}, nil
+	clear(sc.members) // no reference to the trace
+	sc.members = sc.members[:0]
 	clear(sc.expArgs)
 	d := &sc.diff
 	clear(d.missing[:cap(d.missing)])
@@ -559,15 +562,6 @@ func (sc *scorer) satisfy(by []int) int {
 	return n
 }
 
-// callKeyBits returns the keyBit set of trace call i's argument keys,
-// computed once per evaluation.
-func (sc *scorer) callKeyBits(i int, args jsondoc.Value) uint64 {
-	if !sc.keyBitsOK[i] {
-		sc.keyBits[i], sc.keyBitsOK[i] = keyBitsOf(args), true
-	}
-	return sc.keyBits[i]
-}
-
 // correct returns how many of g's expected arguments compare equal in
 // trace call i (memoised); g's arguments are checked.
 func (sc *scorer) correct(g *planExp, i int) int {
@@ -575,8 +569,10 @@ func (sc *scorer) correct(g *planExp, i int) int {
 	if *m <= 0 {
 		n := 0
 		// No key in common: none compares equal.
-		if args, ok := argsOf(&sc.t.Calls[i]); ok && g.args.keyBits&sc.callKeyBits(i, args) != 0 {
-			n = g.args.countEqual(args, sc.strict)
+		if sc.t.Calls[i].ArgsError == "" {
+			if ms, bits := sc.argIndex(i); g.args.keyBits&bits != 0 {
+				n = g.args.countEqualIn(ms, sc.strict)
+			}
 		}
 		*m = int32(n) + 1
 	}
@@ -600,9 +596,8 @@ func (sc *scorer) satisfies(g *planExp, i int) bool {
 	case *m < 0:
 		return false
 	}
-	args, _ := argsOf(&sc.t.Calls[i])
 	// An expected key's bit missing from the call's: that key is missing.
-	if g.args.keyBits&^sc.callKeyBits(i, args) == 0 && g.args.satisfiedBy(args, sc.strict) {
+	if ms, bits := sc.argIndex(i); g.args.keyBits&^bits == 0 && g.args.satisfiedByIn(ms, sc.strict) {
 		*m = int32(len(g.args.keys)) + 1
 		return true
 	}

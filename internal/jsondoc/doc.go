@@ -97,6 +97,7 @@ const (
 	flagEsc                    // String: text is in Doc.esc (escapes or invalid UTF-8)
 	flagDup                    // Object: some key is repeated
 	flagSeq                    // Array: the synthetic root of a ParseSeq document
+	flagKey                    // String: an object key
 )
 
 // node is one value of a document. Offsets are bytes into Doc.src unless

@@ -350,6 +350,7 @@ func (p *Parser) object() error {
 		if err := p.str(); err != nil {
 			return err
 		}
+		p.nodes[k].flag |= flagKey
 		if !maybeDup {
 			bit := p.keyBit(k)
 			maybeDup = bits&bit != 0

@@ -1,0 +1,73 @@
+package jsondoc
+
+// Nodes is a read-only view of the values of one value's subtree as the
+// document stores them: node 0 is the value itself, then the values
+// inside it in document order, an object's members as key (a String
+// node) then value, each member in the order of the text, repeated keys
+// included. It is for reading every value of a subtree in one tight loop
+// (a scan of all its strings, an index); Value's methods read a value the
+// plain way.
+type Nodes struct {
+	d     *Doc
+	nodes []node
+	base  uint32
+}
+
+// Nodes returns the view of v's subtree (empty for the zero Value).
+func (v Value) Nodes() Nodes {
+	if v.d == nil {
+		return Nodes{}
+	}
+	return Nodes{d: v.d, nodes: v.d.nodes[v.i:v.d.next(v.i)], base: v.i}
+}
+
+// Len returns the number of nodes.
+func (n Nodes) Len() int { return len(n.nodes) }
+
+// Kind returns node i's kind (String for an object key).
+func (n Nodes) Kind(i int) Kind { return n.nodes[i].kind }
+
+// Str returns the text of string node i (decoded) and whether it is an
+// object key, with ok true; "", false, false for any other node.
+func (n Nodes) Str(i int) (s string, key, ok bool) {
+	nd := &n.nodes[i]
+	if nd.kind != String {
+		return "", false, false
+	}
+	src := n.d.src
+	if nd.flag&flagEsc != 0 {
+		src = n.d.esc
+	}
+	return src[nd.off : nd.off+nd.n], nd.flag&flagKey != 0, true
+}
+
+// IsKey reports whether string node i is an object key.
+func (n Nodes) IsKey(i int) bool { return n.nodes[i].flag&flagKey != 0 }
+
+// RepeatsKey reports whether node i is an object with a repeated key
+// (its Members then leave some members out).
+func (n Nodes) RepeatsKey(i int) bool {
+	nd := &n.nodes[i]
+	return nd.kind == Object && nd.flag&flagDup != 0
+}
+
+// Count returns the number of elements of array node i or of members of
+// object node i (repeated keys counted each time), 0 for any other node.
+func (n Nodes) Count(i int) int {
+	if n.nodes[i].kind < Array {
+		return 0
+	}
+	return int(n.nodes[i].n)
+}
+
+// Skip returns the index of the node after node i's subtree.
+func (n Nodes) Skip(i int) int {
+	if nd := &n.nodes[i]; nd.kind >= Array {
+		return int(nd.end - n.base)
+	}
+	return i + 1
+}
+
+// Value returns node i as a Value (for a key, the key as a string Value
+// of its own).
+func (n Nodes) Value(i int) Value { return Value{d: n.d, i: n.base + uint32(i)} }
