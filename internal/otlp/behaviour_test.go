@@ -430,12 +430,18 @@ func TestMaxAge(t *testing.T) {
 // one job; when grading one of them fails with a transient error, the
 // others' results are committed at once and the job's next attempt
 // grades only the failed one: each trace ends with exactly one result.
+// The retry's grading of the failed trace waits until the test has seen
+// the others graded and the failed one still closed.
 func TestJobRetriesOnlyFailedTraces(t *testing.T) {
 	e := newEnv(t, otlp.Config{Workers: 1})
 	e.contract("flights", "../../examples/contracts/contract.json")
 	e.rule("all", `{"contract": "flights"}`)
 	var calls sync.Map // trace id -> number of gradings
 	failing := hexID(2)
+	retry := make(chan struct{})
+	var retryOnce sync.Once
+	letRetry := func() { retryOnce.Do(func() { close(retry) }) }
+	t.Cleanup(letRetry)
 	hook := func(body []byte) error {
 		var b struct{ Labels map[string]string }
 		if err := json.Unmarshal(body, &b); err != nil {
@@ -443,8 +449,11 @@ func TestJobRetriesOnlyFailedTraces(t *testing.T) {
 		}
 		id := b.Labels["otel.trace_id"]
 		n, _ := calls.LoadOrStore(id, new(atomic.Int32))
-		if n.(*atomic.Int32).Add(1) == 1 && id == failing {
+		switch k := n.(*atomic.Int32).Add(1); {
+		case id == failing && k == 1:
 			return errors.New("database unavailable")
+		case id == failing:
+			<-retry
 		}
 		return nil
 	}
@@ -460,13 +469,13 @@ func TestJobRetriesOnlyFailedTraces(t *testing.T) {
 	if st := e.waitFinal(hexID(3), 0); st.State != "graded" || first.State != "graded" {
 		t.Fatalf("traces 1 and 3 = %+v, %+v; want graded", first, st)
 	}
-	// Graded before the failed trace's retry (river's first retry comes
-	// after 1 s at the earliest).
+	// Graded before the failed trace's retry grades it.
 	var st traceState
 	e.mustJSON("GET", "/v1/traces/"+failing, nil, 200, &st)
 	if st.State != "closed" {
 		t.Errorf("failed trace right after the others = %+v, want closed (its retry pending)", st)
 	}
+	letRetry()
 	if st = e.waitFinal(failing, 0); st.State != "graded" {
 		t.Fatalf("failed trace after its retry = %+v, want graded", st)
 	}
