@@ -226,10 +226,14 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	})
 	reg.MustRegister(refusedConns)
 	ln = limitPerIP(ln, cfg.MaxConnsPerIP, refusedConns.Inc)
+	// Outermost, so that ConnContext meets its connections: an
+	// evaluation's answer leaves in one write.
+	ln = api.CoalesceWrites(ln)
 	var open atomic.Int64
 	hs := &http.Server{
-		Handler:   closeWhenFull(mux, &open, cfg.MaxConns),
-		ConnState: countConns(&open),
+		Handler:     closeWhenFull(mux, &open, cfg.MaxConns),
+		ConnState:   countConns(&open),
+		ConnContext: api.ConnContext,
 		// Headers within HeaderTimeout; a body within BodyTimeout of when
 		// its handler starts reading it (api readBody sets that
 		// deadline); ReadTimeout is the outer bound of both, for bodies

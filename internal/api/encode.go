@@ -154,18 +154,14 @@ var answerBuffers sync.Pool
 // large answer does not stay in memory.
 const maxPooledAnswer = 256 << 10
 
-// writeEvaluation sends one evaluation as JSON.
-func writeEvaluation(w http.ResponseWriter, status int, v evaluationView) {
+// writeEvaluation sends one evaluation as JSON, the answer to r.
+func writeEvaluation(w http.ResponseWriter, r *http.Request, status int, v evaluationView) {
 	bp, _ := answerBuffers.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
 	}
 	b := v.appendJSON((*bp)[:0])
-	h := w.Header()
-	h["Content-Type"] = []string{mediaJSON}
-	h["Content-Length"] = []string{strconv.Itoa(len(b))} // one write, not chunks
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	sendWhole(w, r, status, b)
 	if cap(b) <= maxPooledAnswer {
 		*bp = b
 		answerBuffers.Put(bp)

@@ -647,7 +647,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if !store {
-		writeEvaluation(w, http.StatusOK, viewEvaluation(res))
+		writeEvaluation(w, r, http.StatusOK, viewEvaluation(res))
 		return nil
 	}
 	res.CreatedAt = s.now()
@@ -665,7 +665,7 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	w.Header().Set("Location", "/v1/evaluations/"+id.String())
-	writeEvaluation(w, http.StatusCreated, viewEvaluation(res))
+	writeEvaluation(w, r, http.StatusCreated, viewEvaluation(res))
 	return nil
 }
 
@@ -701,7 +701,7 @@ func (s *Server) replaySingle(w http.ResponseWriter, r *http.Request, project in
 	s.metrics.idempotentReplay.Inc()
 	w.Header().Set("Idempotent-Replayed", "true")
 	w.Header().Set("Location", "/v1/evaluations/"+rs[0].ID.String())
-	writeEvaluation(w, http.StatusCreated, viewEvaluation(&rs[0]))
+	writeEvaluation(w, r, http.StatusCreated, viewEvaluation(&rs[0]))
 	return true, nil
 }
 
@@ -717,7 +717,7 @@ func (s *Server) getEvaluation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeEvaluation(w, http.StatusOK, viewEvaluation(&res))
+	writeEvaluation(w, r, http.StatusOK, viewEvaluation(&res))
 	return nil
 }
 
