@@ -390,17 +390,18 @@ func callRaw(t *testing.T, key, method, u, body string, headers ...string) (resp
 // the database; river's and goose's own tables are global (job rows carry
 // project ids in their args, checked through the rows they produce).
 var projectTables = map[string]string{
-	"projects":         `SELECT * FROM projects WHERE id = $1`,
-	"api_keys":         `SELECT id, project_id, name, prefix, lookup, hash, scopes, created_by, created_at, revoked_at FROM api_keys WHERE project_id = $1`,
-	"contracts":        `SELECT * FROM contracts WHERE project_id = $1`,
-	"results":          `SELECT * FROM results WHERE project_id = $1`,
-	"idempotency_keys": `SELECT * FROM idempotency_keys WHERE project_id = $1`,
-	"regrades":         `SELECT * FROM regrades WHERE project_id = $1`,
-	"regrade_chunks":   `SELECT c.* FROM regrade_chunks c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
-	"regrade_changes":  `SELECT c.* FROM regrade_changes c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
-	"regrade_failures": `SELECT c.* FROM regrade_failures c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
-	"runs":             `SELECT * FROM runs WHERE project_id = $1`,
-	"run_tasks":        `SELECT t.* FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE r.project_id = $1`,
+	"projects":               `SELECT * FROM projects WHERE id = $1`,
+	"api_keys":               `SELECT id, project_id, name, prefix, lookup, hash, scopes, created_by, created_at, revoked_at FROM api_keys WHERE project_id = $1`,
+	"contracts":              `SELECT * FROM contracts WHERE project_id = $1`,
+	"results":                `SELECT * FROM results WHERE project_id = $1`,
+	"idempotency_keys":       `SELECT * FROM idempotency_keys WHERE project_id = $1`,
+	"regrades":               `SELECT * FROM regrades WHERE project_id = $1`,
+	"regrade_chunks":         `SELECT c.* FROM regrade_chunks c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
+	"regrade_changes":        `SELECT c.* FROM regrade_changes c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
+	"regrade_failures":       `SELECT c.* FROM regrade_failures c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
+	"regrade_expected_calls": `SELECT c.* FROM regrade_expected_calls c JOIN regrades r ON r.id = c.regrade_id WHERE r.project_id = $1`,
+	"runs":                   `SELECT * FROM runs WHERE project_id = $1`,
+	"run_tasks":              `SELECT t.* FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE r.project_id = $1`,
 	// The web console's aggregates and sign-ins (internal/ui); rollup_state
 	// is one global row (how far the aggregates reach), no project's.
 	"result_rollup":                `SELECT * FROM result_rollup WHERE project_id = $1`,

@@ -88,6 +88,15 @@ type Result struct {
 	// store then keeps no copy and reads return the original's
 	// (migration 00011). Results read back leave it false.
 	SharesTrace bool
+	// SharesExpected, set only on a regrade result being written, says
+	// that ExpectedCalls are byte for byte those of every other result of
+	// its regrade (RegradeID) with the same ExpectedKey (the chosen
+	// combination of the target contract's alternatives,
+	// resultjson.ExpectedCache.ExpectedCallsKey): the store then keeps one
+	// copy per regrade and key, and reads return it (migration 00016).
+	// Results read back leave both zero.
+	SharesExpected bool
+	ExpectedKey    string
 }
 
 // LabelFilter selects results whose labels hold Key, and when HasValue

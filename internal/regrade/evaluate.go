@@ -66,13 +66,14 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	// same JSON. Without a credential finding the engine returns the
 	// stored calls unchanged (redaction is the only change it makes), and
 	// the expected calls depend only on the contract and the chosen
-	// combination (expected leaves out the results with a finding).
+	// combination (expected leaves out the results with a finding), so
+	// the store keeps one copy of them per regrade and combination.
 	if !resultjson.SecretFound(res) {
 		r.TraceCalls, r.SharesTrace = o.TraceCalls, true
 	} else {
 		r.TraceCalls = resultjson.Marshal.AppendToolCalls(nil, res.TraceCalls)
 	}
-	if r.ExpectedCalls, err = expected.ExpectedCalls(resultjson.Marshal, res); err != nil {
+	if r.ExpectedCalls, r.ExpectedKey, r.SharesExpected, err = expected.ExpectedCallsKey(resultjson.Marshal, res); err != nil {
 		return fail("encode result: " + err.Error())
 	}
 	// Byte-identical to json.Marshal (nil lists as []); only the metrics

@@ -15,6 +15,7 @@ import (
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+	"github.com/toolscore/toolscore/internal/resultjson"
 )
 
 // failedCredentials returns the failed credentials check of checks, as
@@ -77,6 +78,17 @@ func TestRegradeOne(t *testing.T) {
 	if diff := cmp.Diff(orig.ResultSummary, out.Original); diff != "" {
 		t.Errorf("outcome original (-want +got):\n%s", diff)
 	}
+	// With a cache, its expected calls are the cache's bytes for its
+	// combination (none: flights has no alternatives), which the store
+	// keeps once per regrade (migration 00016).
+	cached, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, &resultjson.ExpectedCache{})
+	if err != nil || cached.Result == nil {
+		t.Fatalf("regradeOne with a cache = %+v, %v", cached, err)
+	}
+	want.SharesExpected, want.ExpectedKey = true, ""
+	if diff := cmp.Diff(&want, cached.Result); diff != "" {
+		t.Errorf("regraded result with a cache (-want +got):\n%s", diff)
+	}
 
 	for name, mod := range map[string]func(*record.RegradeOriginal){
 		"unreadable": func(o *record.RegradeOriginal) { o.Unreadable = "labels: bad" },
@@ -125,6 +137,9 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	r := out.Result
 	if r.SharesTrace {
 		t.Error("a result whose credentials check found a secret shares its original's trace calls; want its own redacted copy")
+	}
+	if cached, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, &resultjson.ExpectedCache{}); cached.Result == nil || cached.Result.SharesExpected {
+		t.Error("a result whose credentials check found a secret shares its regrade's expected calls; want its own redacted copy")
 	}
 	if r.Passed || !engine.PassesMinScore(r.Score, r.MinScore) {
 		t.Errorf("regraded: passed %v, score %v (min %v); want FAIL with a passing score", r.Passed, r.Score, r.MinScore)

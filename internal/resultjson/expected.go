@@ -30,19 +30,31 @@ type expectedKey struct {
 // shared with other results: read them, never modify them. The error is
 // AppendExpectedCalls's. A nil cache writes them every time.
 func (c *ExpectedCache) ExpectedCalls(e Mode, res *engine.EvaluationResult) ([]byte, error) {
+	b, _, _, err := c.ExpectedCallsKey(e, res)
+	return b, err
+}
+
+// ExpectedCallsKey is ExpectedCalls that also returns the key of the
+// bytes: the chosen combination, "0,1," for options 0 and 1 of two
+// alternatives groups ("" for a contract without alternatives or a gold
+// list), with shared true. Every result graded against the same contract
+// with the same key has the same expected calls. shared is false (and
+// key "") when the bytes are the result's own: its credentials check
+// found a secret (the cache is not used), or c is nil.
+func (c *ExpectedCache) ExpectedCallsKey(e Mode, res *engine.EvaluationResult) (b []byte, key string, shared bool, err error) {
 	if c == nil || SecretFound(res) {
-		return e.AppendExpectedCalls(nil, res.ExpectedCalls)
+		b, err = e.AppendExpectedCalls(nil, res.ExpectedCalls)
+		return b, "", false, err
 	}
-	key := expectedKey{e, combinationKey(res)}
-	if b, ok := c.m.Load(key); ok {
-		return b.([]byte), nil
+	k := expectedKey{e, combinationKey(res)}
+	if v, ok := c.m.Load(k); ok {
+		return v.([]byte), k.combination, true, nil
 	}
-	b, err := e.AppendExpectedCalls(nil, res.ExpectedCalls)
-	if err != nil {
-		return nil, err
+	if b, err = e.AppendExpectedCalls(nil, res.ExpectedCalls); err != nil {
+		return nil, "", false, err
 	}
-	v, _ := c.m.LoadOrStore(key, b)
-	return v.([]byte), nil
+	v, _ := c.m.LoadOrStore(k, b)
+	return v.([]byte), k.combination, true, nil
 }
 
 // SecretFound reports whether res's credentials check found a secret in

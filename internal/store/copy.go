@@ -87,13 +87,14 @@ func copyResults(ctx context.Context, conn *pgxpool.Conn, group []*writeReq, con
 // text for nil JSON parts.
 func appendResultTuple(b []byte, r *record.Result) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(resultColumns)))
-	return appendResultFields(b, r)
+	return appendResultFields(b, r, false)
 }
 
 // appendResultFields appends the fields of appendResultTuple's tuple,
 // with trace_calls NULL for a result that shares its original's
-// (record.Result.SharesTrace, set only by regrades).
-func appendResultFields(b []byte, r *record.Result) []byte {
+// (record.Result.SharesTrace, set only by regrades) and expected_calls
+// NULL when sharedExpected (its regrade's copy, migration 00016).
+func appendResultFields(b []byte, r *record.Result, sharedExpected bool) []byte {
 	b = appendField(b, r.ID[:])
 	b = appendInt64(b, r.ProjectID)
 	t := r.CreatedAt
@@ -121,7 +122,11 @@ func appendResultFields(b []byte, r *record.Result) []byte {
 	b = appendFloat64(b, r.MinScore)
 	b = appendBool(b, r.SafetyGate)
 	b = appendField(b, r.Options)
-	b = appendField(b, r.ExpectedCalls)
+	if sharedExpected {
+		b = appendNull(b)
+	} else {
+		b = appendField(b, r.ExpectedCalls)
+	}
 	if r.SharesTrace {
 		b = appendNull(b)
 	} else {

@@ -317,8 +317,9 @@ func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.
 }
 
 // regradeColumns are the columns WriteRegradeChunk writes: a result's,
-// then its regrade link.
-var regradeColumns = append(append([]string(nil), resultColumns...), "regrade_of", "regrade_id")
+// then its regrade link and the key of its regrade's copy of its
+// expected calls (migration 00016).
+var regradeColumns = append(append([]string(nil), resultColumns...), "regrade_of", "regrade_id", "expected_combination")
 
 // chunkCopyBuffers holds WriteRegradeChunk's COPY buffers (*[]byte)
 // between chunks: about 6 MB for 1,000 medium results.
@@ -337,8 +338,8 @@ func chunkCopySize(outcomes []record.RegradeOutcome) int {
 			continue
 		}
 		n += 512 + len(r.Contract.Name) + len(r.Contract.SHA256) + len(r.TaskID) + len(r.RunID) + len(r.Agent) +
-			len(r.LabelsJSON) + len(r.Format) + len(r.Options) + len(r.ExpectedCalls) + len(r.ScoredIndexes) +
-			len(r.Metrics) + len(r.Checks) + len(r.Issues)
+			len(r.LabelsJSON) + len(r.Format) + len(r.Options) + len(r.ExpectedCalls) + len(r.ExpectedKey) +
+			len(r.ScoredIndexes) + len(r.Metrics) + len(r.Checks) + len(r.Issues)
 		if !r.SharesTrace {
 			n += len(r.TraceCalls)
 		}
@@ -358,12 +359,55 @@ func chunkCopySize(outcomes []record.RegradeOutcome) int {
 // appendRegradeTuple appends the binary COPY tuple of a regrade result in
 // regradeColumns' order (appendResultFields, then the link): trace_calls
 // is NULL when the result shares its original's (record.Result.SharesTrace;
-// migration 00011).
-func appendRegradeTuple(b []byte, o *record.RegradeOutcome, regradeID uuid.UUID) []byte {
+// migration 00011); with sharedExpected, expected_calls is NULL and
+// expected_combination the key of the regrade's copy (migration 00016),
+// else expected_combination is NULL.
+func appendRegradeTuple(b []byte, o *record.RegradeOutcome, regradeID uuid.UUID, sharedExpected bool) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(regradeColumns)))
-	b = appendResultFields(b, o.Result)
+	b = appendResultFields(b, o.Result, sharedExpected)
 	b = appendField(b, o.Original.ID[:])
-	return appendField(b, regradeID[:])
+	b = appendField(b, regradeID[:])
+	if sharedExpected {
+		return appendText(b, o.Result.ExpectedKey)
+	}
+	return appendNull(b)
+}
+
+// storeSharedExpected stores the copies of a regrade's expected calls
+// that the results of a chunk share (by key: record.Result.ExpectedKey)
+// in regrade_expected_calls, in a transaction of its own that commits
+// before the chunk's (so that concurrent chunks never wait for each
+// other's), and returns the keys whose stored copy is byte for byte the
+// given one: those the statement inserted, and those an earlier one
+// stored with the same bytes. A key stored with other bytes (by a server
+// whose encoder differs), or by a transaction that committed while this
+// one ran, is left out: its results keep their own copy.
+func (db *DB) storeSharedExpected(ctx context.Context, regradeID uuid.UUID, shared map[string][]byte) (map[string]bool, error) {
+	keys := make([]string, 0, len(shared))
+	values := make([]string, 0, len(shared))
+	for k, v := range shared {
+		keys = append(keys, k)
+		values = append(values, string(v))
+	}
+	rows, err := db.pool.Query(ctx, `WITH given AS (SELECT * FROM unnest($2::text[], $3::text[]) AS g(combination, expected_calls)),
+		ins AS (INSERT INTO regrade_expected_calls (regrade_id, combination, expected_calls)
+			SELECT $1, combination, expected_calls FROM given ON CONFLICT DO NOTHING RETURNING combination)
+		SELECT combination FROM ins
+		UNION ALL
+		SELECT e.combination FROM regrade_expected_calls e JOIN given g USING (combination)
+		WHERE e.regrade_id = $1 AND e.expected_calls = g.expected_calls`, pgUUID(regradeID), keys, values)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	same := make(map[string]bool, len(stored))
+	for _, k := range stored {
+		same[k] = true
+	}
+	return same, nil
 }
 
 // WriteRegradeChunk writes the outcomes of one chunk and counts them, in
@@ -417,6 +461,22 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			chunkCopyBuffers.Put(bp)
 		}
 	}()
+	// The expected calls the results share are stored first; a result
+	// whose copy could not be stored keeps its own.
+	shared := map[string][]byte{}
+	for i := range cw.Outcomes {
+		if r := cw.Outcomes[i].Result; r != nil && r.SharesExpected {
+			if _, ok := shared[r.ExpectedKey]; !ok {
+				shared[r.ExpectedKey] = r.ExpectedCalls
+			}
+		}
+	}
+	var sameExpected map[string]bool
+	if len(shared) > 0 {
+		if sameExpected, err = db.storeSharedExpected(ctx, cw.RegradeID, shared); err != nil {
+			return counts, err
+		}
+	}
 	nRows := 0
 	var failedIDs []uuid.UUID
 	var reasons []string
@@ -440,7 +500,9 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			return counts, fmt.Errorf("result %s: project %d, contract %q version %d: a chunk's results must all name its regrade's project %d and one target version",
 				r.ID, r.ProjectID, r.Contract.Name, r.Contract.Version, cw.ProjectID)
 		}
-		tuples = appendRegradeTuple(tuples, o, cw.RegradeID)
+		share := r.SharesExpected && sameExpected[r.ExpectedKey] &&
+			bytes.Equal(r.ExpectedCalls, shared[r.ExpectedKey])
+		tuples = appendRegradeTuple(tuples, o, cw.RegradeID, share)
 		nRows++
 	}
 	tuples = binary.BigEndian.AppendUint16(tuples, 0xffff) // the trailer

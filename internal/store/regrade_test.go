@@ -745,10 +745,10 @@ func TestRegradeResultSharesTrace(t *testing.T) {
 	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE trace_calls IS NULL`).Scan(&null); err != nil || null != 0 {
 		t.Fatalf("after down: %d NULL trace_calls, %v", null, err)
 	}
-	check("copied")
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("up again: %v", err)
 	}
+	check("copied")
 	if _, err := db.pool.Exec(ctx, `UPDATE results SET trace_calls = NULL WHERE id = $1`, ids[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -820,5 +820,165 @@ func TestWriteRegradeChunkChecksTarget(t *testing.T) {
 	orphan.ID, orphan.Contract.Version = uuid.Must(uuid.NewV7()), 9
 	if err := f.db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{orphan}}); err == nil {
 		t.Error("an original naming flights@9 (not registered) was stored")
+	}
+}
+
+// TestRegradeResultSharesExpected writes regrade results that share their
+// regrade's copy of their expected calls (stored as NULL with the key,
+// migration 00016): one whose key the chunk stores, one whose key an
+// earlier chunk stored with the same bytes, one whose key was stored with
+// other bytes (it keeps its own copy), and one that does not share. Every
+// read returns the same bytes as a copy would, migrating down copies the
+// expected calls back, and a result whose copy is gone reads as an error.
+func TestRegradeResultSharesExpected(t *testing.T) {
+	f := newRegradeFixture(t, 2, 2)
+	ctx := context.Background()
+	db := f.db
+	rg := f.create(t, 10, record.RegradeSelection{ContractName: "flights"})
+	chunks := f.plan(t, rg.ID)
+	rg, err := db.GetRegrade(ctx, 1, rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	originals, err := db.ReadRegradeChunk(ctx, rg, chunks[0])
+	if err != nil || len(originals) != 4 {
+		t.Fatalf("ReadRegradeChunk = %d originals, %v", len(originals), err)
+	}
+	outcomes := f.grade(t, originals)
+	expected := outcomes[0].Result.ExpectedCalls
+	other := json.RawMessage(`[{"tool":"other"}]`)
+	for _, pre := range []struct {
+		key   string
+		value json.RawMessage
+	}{{"1,", expected}, {"2,", other}} {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO regrade_expected_calls (regrade_id, combination, expected_calls) VALUES ($1, $2, $3)`,
+			pgUUID(rg.ID), pre.key, string(pre.value)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, key := range []string{"", "1,", "2,"} {
+		r := outcomes[i].Result
+		r.ExpectedCalls, r.SharesExpected, r.ExpectedKey = expected, true, key
+	}
+	if _, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: rg.ID, ProjectID: 1, Chunk: 0, Outcomes: outcomes}, nil); err != nil {
+		t.Fatalf("WriteRegradeChunk: %v", err)
+	}
+	type stored struct {
+		Original uuid.UUID
+		ID       uuid.UUID
+		Null     bool
+		Key      *string
+	}
+	rows, err := db.pool.Query(ctx, `SELECT regrade_of, id, expected_calls IS NULL, expected_combination FROM results
+		WHERE regrade_id = $1 ORDER BY regrade_of`, pgUUID(rg.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[stored])
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOriginal := map[uuid.UUID]int{}
+	for i, o := range outcomes {
+		byOriginal[o.Original.ID] = i
+	}
+	wantKeys := []*string{new(""), new("1,"), nil, nil}
+	var ids []uuid.UUID
+	for _, s := range got {
+		i := byOriginal[s.Original]
+		if s.ID != outcomes[i].Result.ID || s.Null != (wantKeys[i] != nil) || !cmp.Equal(s.Key, wantKeys[i]) {
+			t.Errorf("result of original %d: id %s, expected_calls NULL %v, key %v; want %s, %v, %v",
+				i, s.ID, s.Null, s.Key, outcomes[i].Result.ID, wantKeys[i] != nil, wantKeys[i])
+		}
+		ids = append(ids, s.ID)
+	}
+	if len(got) != 4 {
+		t.Fatalf("%d results written, want 4", len(got))
+	}
+	copies, err := db.pool.Query(ctx, `SELECT combination, expected_calls FROM regrade_expected_calls WHERE regrade_id = $1 ORDER BY 1`, pgUUID(rg.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type copyRow struct{ Key, Value string }
+	gotCopies, err := pgx.CollectRows(copies, pgx.RowToStructByPos[copyRow])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]copyRow{{"", string(expected)}, {"1,", string(expected)}, {"2,", string(other)}}, gotCopies); diff != "" {
+		t.Errorf("regrade_expected_calls (-want +got):\n%s", diff)
+	}
+
+	byID := map[uuid.UUID]*record.Result{}
+	for _, o := range outcomes {
+		o.Result.RegradeOf, o.Result.RegradeID = o.Original.ID, rg.ID // as the store writes them
+		byID[o.Result.ID] = o.Result
+	}
+	want := func(id uuid.UUID) record.Result {
+		r := *byID[id]
+		r.SharesExpected, r.ExpectedKey = false, ""
+		sc, err := record.ScoredCalls(r.TraceCalls, r.ScoredIndexes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ScoredCalls = sc
+		return r
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, id := range ids {
+			got, err := db.GetResult(ctx, 1, id)
+			if err != nil {
+				t.Fatalf("%s: GetResult(%s): %v", when, id, err)
+			}
+			if diff := cmp.Diff(want(id), got); diff != "" {
+				t.Errorf("%s: GetResult(%s) (-want +got):\n%s", when, id, diff)
+			}
+		}
+		all, err := db.GetResults(ctx, 1, ids)
+		if err != nil || len(all) != len(ids) {
+			t.Fatalf("%s: GetResults = %d, %v", when, len(all), err)
+		}
+		for i, got := range all {
+			if diff := cmp.Diff(want(ids[i]), got); diff != "" {
+				t.Errorf("%s: GetResults[%d] (-want +got):\n%s", when, i, diff)
+			}
+		}
+	}
+	check("shared")
+
+	// Down to 00015 copies the expected calls into the rows.
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 15); err != nil {
+		t.Fatalf("down to 15: %v", err)
+	}
+	for _, id := range ids {
+		var e *string
+		if err := db.pool.QueryRow(ctx, `SELECT expected_calls FROM results WHERE id = $1`, id).Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		if e == nil || *e != string(byID[id].ExpectedCalls) {
+			t.Errorf("after down: expected_calls of %s = %v, want %s", id, e, byID[id].ExpectedCalls)
+		}
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	check("copied")
+
+	// An original may not lose its expected calls (the check constraint),
+	// and a result whose copy is gone reads as an error.
+	if _, err := db.pool.Exec(ctx, `UPDATE results SET expected_calls = NULL, expected_combination = '' WHERE id = $1`, originals[0].ID); err == nil {
+		t.Error("an original's expected_calls set to NULL")
+	}
+	if _, err := db.pool.Exec(ctx, `UPDATE results SET expected_calls = NULL, expected_combination = 'gone' WHERE id = $1`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetResult(ctx, 1, ids[0]); err == nil || !strings.Contains(err.Error(), "no longer holds them") {
+		t.Errorf("GetResult of a result whose copy is gone = %v", err)
 	}
 }

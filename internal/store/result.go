@@ -41,23 +41,31 @@ var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"re
 var (
 	// resultSelect reads a Result in the order of scanResult, from
 	// resultFrom: the row's columns, with the trace calls of a regrade
-	// result that stores none taken from its original (migration 00011).
+	// result that stores none taken from its original (migration 00011)
+	// and its expected calls, when it stores none, from its regrade's
+	// copy (migration 00016).
 	resultSelect  = qualifiedResultColumns()
 	summarySelect = strings.Join(summaryColumns, ", ")
 )
 
 // resultFrom is the FROM clause of resultSelect: the result as r, joined
-// to its original as o only when r stores no trace calls of its own.
-// Conditions on the result must name r's columns (r.id).
+// to its original as o only when r stores no trace calls of its own, and
+// to its regrade's copy of its expected calls as e only when r stores
+// none. Conditions on the result must name r's columns (r.id).
 const resultFrom = `results r LEFT JOIN results o
-	ON r.trace_calls IS NULL AND o.id = r.regrade_of AND o.project_id = r.project_id`
+	ON r.trace_calls IS NULL AND o.id = r.regrade_of AND o.project_id = r.project_id
+	LEFT JOIN regrade_expected_calls e
+	ON r.expected_calls IS NULL AND e.regrade_id = r.regrade_id AND e.combination = r.expected_combination`
 
 func qualifiedResultColumns() string {
 	cols := slices.Concat(summaryColumns, resultColumns[nSummaryWritten:])
 	for i, c := range cols {
-		if c == "trace_calls" {
+		switch c {
+		case "trace_calls":
 			cols[i] = "coalesce(r.trace_calls, o.trace_calls)"
-		} else {
+		case "expected_calls":
+			cols[i] = "coalesce(r.expected_calls, e.expected_calls)"
+		default:
 			cols[i] = "r." + c
 		}
 	}
@@ -182,6 +190,11 @@ func scanResult(row pgx.Row) (record.Result, error) {
 		// A regrade result that shares its original's trace calls, whose
 		// original is gone (see migration 00011).
 		return r, fmt.Errorf("result %s: trace_calls: stored with its original %s, which no longer exists", r.ID, uuid.UUID(s.regradeOf.Bytes))
+	}
+	if r.ExpectedCalls == nil {
+		// A regrade result that shares its regrade's copy of its expected
+		// calls, which is gone (see migration 00016).
+		return r, fmt.Errorf("result %s: expected_calls: stored with its regrade %s, which no longer holds them", r.ID, uuid.UUID(s.regradeID.Bytes))
 	}
 	// scored_calls is not stored (migration 00007): it is the trace calls
 	// at scored_indexes.

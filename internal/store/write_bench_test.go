@@ -98,8 +98,8 @@ func backendCPU(tb testing.TB, db *DB) time.Duration {
 }
 
 // BenchmarkWriteRegradeChunk writes one regrade chunk of 1,000 medium
-// results (sharing their originals' trace calls, as most regrade results
-// do) per iteration, each into a regrade of its own, and reports the CPU
+// results (sharing their originals' trace calls and their regrade's
+// expected calls, as most regrade results do) per iteration, each into a regrade of its own, and reports the CPU
 // the database's backends used per result for the write alone
 // (pg-cpu-µs/result): with every verdict the same as its original's, and
 // with half of them changed (a regrade_changes row each).
@@ -158,7 +158,7 @@ func benchmarkWriteRegradeChunk(b *testing.B, flip int) {
 			o := &originals[i]
 			r := tmpl
 			r.ID, r.CreatedAt, r.Contract = uuid.Must(uuid.NewV7()), now, v2
-			r.RegradeOf, r.RegradeID, r.SharesTrace = o.ID, rg.ID, true
+			r.RegradeOf, r.RegradeID, r.SharesTrace, r.SharesExpected = o.ID, rg.ID, true, true
 			outcomes[i] = record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue, Result: &r}
 			if flip > 0 && i%flip == 0 {
 				outcomes[i].Original.Passed = !r.Passed
