@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -102,4 +103,25 @@ func (p *Problems) List() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.list...)
+}
+
+// Settled returns the problems once at least n have been collected (the
+// tab reports them after the actions that cause them, by as long as a
+// loaded machine takes) and then settle has passed, for any that trail
+// them; or, when ctx ends first, what was collected by then.
+func (p *Problems) Settled(ctx context.Context, n int, settle time.Duration) []string {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for len(p.List()) < n {
+		select {
+		case <-ctx.Done():
+			return p.List()
+		case <-tick.C:
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(settle):
+	}
+	return p.List()
 }

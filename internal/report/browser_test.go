@@ -105,9 +105,11 @@ func TestHTMLInBrowser(t *testing.T) {
 			if scrollWidth > 1280 {
 				t.Errorf("the page is %d px wide in a 1280 px window", scrollWidth)
 			}
-			// The page's events may trail the actions a little.
-			time.Sleep(200 * time.Millisecond)
-			if problems := watch.List(); (len(problems) > 0) != pg.problems {
+			atLeast := 0
+			if pg.problems {
+				atLeast = 1
+			}
+			if problems := watch.Settled(ctx, atLeast, 200*time.Millisecond); (len(problems) > 0) != pg.problems {
 				t.Errorf("console, exceptions or requests: %v (want some: %v)", problems, pg.problems)
 			}
 			img, err := png.Decode(bytes.NewReader(shot))

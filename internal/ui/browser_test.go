@@ -95,12 +95,11 @@ func TestConsoleInBrowser(t *testing.T) {
 			if scripts != 1 {
 				t.Errorf("%d script elements, want the console's one", scripts)
 			}
-			time.Sleep(200 * time.Millisecond) // the page's events may trail the actions a little
 			var want []string
 			if pg.status != "" {
 				want = []string{statusLog(pg.status)}
 			}
-			if got := watch.List(); !slices.Equal(got, want) {
+			if got := watch.Settled(ctx, len(want), 200*time.Millisecond); !slices.Equal(got, want) {
 				t.Errorf("console, exceptions, dialogs or requests: %q, want %q", got, want)
 			}
 			if pg.shot != "" && *screenshots {
