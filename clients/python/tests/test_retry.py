@@ -235,11 +235,17 @@ def test_list_evaluations_follows_the_cursor(scripted):
 
 
 def test_parse_retry_after():
-    from email.utils import formatdate
+    from email.utils import formatdate, parsedate_to_datetime
     import time
 
     assert parse_retry_after("5") == 5.0
     assert parse_retry_after(None) is None
     assert parse_retry_after("soon") is None
-    got = parse_retry_after(formatdate(time.time() + 2, usegmt=True))
-    assert 0.5 < got <= 2.0
+    # An HTTP date has whole seconds: this one is 1 to 2 s ahead, and the
+    # answer is its distance from the clock read while parsing.
+    in_two = formatdate(time.time() + 2, usegmt=True)
+    at = parsedate_to_datetime(in_two).timestamp()
+    before = time.time()
+    got = parse_retry_after(in_two)
+    after = time.time()
+    assert max(0.0, at - after) <= got <= at - before <= 2.0, (at - before, got)
