@@ -80,27 +80,16 @@ func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
 	b := &p.cb
 	switch v.Kind() {
 	case jsondoc.Object:
-		if hasOperator(v) {
-			p.matchers++
-			m, _ := p.matcher(v).(Matcher)
-			if m == nil {
-				dst.op = copNever // invalid: its problem is recorded
-				return
-			}
-			b.buildMatcher(dst, m)
+		if p.compileObject(dst, v) {
 			return
 		}
-		n := v.Len()
-		dst.op = copObject
-		dst.keys = b.allocKeys(n)
-		dst.kids = b.alloc(n)
-		i := 0
-		for k, e := range v.Members() {
-			dst.keys[i] = k
-			dst.keyBits |= keyBit(k)
-			p.compileExpected(&dst.kids[i], e)
-			i++
+		p.matchers++
+		m, _ := p.matcher(v).(Matcher)
+		if m == nil {
+			dst.op = copNever // invalid: its problem is recorded
+			return
 		}
+		b.buildMatcher(dst, m)
 	case jsondoc.Array:
 		dst.op = copArray
 		dst.kids = b.alloc(v.Len())
@@ -124,6 +113,30 @@ func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
 	default:
 		dst.op = copNull
 	}
+}
+
+// compileObject compiles the object v into dst as compileExpected does
+// when v is not a matcher object (no key starts with "$"), and reports
+// whether it was not: for a matcher object it compiles and records
+// nothing.
+func (p *contractParser) compileObject(dst *cval, v jsondoc.Value) bool {
+	if v.HasKeyPrefix("$") {
+		return false
+	}
+	b := &p.cb
+	n := v.Len()
+	keys := b.allocKeys(n)
+	kids := b.alloc(n)
+	var bits uint64
+	i := 0
+	for k, e := range v.Members() {
+		keys[i] = k
+		bits |= keyBit(k)
+		p.compileExpected(&kids[i], e)
+		i++
+	}
+	dst.op, dst.keys, dst.kids, dst.keyBits = copObject, keys, kids, bits
+	return true
 }
 
 // slot returns a pointer to a new zero item of *chunk, allocating a new

@@ -261,26 +261,36 @@ func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
 
 // gold reads a gold list.
 func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
-	c := &Contract{Gold: true, combos: 1, requiredCount: list.Len()}
-	c.Required = make([]Step, 0, list.Len())
-	var need jsondoc.Census
-	for _, el := range list.Elems() {
-		if a := el.Get("args"); a.Kind() == jsondoc.Object {
-			need.Add(a.Census())
-		}
-	}
-	p.reserve(need, list.Len())
+	n := list.Len()
+	c := &Contract{Gold: true, combos: 1, requiredCount: n}
+	c.Required = make([]Step, 0, n)
+	// The arrays are sized from one census of the whole list, less what
+	// a call {"tool": "...", "args": {...}} holds besides its arguments
+	// (the call object, its two keys and the tool name); anything else
+	// is counted as arguments and only makes the arrays larger.
+	need := list.Census()
+	need.Values[jsondoc.Array]--
+	need.Values[jsondoc.Object] -= n
+	need.Values[jsondoc.String] -= n
+	need.Members -= 2 * n
+	p.reserve(need, n)
 	for _, el := range list.Elems() {
 		if el.Kind() != jsondoc.Object {
 			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
 			continue
 		}
+		var tool, args jsondoc.Value
 		for k, v := range el.Members() {
-			if k != "tool" && k != "args" {
+			switch k {
+			case "tool":
+				tool = v
+			case "args":
+				args = v
+			default:
 				c.IgnoredKeys = append(c.IgnoredKeys, p.pointer(v))
 			}
 		}
-		if ec := p.call(el, nil); ec != nil {
+		if ec := p.callOf(el, tool, args); ec != nil {
 			c.Required = append(c.Required, Step{Call: ec})
 		}
 	}
@@ -296,11 +306,11 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 func (p *contractParser) reserve(need jsondoc.Census, calls int) {
 	values := 0
 	for _, n := range need.Values {
-		values += n
+		values += max(n, 0)
 	}
 	p.cb.nodes = make([]cval, values)
-	p.cb.keys = make([]string, need.Members)
-	p.cb.nums = make([]number, 0, need.Values[jsondoc.Number])
+	p.cb.keys = make([]string, max(need.Members, 0))
+	p.cb.nums = make([]number, 0, max(need.Values[jsondoc.Number], 0))
 	p.calls = make([]ExpectedCall, 0, calls)
 	p.args = make([]args, 0, calls)
 }
@@ -309,7 +319,6 @@ func (p *contractParser) reserve(need jsondoc.Census, calls int) {
 // besides tool and args; nil allows any (a gold file's, listed as
 // ignored).
 func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall {
-	n := len(p.errs)
 	if allowed != nil {
 		for k, v := range obj.Members() {
 			if k != "tool" && k != "args" && !slices.Contains(allowed, k) {
@@ -317,16 +326,26 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 			}
 		}
 	}
-	tool, ok := obj.Get("tool").Str()
-	if !ok || tool == "" {
+	return p.callOf(obj, obj.Get("tool"), obj.Get("args"))
+}
+
+// callOf reads the expected call object obj whose "tool" and "args"
+// members are tool and args (the zero Value when absent), its other keys
+// already checked: nil when it has a problem (recorded).
+func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
+	n := len(p.errs)
+	name, ok := tool.Str()
+	if !ok || name == "" {
 		p.fail(obj, "tool must be a non-empty string", "tool")
 	}
 	ec := slot(&p.calls, &p.callChunk)
-	ec.Tool = tool
-	switch a := obj.Get("args"); a.Kind() {
+	ec.Tool = name
+	switch a.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
 	case jsondoc.Object:
-		if hasOperator(a) {
+		cv := &p.cb.alloc(1)[0]
+		matchers := p.matchers
+		if !p.compileObject(cv, a) {
 			// A valid matcher is not arguments; an invalid one's error
 			// is already listed.
 			if p.matcher(a) != nil {
@@ -334,9 +353,6 @@ func (p *contractParser) call(obj jsondoc.Value, allowed []string) *ExpectedCall
 			}
 			break
 		}
-		cv := &p.cb.alloc(1)[0]
-		matchers := p.matchers
-		p.compileExpected(cv, a)
 		if p.matchers > matchers {
 			a = jsondoc.Value{} // not the map's JSON
 		}

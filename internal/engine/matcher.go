@@ -354,14 +354,7 @@ func (p *contractParser) expected(v jsondoc.Value) any {
 
 // hasOperator reports whether the object v has a key that starts with
 // "$": it is then a matcher object.
-func hasOperator(v jsondoc.Value) bool {
-	for k := range v.Members() {
-		if strings.HasPrefix(k, "$") {
-			return true
-		}
-	}
-	return false
-}
+func hasOperator(v jsondoc.Value) bool { return v.HasKeyPrefix("$") }
 
 // regex compiles a $regex pattern, once per contract.
 func (p *contractParser) regex(pattern string) (*Regex, error) {

@@ -121,6 +121,47 @@ func (v Value) Get(key string) Value {
 	return found
 }
 
+// HasKeyPrefix reports whether some key of the object v starts with
+// prefix (a repeated key counts as any key does); false when v is not an
+// object. It reads only the keys, and only as many bytes of each as
+// prefix has.
+func (v Value) HasKeyPrefix(prefix string) bool {
+	if v.d == nil {
+		return false
+	}
+	d := v.d
+	nodes := d.nodes
+	nd := &nodes[v.i]
+	if nd.kind != Object {
+		return false
+	}
+	if prefix == "" {
+		return nd.n > 0
+	}
+	kn, c := uint32(len(prefix)), prefix[0]
+	j, end := v.i+1, nd.end
+	for j < end {
+		// j is a key, j+1 its value.
+		k := &nodes[j]
+		if k.n >= kn {
+			src := d.src
+			if k.flag&flagEsc != 0 {
+				src = d.esc
+			}
+			if src[k.off] == c && (kn == 1 || src[k.off:k.off+kn] == prefix) {
+				return true
+			}
+		}
+		j++
+		if m := &nodes[j]; m.kind >= Array {
+			j = m.end
+		} else {
+			j++
+		}
+	}
+	return false
+}
+
 // Index returns element i of an array, or the zero Value when v is not
 // an array or i is out of range. It takes time linear in i; use Elems to
 // walk an array.
@@ -402,15 +443,18 @@ func (v Value) Census() Census {
 	if nd := &nodes[v.i]; nd.kind >= Array {
 		end = nd.end
 	}
-	for _, nd := range nodes[v.i:end] {
-		c.Values[nd.kind]++
-		switch nd.kind {
-		case Array:
-			c.Elements += int(nd.n)
-		case Object:
-			c.Members += int(nd.n)
+	var kinds [8]int  // by Kind, masked so that indexing needs no check
+	var counts [2]int // elements and members, by kind-Array
+	sub := nodes[v.i:end]
+	for i := range sub {
+		k := sub[i].kind
+		kinds[k&7]++
+		if k >= Array {
+			counts[(k-Array)&1] += int(sub[i].n)
 		}
 	}
+	copy(c.Values[:], kinds[:])
+	c.Elements, c.Members = counts[0], counts[1]
 	c.Values[String] -= c.Members
 	return c
 }

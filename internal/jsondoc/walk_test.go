@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -158,6 +159,105 @@ func FuzzAppendTexts(f *testing.F) {
 		}
 		for _, e := range v.Members() {
 			check(e)
+		}
+	})
+}
+
+// plainHasKeyPrefix is HasKeyPrefix the plain way: over Members.
+func plainHasKeyPrefix(v Value, prefix string) bool {
+	for k := range v.Members() {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHasKeyPrefix checks HasKeyPrefix on escaped, repeated and nested
+// keys and on values that are not objects.
+func TestHasKeyPrefix(t *testing.T) {
+	v, err := ParseString(`{"a": {"$x": 1}, "b": [{"$y": 2}], "\u0024z": 3, "k": 1, "k": 2, "": 0}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v      Value
+		prefix string
+		want   bool
+	}{
+		{v, "$", true}, // the escaped key "\u0024z"
+		{v, "$z", true},
+		{v, "$x", false}, // only in a member's value
+		{v, "k", true},
+		{v, "kk", false},
+		{v, "", true},
+		{v.Get("a"), "$", true},
+		{v.Get("b"), "$", false}, // an array
+		{v.Get("k"), "$", false}, // a number
+		{Value{}, "$", false},
+	} {
+		if got := c.v.HasKeyPrefix(c.prefix); got != c.want {
+			t.Errorf("%s.HasKeyPrefix(%q) = %v, want %v", c.v, c.prefix, got, c.want)
+		}
+	}
+	empty, _ := ParseString(`{}`)
+	if empty.HasKeyPrefix("") {
+		t.Error(`{}.HasKeyPrefix("") = true`)
+	}
+}
+
+// plainCensus is Census the plain way: recursion over the raw members
+// (repeated keys each time) and elements.
+func plainCensus(v Value, c *Census) {
+	c.Values[v.Kind()]++
+	d, nd := v.d, v.node()
+	switch nd.kind {
+	case Array:
+		c.Elements += int(nd.n)
+		for _, e := range v.Elems() {
+			plainCensus(e, c)
+		}
+	case Object:
+		c.Members += int(nd.n)
+		j := v.i + 1
+		for range nd.n {
+			plainCensus(Value{d: d, i: j + 1}, c)
+			j = d.next(j + 1)
+		}
+	}
+}
+
+// FuzzHasKeyPrefix checks HasKeyPrefix against a walk over Members, and
+// Census against a recursion, on every value of the document.
+func FuzzHasKeyPrefix(f *testing.F) {
+	for _, s := range []string{
+		`{"$regex": "a", "b": {"$any": true}}`,
+		`{"k": 1, "k": {"$k": 2}, "\u0024j": "x", "": null}`,
+		`[{"a": [{"$b": 1}]}, {}]`,
+		`"$text"`,
+	} {
+		f.Add(s, "$")
+	}
+	f.Add(`{"abc": 1}`, "ab")
+	f.Fuzz(func(t *testing.T, s, prefix string) {
+		v, err := ParseString(s)
+		if err != nil {
+			return
+		}
+		var w Walker
+		w.Reset(v)
+		for st := w.Next(); st != StepDone; st = w.Next() {
+			if st != StepValue {
+				continue
+			}
+			x := w.Value()
+			var c Census
+			if plainCensus(x, &c); x.Census() != c {
+				t.Fatalf("%s.Census() = %+v, want %+v", x, x.Census(), c)
+			}
+			if got, want := x.HasKeyPrefix(prefix), plainHasKeyPrefix(x, prefix); got != want {
+				t.Fatalf("%s.HasKeyPrefix(%q) = %v, want %v", x, prefix, got, want)
+			}
 		}
 	})
 }
