@@ -291,6 +291,7 @@ func checkAgainstStd(t *testing.T, data []byte) {
 		if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(data) {
 			t.Fatalf("Parse(%q): error %#v", data, err)
 		}
+		checkErrorAgainstStd(t, data, se)
 		return
 	}
 	if diff := cmp.Diff(want, v.Any()); diff != "" {
@@ -338,6 +339,54 @@ func checkAgainstStd(t *testing.T, data []byte) {
 				t.Fatalf("Elements(%q)[%d] = %q, want %s", data, i, elems[i], raw[i])
 			}
 		}
+	}
+}
+
+// checkErrorAgainstStd requires Parse's error se on data to be where
+// encoding/json's is, with its message, and at the line and column of
+// its offset. encoding/json counts the bytes read up to and including a
+// wrong one, so its offset is one more than se's except at the end of
+// the input, where it reads a space that may be wrong in its stead
+// ("invalid character ' ' in literal true"). It has no limit on numeric literals and a deeper one on
+// nesting, and names a byte >= 0x80 by itself where Parse names its
+// whole character: those messages are not compared.
+func checkErrorAgainstStd(t *testing.T, data []byte, se *SyntaxError) {
+	t.Helper()
+	if line, col := LineCol(string(data), se.Offset); se.Line != line || se.Column != col {
+		t.Fatalf("Parse(%q): error %+v is not at the line and column of its offset (%d:%d)", data, se, line, col)
+	}
+	if strings.HasPrefix(se.Msg, "exceeded max depth") || strings.HasPrefix(se.Msg, "numeric literal longer") {
+		return
+	}
+	var v any
+	var std *json.SyntaxError
+	if !errors.As(json.Unmarshal(data, &v), &std) {
+		t.Fatalf("Parse(%q): error %v, encoding/json no syntax error", data, se)
+	}
+	want := int(std.Offset)
+	if se.Offset < len(data) {
+		want--
+	}
+	if se.Offset != want {
+		t.Fatalf("Parse(%q): error %+v at %d, encoding/json %q at %d", data, se, se.Offset, std, std.Offset)
+	}
+	if se.Msg == "empty document" {
+		if std.Error() != "unexpected end of JSON input" {
+			t.Fatalf("Parse(%q): empty document, encoding/json %q", data, std)
+		}
+		return
+	}
+	if se.Offset == len(data) {
+		if se.Msg != "unexpected end of JSON input" || std.Error() != se.Msg && !strings.HasPrefix(std.Error(), "invalid character ' ' ") {
+			t.Fatalf("Parse(%q): error %q at the end, encoding/json %q", data, se.Msg, std)
+		}
+		return
+	}
+	if data[se.Offset] >= 0x80 {
+		return
+	}
+	if se.Msg != std.Error() {
+		t.Fatalf("Parse(%q): error %q, encoding/json %q", data, se.Msg, std)
 	}
 }
 

@@ -1,8 +1,10 @@
 package jsondoc
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -93,10 +95,11 @@ type Parser struct {
 
 	// per document
 	s     string
-	pos   int
-	depth int
-	start int // index in nodes of the current document's first node
-	bufAt int // offset in buf of the current document's first string
+	seq   bool   // s is a sequence of values
+	seqN  uint32 // values of the sequence read so far
+	depth int    // open containers
+	start int    // index in nodes of the current document's first node
+	bufAt int    // offset in buf of the current document's first string
 }
 
 // Parse reads one document from s as ParseString does, sharing the
@@ -129,15 +132,9 @@ func (p *Parser) parse(s string, seq bool) (Value, error) {
 	} else if p.nodes == nil {
 		p.nodes = make([]node, 0, len(s)/8+8)
 	}
-	p.s, p.pos, p.depth = s, 0, 0
+	p.s, p.seq, p.seqN, p.depth = s, seq, 0, 0
 	p.start, p.bufAt = len(p.nodes), len(p.buf)
-	var err error
-	if seq {
-		err = p.sequence()
-	} else {
-		err = p.document()
-	}
-	if err != nil {
+	if err := p.read(); err != nil {
 		p.nodes = p.nodes[:p.start]
 		p.buf = p.buf[:p.bufAt]
 		return Value{}, err
@@ -177,127 +174,395 @@ func (p *Parser) newDoc() *Doc {
 	return d
 }
 
-// document reads one value followed only by white space.
-func (p *Parser) document() error {
-	p.skipSpace()
-	if p.pos >= len(p.s) {
-		return p.fail(p.pos, "empty document")
-	}
-	if err := p.value(); err != nil {
-		return err
-	}
-	p.skipSpace()
-	if p.pos < len(p.s) {
-		return p.fail(p.pos, "invalid character %s after top-level value", p.quoteAt(p.pos))
-	}
-	return nil
-}
+// noParent is the parent link of a top-level container.
+const noParent = ^uint32(0)
 
-// sequence reads values until the end, under a synthetic root array.
-func (p *Parser) sequence() error {
-	root := len(p.nodes)
-	p.nodes = append(p.nodes, node{kind: Array, flag: flagSeq})
+// read reads p.s into p.nodes: one document, or with p.seq a sequence of
+// values.
+//
+// It is one loop over the text, with no calls on the common paths (Go
+// keeps no register across a call) and no recursion. While a container
+// is open its node keeps, instead of what it gets when it closes, the
+// link to the enclosing container (end), an object's key bits (rend, see
+// keyHash) and, for the containers that enclose the one being read, the
+// count of members or elements read so far (n). The current container's
+// count and kind are locals. A *SyntaxError's
+// pointer is built from the links only when reading fails (located).
+func (p *Parser) read() error {
+	b := unsafe.Slice(unsafe.StringData(p.s), len(p.s))
+	nodes := p.nodes
+	cur := noParent // the innermost open container
+	// n is twice the count of members or elements of cur read so far,
+	// plus 1 when cur is an object.
 	n := uint32(0)
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			break
-		}
-		if err := p.value(); err != nil {
-			return withIndex(err, n)
-		}
-		n++
+	i := 0
+	var (
+		c     byte
+		j     int
+		msg   string
+		inner bool // the failure is inside the value cur is reading
+	)
+	if p.seq {
+		nodes = append(nodes, node{kind: Array, flag: flagSeq})
 	}
-	nd := &p.nodes[root]
-	nd.n, nd.end, nd.rend = n, uint32(len(p.nodes)-p.start), uint32(len(p.s))
+
+value: // a value is expected at i, after white space
+	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if uint(i) >= uint(len(b)) {
+		if cur != noParent {
+			msg = "unexpected end of JSON input"
+			goto fail
+		}
+		if p.seq {
+			goto done
+		}
+		msg = "empty document"
+		goto fail
+	}
+	switch c = b[i]; c {
+	case '"':
+		j = scanPlain(b, i+1)
+		if j < len(b) && b[j] == '"' {
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, 0, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
+			i = j + 1
+			goto after
+		}
+		{
+			nd, end, err := p.strRest(i, j)
+			if err != nil {
+				return p.located(err, nodes, cur, n, true)
+			}
+			nodes = append(nodes, nd)
+			i = end
+		}
+		goto after
+	case '{', '[':
+		if p.depth++; p.depth > MaxDepth {
+			msg, inner = fmt.Sprintf("exceeded max depth of %d nested arrays and objects", MaxDepth), true
+			goto fail
+		}
+		if cur != noParent {
+			nodes[cur].n = n
+		}
+		nodes = more(nodes)
+		nd := &nodes[len(nodes)-1]
+		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Array+Kind(c>>5&1), 0, 0, uint32(i), cur, 0 // '[' 0x5b, '{' 0x7b
+		cur, n = uint32(len(nodes)-1), uint32(c>>5&1)
+		i++
+		if n != 0 {
+			goto key
+		}
+		goto value
+	case ']':
+		if cur != noParent && n == 0 { // an empty array
+			i++
+			goto closed
+		}
+	case 't':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "true" {
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Bool, flagTrue, 4, uint32(i), 0, 0
+			i += 4
+			goto after
+		}
+		i, msg, inner = p.badLiteral(i, "true")
+		goto fail
+	case 'f':
+		if len(b)-i >= 5 && string(b[i:i+5]) == "false" {
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Bool, 0, 5, uint32(i), 0, 0
+			i += 5
+			goto after
+		}
+		i, msg, inner = p.badLiteral(i, "false")
+		goto fail
+	case 'n':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Null, 0, 4, uint32(i), 0, 0
+			i += 4
+			goto after
+		}
+		i, msg, inner = p.badLiteral(i, "null")
+		goto fail
+	default:
+		if c == '-' || c-'0' < 10 {
+			// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+			j = i
+			if c == '-' {
+				j++
+			}
+			if j < len(b) && b[j] == '0' {
+				j++
+			} else if j < len(b) && b[j]-'1' < 9 {
+				j++
+				for j < len(b) && b[j]-'0' < 10 {
+					j++
+				}
+			} else {
+				goto badNumber
+			}
+			if j < len(b) && b[j] == '.' {
+				j++
+				if j >= len(b) || b[j]-'0' >= 10 {
+					goto badNumber
+				}
+				for j < len(b) && b[j]-'0' < 10 {
+					j++
+				}
+			}
+			if j < len(b) && b[j]|0x20 == 'e' {
+				j++
+				if j < len(b) && (b[j] == '+' || b[j] == '-') {
+					j++
+				}
+				if j >= len(b) || b[j]-'0' >= 10 {
+					goto badNumber
+				}
+				for j < len(b) && b[j]-'0' < 10 {
+					j++
+				}
+			}
+			if j-i > MaxNumberLen {
+				msg, inner = fmt.Sprintf("numeric literal longer than %d bytes", MaxNumberLen), true
+				goto fail
+			}
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Number, 0, uint32(j-i), uint32(i), 0, 0
+			i = j
+			goto after
+		}
+	}
+	msg, inner = "invalid character "+p.quoteAt(i)+" looking for beginning of value", true
+	goto fail
+
+after: // a value ends at i
+	if cur == noParent {
+		if p.seq {
+			p.seqN++
+			goto value
+		}
+		i = skipWS(b, i)
+		if i < len(b) {
+			msg = "invalid character " + p.quoteAt(i) + " after top-level value"
+			goto fail
+		}
+		goto done
+	}
+	n += 2
+	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if uint(i) >= uint(len(b)) {
+		msg = "unexpected end of JSON input"
+		goto fail
+	}
+	c = b[i]
+	i++
+	if c == ',' {
+		if n&1 != 0 {
+			goto key
+		}
+		goto value
+	}
+	if c == ']'+byte(n&1)<<5 { // ']' 0x5d, '}' 0x7d
+		goto closed
+	}
+	i--
+	if n&1 != 0 {
+		msg = "invalid character " + p.quoteAt(i) + " after object key:value pair"
+	} else {
+		msg = "invalid character " + p.quoteAt(i) + " after array element"
+	}
+	goto fail
+
+closed: // cur's closing bracket ends at i
+	{
+		nd := &nodes[cur]
+		up, kbits := nd.end, nd.rend
+		nd.n, nd.end, nd.rend = n>>1, uint32(len(nodes)-p.start), uint32(i)
+		if kbits == ^uint32(0) && n&1 != 0 && p.repeatedKey(nodes, cur) {
+			nd.flag |= flagDup
+		}
+		p.depth--
+		cur = up
+		if cur != noParent {
+			n = nodes[cur].n
+		}
+	}
+	goto after
+
+key: // an object's key is expected at i, after white space
+	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if uint(i) >= uint(len(b)) {
+		msg = "unexpected end of JSON input"
+		goto fail
+	}
+	if b[i] != '"' {
+		if b[i] == '}' && n == 1 { // an empty object
+			i++
+			goto closed
+		}
+		msg = "invalid character " + p.quoteAt(i) + " looking for beginning of object key string"
+		goto fail
+	}
+	{
+		var h uint32
+		j = scanPlain(b, i+1)
+		if j < len(b) && b[j] == '"' {
+			nodes = more(nodes)
+			nd := &nodes[len(nodes)-1]
+			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
+			// keyHash, computed from the bytes around the text: an
+			// empty key's "first" and "last" bytes are its quotes.
+			h = uint32(j-i-1)*31 + uint32(b[i+1])*7 + uint32(b[j-1])
+			i = j + 1
+		} else {
+			nd, end, err := p.strRest(i, j)
+			if err != nil {
+				return p.located(err, nodes, cur, n, false)
+			}
+			nd.flag |= flagKey
+			nodes = append(nodes, nd)
+			h = keyHash(p.keyText(nodes, uint32(len(nodes)-1)))
+			i = end
+		}
+		if kbits, bit := &nodes[cur].rend, uint32(1)<<(h&31); *kbits&bit == 0 {
+			*kbits |= bit
+		} else {
+			*kbits = ^uint32(0)
+		}
+	}
+	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if uint(i) >= uint(len(b)) {
+		msg = "unexpected end of JSON input"
+		goto fail
+	}
+	if b[i] != ':' {
+		msg = "invalid character " + p.quoteAt(i) + " after object key"
+		goto fail
+	}
+	i++
+	if uint(i+1) < uint(len(b)) && b[i] == ' ' && b[i+1] > ' ' { // ": "
+		i++
+	}
+	goto value
+
+badNumber:
+	j, msg = scanNumber(p.s, i)
+	i, msg, inner = j, p.unexpected(j, msg), true
+	goto fail
+
+done:
+	if p.seq {
+		nd := &nodes[p.start]
+		nd.n, nd.end, nd.rend = p.seqN, uint32(len(nodes)-p.start), uint32(len(b))
+	}
+	p.nodes = nodes
 	return nil
+
+fail:
+	return p.located(p.fail(i, msg), nodes, cur, n, inner)
 }
 
 // space marks the bytes JSON counts as white space.
 var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func (p *Parser) skipSpace() {
-	s, i := p.s, p.pos
-	for i < len(s) && space[s[i]] {
+// skipWS returns the index of the first byte of b at or after i that is
+// not white space. After each white space byte it passes over up to
+// eight spaces at once: indentation.
+func skipWS(b []byte, i int) int {
+	for uint(i) < uint(len(b)) && space[b[i]] {
 		i++
-	}
-	p.pos = i
-}
-
-// value reads the value at p.pos, which is not white space and not the
-// end of the input.
-func (p *Parser) value() error {
-	switch c := p.s[p.pos]; c {
-	case '{':
-		return p.object()
-	case '[':
-		return p.array()
-	case '"':
-		return p.str()
-	case 't':
-		return p.literal("true", Bool, flagTrue)
-	case 'f':
-		return p.literal("false", Bool, 0)
-	case 'n':
-		return p.literal("null", Null, 0)
-	default:
-		if c == '-' || ('0' <= c && c <= '9') {
-			return p.number()
+		if i+8 <= len(b) {
+			i += bits.TrailingZeros64(le64(b, i)^0x2020202020202020) >> 3
 		}
-		return p.fail(p.pos, "invalid character %s looking for beginning of value", p.quoteAt(p.pos))
 	}
+	return i
 }
 
-func (p *Parser) literal(lit string, k Kind, flag uint8) error {
-	s, at := p.s, p.pos
-	if len(s)-at >= len(lit) && s[at:at+len(lit)] == lit {
-		p.nodes = append(p.nodes, node{kind: k, flag: flag, off: uint32(at), n: uint32(len(lit))})
-		p.pos += len(lit)
-		return nil
+// more returns nodes one node longer, growing it when it is full; the
+// caller sets every field of the new node (a reused buffer holds old
+// ones).
+func more(nodes []node) []node {
+	if len(nodes) == cap(nodes) {
+		nodes = slices.Grow(nodes, 1)
 	}
+	return nodes[:len(nodes)+1]
+}
+
+// le64 returns the eight bytes of b at i as a little-endian word.
+func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
+
+// scanPlain returns the index of the first byte of b at or after i that
+// needs care in a string literal ('"', '\\', a control character or a
+// byte >= 0x80), looking eight bytes at a time; when fewer than eight
+// bytes are left without one, it returns where they start.
+func scanPlain(b []byte, i int) int {
+	for i+8 <= len(b) {
+		// For the low seven bits t of each byte, the high bit of
+		// (t^q)+0x7f is set when t is not q, and that of t+0x60 when
+		// t is not a control character; x's own high bit marks bytes
+		// >= 0x80. No sum carries into the next byte.
+		x := binary.LittleEndian.Uint64(b[i : i+8])
+		t := x & 0x7f7f7f7f7f7f7f7f
+		if m := (^((t ^ 0x2222222222222222 + 0x7f7f7f7f7f7f7f7f) & (t ^ 0x5c5c5c5c5c5c5c5c + 0x7f7f7f7f7f7f7f7f) & (t + 0x6060606060606060)) | x) & 0x8080808080808080; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	return i
+}
+
+// badLiteral returns the offset and the message of the error in the
+// literal lit, which s[at:] starts with but does not hold whole.
+func (p *Parser) badLiteral(at int, lit string) (off int, msg string, inner bool) {
+	s := p.s
 	for i := 1; i < len(lit); i++ {
 		q := at + i
 		if q >= len(s) {
-			return p.fail(q, "unexpected end of JSON input")
+			return q, "unexpected end of JSON input", true
 		}
 		if s[q] != lit[i] {
-			return p.fail(q, "invalid character %s in literal %s (expecting %s)", p.quoteAt(q), lit, quoteByte(lit[i]))
+			return q, "invalid character " + p.quoteAt(q) + " in literal " + lit + " (expecting " + quoteByte(lit[i]) + ")", true
 		}
 	}
-	return nil // unreachable: the whole literal matched
+	return at, "invalid literal", true // unreachable: the whole literal matched
 }
 
-func (p *Parser) number() error {
-	s, start := p.s, p.pos
-	i := start
+// scanNumber returns the end of the numeric literal at s[i]; when the
+// literal is malformed, end is the offset of the byte that is wrong and
+// what says what was expected there ("in numeric literal", ...).
+func scanNumber(s string, i int) (end int, what string) {
 	if s[i] == '-' {
 		i++
-	}
-	need := func(i int, what string) error {
-		if i >= len(s) {
-			return p.fail(i, "unexpected end of JSON input")
-		}
-		return p.fail(i, "invalid character %s %s", p.quoteAt(i), what)
 	}
 	switch {
 	case i < len(s) && s[i] == '0':
 		i++
 	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i++
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i+1)
 	default:
-		return need(i, "in numeric literal")
+		return i, "in numeric literal"
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return need(i, "after decimal point in numeric literal")
+			return i, "after decimal point in numeric literal"
 		}
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i+1)
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
@@ -305,129 +570,56 @@ func (p *Parser) number() error {
 			i++
 		}
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return need(i, "in exponent of numeric literal")
+			return i, "in exponent of numeric literal"
 		}
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i+1)
 	}
-	if i-start > MaxNumberLen {
-		return p.fail(start, "numeric literal longer than %d bytes", MaxNumberLen)
-	}
-	p.nodes = append(p.nodes, node{kind: Number, off: uint32(start), n: uint32(i - start)})
-	p.pos = i
-	return nil
+	return i, ""
 }
 
-func (p *Parser) object() error {
-	open := p.pos
-	p.pos++
-	if p.depth++; p.depth > MaxDepth {
-		return p.fail(open, "exceeded max depth of %d nested arrays and objects", MaxDepth)
+// unexpected is the message for byte i of the input where what was
+// expected ("in numeric literal"), or for the end of the input.
+func (p *Parser) unexpected(i int, what string) string {
+	if i >= len(p.s) {
+		return "unexpected end of JSON input"
 	}
-	me := len(p.nodes)
-	p.nodes = append(p.nodes, node{kind: Object, off: uint32(open)})
-	p.skipSpace()
-	if p.pos < len(p.s) && p.s[p.pos] == '}' {
-		p.pos++
-		p.depth--
-		nd := &p.nodes[me]
-		nd.end, nd.rend = uint32(len(p.nodes)-p.start), uint32(p.pos)
-		return nil
-	}
-	n := uint32(0)
-	var bits uint64 // see mayRepeat
-	maybeDup := false
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		if p.s[p.pos] != '"' {
-			return p.fail(p.pos, "invalid character %s looking for beginning of object key string", p.quoteAt(p.pos))
-		}
-		k := uint32(len(p.nodes))
-		if err := p.str(); err != nil {
-			return err
-		}
-		p.nodes[k].flag |= flagKey
-		if !maybeDup {
-			bit := p.keyBit(k)
-			maybeDup = bits&bit != 0
-			bits |= bit
-		}
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		if p.s[p.pos] != ':' {
-			return p.fail(p.pos, "invalid character %s after object key", p.quoteAt(p.pos))
-		}
-		p.pos++
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		if err := p.value(); err != nil {
-			return withKey(err, p.keyText(k))
-		}
-		n++
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		c := p.s[p.pos]
-		p.pos++
-		if c == ',' {
-			continue
-		}
-		if c == '}' {
-			break
-		}
-		return p.fail(p.pos-1, "invalid character %s after object key:value pair", p.quoteAt(p.pos-1))
-	}
-	p.depth--
-	nd := &p.nodes[me]
-	nd.n, nd.end, nd.rend = n, uint32(len(p.nodes)-p.start), uint32(p.pos)
-	if maybeDup && p.repeatedKey(uint32(me)) {
-		nd.flag |= flagDup
-	}
-	return nil
+	return "invalid character " + p.quoteAt(i) + " " + what
 }
 
-// keyBit is one bit of a 64-bit set, chosen by the length and the first
-// and last bytes of key node k: keys whose bits all differ are distinct,
-// so an object's keys are compared only when two bits collide.
-func (p *Parser) keyBit(k uint32) uint64 {
-	nd := &p.nodes[k]
-	h := uint64(nd.n) * 31
-	if nd.n > 0 {
-		t := p.keyText(k)
-		h += uint64(t[0])*7 + uint64(t[len(t)-1])
+// keyHash chooses an object key's bit in read's 32-bit set of the keys
+// of an object (its low five bits), from the key's length and its first
+// and last bytes (for the empty key, its two quotes): keys whose bits all
+// differ are distinct, so an object's keys are compared (repeatedKey)
+// only when two bits collide, which read marks by setting all of them.
+func keyHash(t string) uint32 {
+	if len(t) == 0 {
+		return '"'*7 + '"'
 	}
-	return 1 << (h & 63)
+	return uint32(len(t))*31 + uint32(t[0])*7 + uint32(t[len(t)-1])
 }
 
 // repeatedKey reports whether two keys of the object node obj (just read)
-// have the same text.
-func (p *Parser) repeatedKey(obj uint32) bool {
-	nd := &p.nodes[obj]
+// have the same text; nodes holds the document, whose first node is
+// nodes[base].
+func (p *Parser) repeatedKey(nodes []node, obj uint32) bool {
+	base := p.start
+	nd := &nodes[obj]
 	keys := make([]uint32, 0, nd.n)
 	j := obj + 1
 	for range nd.n {
 		keys = append(keys, j)
 		j++ // the value
-		if v := &p.nodes[j]; v.kind >= Array {
-			j = v.end + uint32(p.start)
+		if v := &nodes[j]; v.kind >= Array {
+			j = v.end + uint32(base)
 		} else {
 			j++
 		}
 	}
 	if len(keys) <= 8 {
 		for a := 1; a < len(keys); a++ {
-			ka := p.keyText(keys[a])
+			ka := p.keyText(nodes, keys[a])
 			for b := 0; b < a; b++ {
-				if p.keyText(keys[b]) == ka {
+				if p.keyText(nodes, keys[b]) == ka {
 					return true
 				}
 			}
@@ -440,7 +632,7 @@ func (p *Parser) repeatedKey(obj uint32) bool {
 		clear(p.seen)
 	}
 	for _, k := range keys {
-		t := p.keyText(k)
+		t := p.keyText(nodes, k)
 		if _, dup := p.seen[t]; dup {
 			return true
 		}
@@ -451,58 +643,61 @@ func (p *Parser) repeatedKey(obj uint32) bool {
 
 // keyText returns the text of the string node k of the document being
 // read (only to compare it: an escaped key's text lives in buf).
-func (p *Parser) keyText(k uint32) string {
-	nd := &p.nodes[k]
+func (p *Parser) keyText(nodes []node, k uint32) string {
+	nd := &nodes[k]
 	if nd.flag&flagEsc != 0 {
 		return bytesString(p.buf[nd.off : nd.off+nd.n])
 	}
 	return p.s[nd.off : nd.off+nd.n]
 }
 
-func (p *Parser) array() error {
-	open := p.pos
-	p.pos++
-	if p.depth++; p.depth > MaxDepth {
-		return p.fail(open, "exceeded max depth of %d nested arrays and objects", MaxDepth)
+// located completes a *SyntaxError of read with its pointer: the index
+// of the value of a sequence, then one token for each open container,
+// outermost first, down to cur, whose own token (the key or index of the
+// value it is reading, after the members or elements n counts as read
+// does) is there only when inner is set.
+func (p *Parser) located(err error, nodes []node, cur, n uint32, inner bool) error {
+	se, ok := err.(*SyntaxError)
+	if !ok {
+		return err
 	}
-	me := len(p.nodes)
-	p.nodes = append(p.nodes, node{kind: Array, off: uint32(open)})
-	p.skipSpace()
-	if p.pos < len(p.s) && p.s[p.pos] == ']' {
-		p.pos++
-		p.depth--
-		nd := &p.nodes[me]
-		nd.end, nd.rend = uint32(len(p.nodes)-p.start), uint32(p.pos)
-		return nil
+	var chain []uint32 // innermost first
+	for c := cur; c != noParent; c = nodes[c].end {
+		chain = append(chain, c)
 	}
-	n := uint32(0)
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		if err := p.value(); err != nil {
-			return withIndex(err, n)
-		}
-		n++
-		p.skipSpace()
-		if p.pos >= len(p.s) {
-			return p.fail(p.pos, "unexpected end of JSON input")
-		}
-		c := p.s[p.pos]
-		p.pos++
-		if c == ',' {
-			continue
-		}
-		if c == ']' {
+	var b []byte
+	if p.seq {
+		b = append(b, '/')
+		b = strconv.AppendUint(b, uint64(p.seqN), 10)
+	}
+	base := uint32(p.start)
+	for k := len(chain) - 1; k >= 0; k-- {
+		c := chain[k]
+		if k == 0 && !inner {
 			break
 		}
-		return p.fail(p.pos-1, "invalid character %s after array element", p.quoteAt(p.pos-1))
+		count := n >> 1
+		if k > 0 {
+			count = nodes[c].n >> 1
+		}
+		b = append(b, '/')
+		if nodes[c].kind == Array {
+			b = strconv.AppendUint(b, uint64(count), 10)
+			continue
+		}
+		// The current key: the one after count members.
+		j := c + 1
+		for range count {
+			if v := &nodes[j+1]; v.kind >= Array {
+				j = v.end + base
+			} else {
+				j += 2
+			}
+		}
+		b = appendPointerToken(b, p.keyText(nodes, j))
 	}
-	p.depth--
-	nd := &p.nodes[me]
-	nd.n, nd.end, nd.rend = n, uint32(len(p.nodes)-p.start), uint32(p.pos)
-	return nil
+	se.Pointer = string(b)
+	return se
 }
 
 // plainByte marks the string bytes that need no care: printable ASCII
@@ -514,27 +709,15 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// str reads a string literal starting at its opening quote. A literal
-// with no escapes and valid UTF-8 is a slice of the input; any other is
-// decoded into p.buf.
-func (p *Parser) str() error {
+// strRest reads the rest of the string literal whose opening quote is
+// s[quote], from its first byte i that needs care other than a closing
+// quote (or the end of the input), and returns its node and the offset
+// after it. A literal with no escapes and valid UTF-8 is a slice of the
+// input; any other is decoded into p.buf.
+func (p *Parser) strRest(quote, i int) (node, int, error) {
 	s := p.s
-	quote := p.pos
 	start := quote + 1
-	i := start
 	ascii := true
-	// Eight bytes at a time while none needs care: no '"', '\\',
-	// control character or byte >= 0x80. The lowest byte each test
-	// flags is one that needs care (a test may flag bytes above it
-	// wrongly), so the first such byte is found without going back.
-	for i+8 <= len(s) {
-		x := load64(s, i)
-		if m := (x-0x2020202020202020)&^x&0x8080808080808080 | hasZero(x^0x2222222222222222) | hasZero(x^0x5c5c5c5c5c5c5c5c) | x&0x8080808080808080; m != 0 {
-			i += bits.TrailingZeros64(m) >> 3
-			break
-		}
-		i += 8
-	}
 	for i < len(s) {
 		c := s[i]
 		if plainByte[c] {
@@ -546,9 +729,7 @@ func (p *Parser) str() error {
 			if !ascii && !utf8.ValidString(s[start:i]) {
 				return p.strSlow(quote, start, start)
 			}
-			p.nodes = append(p.nodes, node{kind: String, off: uint32(start), n: uint32(i - start), end: uint32(quote), rend: uint32(i + 1)})
-			p.pos = i + 1
-			return nil
+			return node{kind: String, off: uint32(start), n: uint32(i - start), end: uint32(quote), rend: uint32(i + 1)}, i + 1, nil
 		case c == '\\':
 			if !ascii {
 				// Decode from the start: the bytes read so far may
@@ -557,18 +738,18 @@ func (p *Parser) str() error {
 			}
 			return p.strSlow(quote, start, i)
 		case c < 0x20:
-			return p.fail(i, "invalid character %s in string literal", p.quoteAt(i))
+			return node{}, 0, p.fail(i, "invalid character %s in string literal", p.quoteAt(i))
 		default:
 			ascii = false
 			i++
 		}
 	}
-	return p.fail(len(s), "unexpected end of JSON input")
+	return node{}, 0, p.fail(len(s), "unexpected end of JSON input")
 }
 
 // strSlow finishes a string literal that has escapes or invalid UTF-8,
 // decoding it into p.buf; i is the first byte that needs care.
-func (p *Parser) strSlow(quote, start, i int) error {
+func (p *Parser) strSlow(quote, start, i int) (node, int, error) {
 	s := p.s
 	b := p.buf
 	at := len(b)
@@ -587,17 +768,15 @@ func (p *Parser) strSlow(quote, start, i int) error {
 		switch {
 		case c == '"':
 			p.buf = b
-			p.nodes = append(p.nodes, node{kind: String, flag: flagEsc, off: uint32(at), n: uint32(len(b) - at), end: uint32(quote), rend: uint32(i + 1)})
-			p.pos = i + 1
-			return nil
+			return node{kind: String, flag: flagEsc, off: uint32(at), n: uint32(len(b) - at), end: uint32(quote), rend: uint32(i + 1)}, i + 1, nil
 		case c < 0x20:
 			p.buf = b
-			return p.fail(i, "invalid character %s in string literal", p.quoteAt(i))
+			return node{}, 0, p.fail(i, "invalid character %s in string literal", p.quoteAt(i))
 		case c == '\\':
 			i++
 			if i >= len(s) {
 				p.buf = b
-				return p.fail(i, "unexpected end of JSON input")
+				return node{}, 0, p.fail(i, "unexpected end of JSON input")
 			}
 			switch e := s[i]; e {
 			case '"', '\\', '/':
@@ -623,9 +802,9 @@ func (p *Parser) strSlow(quote, start, i int) error {
 				if bad >= 0 {
 					p.buf = b
 					if bad >= len(s) {
-						return p.fail(bad, "unexpected end of JSON input")
+						return node{}, 0, p.fail(bad, "unexpected end of JSON input")
 					}
-					return p.fail(bad, "invalid character %s in \\u hexadecimal character escape", p.quoteAt(bad))
+					return node{}, 0, p.fail(bad, "invalid character %s in \\u hexadecimal character escape", p.quoteAt(bad))
 				}
 				i += 5
 				if utf16.IsSurrogate(r) {
@@ -645,7 +824,7 @@ func (p *Parser) strSlow(quote, start, i int) error {
 				b = utf8.AppendRune(b, r)
 			default:
 				p.buf = b
-				return p.fail(i, "invalid character %s in string escape code", p.quoteAt(i))
+				return node{}, 0, p.fail(i, "invalid character %s in string escape code", p.quoteAt(i))
 			}
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -658,7 +837,7 @@ func (p *Parser) strSlow(quote, start, i int) error {
 		}
 	}
 	p.buf = b
-	return p.fail(len(s), "unexpected end of JSON input")
+	return node{}, 0, p.fail(len(s), "unexpected end of JSON input")
 }
 
 // hex4 reads the four hex digits of a \u escape at s[i:]; bad is the
@@ -720,22 +899,6 @@ func (p *Parser) fail(off int, msg string, args ...any) error {
 	return &SyntaxError{Offset: off, Line: line, Column: col, Msg: msg}
 }
 
-// withKey puts the member key in front of err's pointer.
-func withKey(err error, key string) error {
-	if se, ok := err.(*SyntaxError); ok {
-		se.Pointer = string(appendPointerToken([]byte{'/'}, key)) + se.Pointer
-	}
-	return err
-}
-
-// withIndex puts the element index in front of err's pointer.
-func withIndex(err error, i uint32) error {
-	if se, ok := err.(*SyntaxError); ok {
-		se.Pointer = "/" + strconv.FormatUint(uint64(i), 10) + se.Pointer
-	}
-	return err
-}
-
 // appendPointerToken appends a JSON pointer token: ~ as ~0 and / as ~1
 // (RFC 6901 section 3).
 func appendPointerToken(b []byte, tok string) []byte {
@@ -751,14 +914,3 @@ func appendPointerToken(b []byte, tok string) []byte {
 	}
 	return b
 }
-
-// load64 reads the eight bytes of s at i as a little-endian word; i+8 <=
-// len(s).
-func load64(s string, i int) uint64 {
-	b := unsafe.Slice(unsafe.StringData(s), len(s))[i : i+8 : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// hasZero reports (as a nonzero word) whether a byte of x is zero.
-func hasZero(x uint64) uint64 { return (x - 0x0101010101010101) &^ x & 0x8080808080808080 }
