@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -61,6 +62,67 @@ func FuzzArgIndex(f *testing.F) {
 			}
 			if got, w := want.satisfiedByIn(ms, strict), want.satisfiedBy(args, strict); got != w {
 				t.Fatalf("%s against %s (strict %v): satisfiedByIn %v, satisfiedBy %v", a, e, strict, got, w)
+			}
+		}
+	})
+}
+
+// FuzzSameText checks match's first test (an expected object or array
+// read from a document, holding no matcher, matches a value with its
+// exact source text) against the plain path: for any args object, each
+// expected value compiled from the document agrees with the same value
+// compiled from Go values on actual values that share its text, nested
+// or whole, and on the plain path's own actuals.
+func FuzzSameText(f *testing.F) {
+	for _, s := range argsSeeds {
+		f.Add(s)
+	}
+	f.Add(`{"a":{"b":[1,{"c":" d "}],"e":1.50},"f":[[],{}],"g":{"h":1e999}}`)
+	f.Add(`{"a":{"k":1,"k":2},"b":[1,{"$regex":"x"}]}`)
+	f.Fuzz(func(t *testing.T, args string) {
+		v, err := jsondoc.ParseString(args)
+		if err != nil || v.Kind() != jsondoc.Object {
+			return
+		}
+		c, err := ParseContract([]byte(`[{"tool":"t","args":` + args + `}]`))
+		if err != nil {
+			return
+		}
+		_, _, plain := plainArgs(v)
+		if plain == nil {
+			return
+		}
+		fast := c.Required[0].Call.Args.compiled()
+		// The members again, in another object: each value keeps its
+		// text, the object does not.
+		var b []byte
+		b = append(b, `{"pad":0`...)
+		for k, e := range v.Members() {
+			b = append(b, ',')
+			b = jsondoc.AppendString(b, k)
+			b = append(b, ':')
+			b = append(b, e.Raw()...)
+		}
+		b = append(b, '}')
+		again, err := jsondoc.ParseString(string(b))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		for _, av := range []jsondoc.Value{v, again} {
+			for _, strict := range []bool{false, true} {
+				if got, want := fast.match(av, strict), plain.match(av, strict); got != want {
+					t.Fatalf("%s against %s (strict %v): from the document %v, plain %v", args, av.Raw(), strict, got, want)
+				}
+				if got, want := fast.countEqual(av, strict), plain.countEqual(av, strict); got != want {
+					t.Fatalf("%s against %s (strict %v): countEqual from the document %d, plain %d", args, av.Raw(), strict, got, want)
+				}
+				for i, k := range fast.keys {
+					j := slices.Index(plain.keys, k)
+					e := v.Get(k)
+					if got, want := fast.kids[i].match(e, strict), plain.kids[j].match(e, strict); got != want {
+						t.Fatalf("%s: member %q against its own text (strict %v): from the document %v, plain %v", args, k, strict, got, want)
+					}
+				}
 			}
 		}
 	})

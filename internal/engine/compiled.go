@@ -33,7 +33,11 @@ const (
 // $approx tolerances computed. match gives exactly what Compare gives for
 // the value it was compiled from.
 type cval struct {
-	op   cop
+	op cop
+	// flag is a boolean's value, a string's "trim too long to keep",
+	// $contains' "the value is a string", $one_of's "every candidate is
+	// a number"; for an object or array compiled from a document, that it
+	// holds no matcher, and s is then its exact source text (see pure).
 	flag bool
 	// lead and trail are the bytes trimSpace removes from a string's s at
 	// each end (flag set: too many to keep, trimmed computes them).
@@ -96,6 +100,7 @@ func (p *contractParser) compileExpected(dst *cval, v jsondoc.Value) {
 		for i, e := range v.Elems() {
 			p.compileExpected(&dst.kids[i], e)
 		}
+		dst.setPure(v)
 	case jsondoc.String:
 		dst.setString(v.Text())
 	case jsondoc.Bool:
@@ -136,7 +141,28 @@ func (p *contractParser) compileObject(dst *cval, v jsondoc.Value) bool {
 		i++
 	}
 	dst.op, dst.keys, dst.kids, dst.keyBits = copObject, keys, kids, bits
+	dst.setPure(v)
 	return true
+}
+
+// setPure marks an object or array node compiled from the document value
+// v as pure when nothing inside it is a matcher (or a value Compare
+// cannot read), keeping v's source text in s: a value with the same
+// source text is the same JSON value, which matches it (match's first
+// test).
+func (e *cval) setPure(v jsondoc.Value) {
+	for i := range e.kids {
+		switch k := &e.kids[i]; k.op {
+		case copString, copNumber, copBool, copNull:
+		case copObject, copArray:
+			if !k.flag {
+				return
+			}
+		default:
+			return
+		}
+	}
+	e.flag, e.s = true, v.Raw()
 }
 
 // slot returns a pointer to a new zero item of *chunk, allocating a new
@@ -354,6 +380,9 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		an, ok := parseNumber(lit)
 		return ok && e.num.equal(an, strict)
 	case copObject:
+		if e.flag && actual.Raw() == e.s {
+			return true // the same text: the same value
+		}
 		if actual.Kind() != jsondoc.Object || actual.Len() != len(e.keys) {
 			return false
 		}
@@ -365,6 +394,9 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 		}
 		return true
 	case copArray:
+		if e.flag && actual.Raw() == e.s {
+			return true // the same text: the same value
+		}
 		if actual.Kind() != jsondoc.Array || actual.Len() != len(e.kids) {
 			return false
 		}
