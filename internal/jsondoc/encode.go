@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -38,8 +40,31 @@ func AppendStringNoHTML(b []byte, s string) []byte { return appendString(b, s, &
 
 func appendString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	b = append(b, '"')
+	html := safe == &htmlSafe
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip what is written as it is: eight bytes at a time, then one
+		// by one (the byte that stopped the words, or the last few).
+		for i+8 <= len(s) {
+			x := load8(s, i)
+			var bad uint64
+			if html {
+				bad = escapesHTML(x)
+			} else {
+				bad = escapesPlain(x)
+			}
+			if bad != 0 {
+				i += bits.TrailingZeros64(bad) / 8
+				break
+			}
+			i += 8
+		}
+		for i < len(s) && s[i] < utf8.RuneSelf && safe[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if safe[c] {
 				i++
@@ -83,6 +108,36 @@ func appendString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// escapesHTML returns, for the eight bytes of x (little-endian), a word
+// with the high bit of each byte that AppendString does not write as
+// itself set, and no other bit: a byte below 0x20 (its low seven bits
+// plus 0x60 stay below 0x80), at or above 0x80, '\\', '"' or '&' (0x22
+// and 0x26), '<' or '>' (0x3c and 0x3e).
+func escapesHTML(x uint64) uint64 {
+	const ones, low7, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	return (^((x&low7)+0x60*ones)|x)&highs | zero(x^'\\'*ones) | zero((x|0x04*ones)^0x26*ones) | zero((x|0x02*ones)^0x3e*ones)
+}
+
+// escapesPlain is escapesHTML for AppendStringNoHTML: '<', '>' and '&'
+// are written as themselves.
+func escapesPlain(x uint64) uint64 {
+	const ones, low7, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	return (^((x&low7)+0x60*ones)|x)&highs | zero(x^'\\'*ones) | zero(x^'"'*ones)
+}
+
+// zero returns the high bit of each byte of y that is 0, and no other.
+func zero(y uint64) uint64 {
+	const low7, highs = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	return ^(((y & low7) + low7) | y) & highs
+}
+
+// load8 returns the eight bytes of s at i as a little-endian word.
+func load8(s string, i int) uint64 {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))[i : i+8 : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // AppendFloat appends the finite f exactly as json.Marshal writes a

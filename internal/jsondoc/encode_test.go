@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -42,7 +43,9 @@ func encodeNoHTML(t *testing.T, s string) string {
 }
 
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a<b>&c", "\u2028", "\xff", "\"\\\n"} {
+	for _, s := range []string{"", "a<b>&c", "\u2028", "\xff", "\"\\\n",
+		"0123456789abcdef0123456789", "01234567<9abcdef&", "0123456\"89abcdef\\0123", "abcdefg\x1fhijklmnop\x7f~",
+		"abcdefgh\u00e9ijklmnop\u2029qrstuvwx", "abcdefghijklmno>", "abcdefgh\xffijklmnop", "!#$%'()*+,-./:;=?@[]^_`{|}~ \x7f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -107,4 +110,26 @@ func FuzzAppendFloat(f *testing.F) {
 			t.Fatalf("AppendFloat(%v) = %s, want %s", v, got, want)
 		}
 	})
+}
+
+// TestAppendStringEveryByte checks every byte value at every place of an
+// eight-byte block and of the bytes after the last whole block against
+// encoding/json, in both modes.
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 19 {
+			s := []byte(strings.Repeat("a", 19))
+			s[at] = byte(c)
+			want, err := json.Marshal(string(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := AppendString(nil, string(s)); string(got) != string(want) {
+				t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+			}
+			if got, want := AppendStringNoHTML(nil, string(s)), encodeNoHTML(t, string(s)); string(got) != want {
+				t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
+			}
+		}
+	}
 }
