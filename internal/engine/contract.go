@@ -367,16 +367,20 @@ func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
 }
 
 func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
-	errs, err := schemaErrors(d.Any())
-	if err != nil {
-		return nil, err
-	}
-	if len(errs) > 0 {
-		// Report the matcher problems too, so one run lists everything.
-		p.matcherErrors(d)
-		errs = append(errs, p.errs...)
-		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Pointer < errs[j].Pointer })
-		return nil, invalid(errs...)
+	// A document of the usual shape is known to satisfy the schema
+	// without decoding it; any other is validated, for its errors.
+	if !knownValid(d) {
+		errs, err := schemaErrors(d.Any())
+		if err != nil {
+			return nil, err
+		}
+		if len(errs) > 0 {
+			// Report the matcher problems too, so one run lists everything.
+			p.matcherErrors(d)
+			errs = append(errs, p.errs...)
+			sort.SliceStable(errs, func(i, j int) bool { return errs[i].Pointer < errs[j].Pointer })
+			return nil, invalid(errs...)
+		}
 	}
 	c := &Contract{Version: 2}
 	c.Description = d.Get("description").Text()
