@@ -129,7 +129,7 @@ func (s *Server) createBatch(w http.ResponseWriter, r *http.Request) error {
 			errors: []FieldProblem{{Pointer: "", Message: fmt.Sprintf("must hold 1 to %d evaluations", s.cfg.MaxBatchItems)}}}
 	}
 	for _, it := range items {
-		if it.in, it.err = decodeEvaluation(it.raw); it.err == nil {
+		if it.in, it.err = s.decodeOwned(it.raw); it.err == nil {
 			it.err = s.resolveContract(ctx, it.in)
 		}
 		if it.err != nil && transient(it.err) {

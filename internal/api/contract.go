@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -66,6 +67,9 @@ type contractCache struct {
 	// parses makes concurrent misses of one registry version share one
 	// parse.
 	parses singleflight.Group
+	// starts finds cached inline contracts in request bodies
+	// (inlineAt).
+	starts inlineStarts
 }
 
 type latestEntry struct {
@@ -127,7 +131,101 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 	sum := sha256.Sum256(doc.AppendCanonical(make([]byte, 0, len(raw))))
 	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}, regexSizes: c.RegexSizes()}
 	cc.entries.add(key, bytes.Clone(raw), pc, cost)
+	if k := doc.Kind(); (k == jsondoc.Object || k == jsondoc.Array) && depth(doc) <= jsondoc.MaxDepth-2 {
+		// Inside a request the contract is one level deeper: one nested
+		// MaxDepth-1 levels would not read there.
+		cc.starts.add(cc.seed, raw)
+	}
 	return pc, nil
+}
+
+// inlinePrefix is how many leading bytes of an inline contract
+// inlineStarts indexes it by; shorter contracts are not indexed.
+const inlinePrefix = 32
+
+// inlineStarts indexes the inline contracts parseInline cached by the hash
+// of their first inlinePrefix bytes: for each, the lengths of the
+// contracts that start so (the most recent first, at most
+// maxInlineLengths). An entry may outlive its contract in the cache; a
+// look-up then misses. Safe for concurrent use.
+type inlineStarts struct {
+	mu      sync.RWMutex
+	lengths map[uint64][]int
+}
+
+// maxInlineLengths and maxInlineStarts bound inlineStarts: lengths per
+// prefix, and prefixes (past it the index starts again empty).
+const (
+	maxInlineLengths = 4
+	maxInlineStarts  = 1 << 16
+)
+
+func (x *inlineStarts) add(seed maphash.Seed, raw []byte) {
+	if len(raw) < inlinePrefix {
+		return
+	}
+	h := maphash.Bytes(seed, raw[:inlinePrefix])
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lengths == nil || len(x.lengths) >= maxInlineStarts {
+		x.lengths = make(map[uint64][]int)
+	}
+	old := x.lengths[h]
+	ls := make([]int, 0, maxInlineLengths)
+	ls = append(ls, len(raw))
+	for _, n := range old {
+		if n != len(raw) && len(ls) < maxInlineLengths {
+			ls = append(ls, n)
+		}
+	}
+	x.lengths[h] = ls
+}
+
+// inlineAt returns the cached inline contract whose text starts body at
+// offset i (body[i:i+len(raw)] is raw, a JSON object or array that read
+// as a contract or gold list), and false when none does. It decodes
+// nothing: a cached contract is valid JSON, so a value of the body that
+// starts with its text is that contract.
+func (cc *contractCache) inlineAt(body []byte, i int) (raw []byte, ok bool) {
+	if i < 0 || len(body)-i < inlinePrefix {
+		return nil, false
+	}
+	h := maphash.Bytes(cc.seed, body[i:i+inlinePrefix])
+	cc.starts.mu.RLock()
+	ls := cc.starts.lengths[h]
+	cc.starts.mu.RUnlock()
+	closing := byte('}')
+	if body[i] == '[' {
+		closing = ']'
+	}
+	for _, n := range ls {
+		if n > len(body)-i || body[i+n-1] != closing {
+			continue
+		}
+		cand := body[i : i+n]
+		if raw, ok := cc.entries.raw(cacheKey{hash: maphash.Bytes(cc.seed, cand)}, cand); ok {
+			return raw, true
+		}
+	}
+	return nil, false
+}
+
+// depth returns how many arrays and objects v nests (0 for a scalar).
+func depth(v jsondoc.Value) int {
+	d := 0
+	switch v.Kind() {
+	case jsondoc.Object:
+		for _, m := range v.Members() {
+			d = max(d, depth(m))
+		}
+	case jsondoc.Array:
+		for _, e := range v.Elems() {
+			d = max(d, depth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
 }
 
 func kindOf(c *engine.Contract) record.ContractKind {

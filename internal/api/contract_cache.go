@@ -50,6 +50,18 @@ func (c *byteCache) get(key cacheKey, raw []byte) (*parsedContract, bool) {
 	return e.pc, true
 }
 
+// raw returns the text an inline entry of key was parsed from when it is
+// raw's bytes (a copy of them, which the cache keeps unchanged).
+func (c *byteCache) raw(key cacheKey, raw []byte) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.lru.Peek(key)
+	if !ok || e.raw == nil || !bytes.Equal(e.raw, raw) {
+		return nil, false
+	}
+	return e.raw, true
+}
+
 // add keeps pc under key at cost bytes, evicting the least recently used
 // entries until the cache fits its budget; an entry over a quarter of the
 // budget is not kept.

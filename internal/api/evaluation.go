@@ -126,6 +126,18 @@ func decodeEvaluation(data []byte) (*evalInput, error) {
 	return decodeParsed(data, doc)
 }
 
+// decodeOwned is decodeEvaluation on a request that nothing writes to
+// again (a batch item of a body readBody read), read by parseBody: its
+// document shares data's memory and skips an inline contract the cache
+// has.
+func (s *Server) decodeOwned(data []byte) (*evalInput, error) {
+	doc, err := s.contracts.parseBody(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeParsed(data, doc)
+}
+
 // decodeParsed is decodeEvaluation on the request's tape doc, read from
 // data by parseRequest.
 func decodeParsed(data []byte, doc jsondoc.Value) (*evalInput, error) {
@@ -359,7 +371,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	out.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
 	out.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
-	if id != uuid.Nil {
+	if id != uuid.Nil && (in.body == nil || mayHoldNUL(in.body)) {
 		if err := storedNULProblem(out, in); err != nil {
 			return nil, err
 		}
@@ -372,6 +384,28 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
 	return out, nil
+}
+
+// mayHoldNUL reports whether a result graded from the request (or batch
+// item) text body can hold a NUL character: only when body holds `\u`.
+// Every text of a result comes from the body's strings (decoded once, or
+// again where a string holds JSON: a string trace, OpenAI's arguments)
+// or from a registry contract, which holds no NUL (Postgres cannot store
+// one), and JSON text holds no NUL byte itself: a NUL at any level of
+// decoding is written \u0000 one level up, and a `\u` at any level is
+// written with a `\u` one level up (as \\u, \u005cu, \\\u0075 or
+// \u005c\u0075).
+func mayHoldNUL(body []byte) bool {
+	// 'u' is rarer than '\\' in JSON text, so look for it first.
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(body[i:], 'u')
+		if j < 0 {
+			return false
+		}
+		if i += j; i > 0 && body[i-1] == '\\' {
+			return true
+		}
+	}
 }
 
 // storedNULProblem returns the 422 for a result that cannot be stored because
@@ -608,9 +642,17 @@ func (s *Server) createEvaluation(w http.ResponseWriter, r *http.Request) error 
 		return &apiError{kind: probQueueFull, detail: fmt.Sprintf("%d evaluations are in flight; retry later", cap(s.inflight)), retryAfter: 1, cause: errQueueFull}
 	}
 	project := ProjectFrom(ctx)
-	doc, perr := parseOwnedRequest(body) // the one read of the body
+	idem := store && key != ""
+	var doc jsondoc.Value
+	var perr error
+	if idem {
+		// The request's hash is the canonical form of all of it.
+		doc, perr = parseOwnedRequest(body) // the one read of the body
+	} else {
+		doc, perr = s.contracts.parseBody(body) // the one read of the body, less a cached contract
+	}
 	var hash string
-	if store && key != "" {
+	if idem {
 		if perr == nil {
 			hash = requestHashDoc(r, doc)
 		} else {

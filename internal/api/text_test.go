@@ -60,6 +60,13 @@ func TestNULInResult(t *testing.T) {
 	}{
 		{"trace argument", body(`"gold":`+goldList, `"trace":[{"tool":"search","args":{"q":"a\u0000b"}}]`),
 			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
+		{"OpenAI arguments", body(`"gold":`+goldList,
+			`"trace":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{\"q\":\"a\\u0000b\"}"}}]}]`),
+			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
+		{"string trace", body(`"gold":`+goldList, `"trace":"{\"tool\":\"search\",\"args\":{\"q\":\"a\\u0000b\"}}"`),
+			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
+		{"string trace, escaped backslash", body(`"gold":`+goldList, `"trace":"{\"tool\":\"search\",\"args\":{\"q\":\"a\u005cu0000b\"}}"`),
+			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
 		{"final answer", body(`"gold":`+goldList, `"trace":[]`, `"final_answer":"ok\u0000"`),
 			"invalid-request", FieldProblem{Pointer: "/final_answer", Message: holds}},
 		{"inline contract", body(`"contract":{"contract_version":2,"required":[{"tool":"a","args":{"x":"\u0000"}}]}`, `"trace":[]`),
