@@ -30,7 +30,7 @@ var resultColumnTypes = []string{
 	"text", "text", "text", "jsonb", "text",
 	"double precision", "text", "boolean", "double precision", "boolean",
 	"text", "text", "text", "text",
-	"text", "json", "text", "text",
+	"text", "text", "text", "text",
 }
 
 // copyResultsSQL is the COPY statement of appendResultTuple's tuples.
@@ -138,7 +138,7 @@ func appendResultFields(b []byte, r *record.Result, sharedExpected bool) []byte 
 	} else {
 		b = appendNull(b)
 	}
-	b = appendField(b, r.Metrics) // json's binary format is its text
+	b = appendField(b, r.Metrics)
 	b = appendField(b, r.Checks)
 	return appendField(b, r.Issues)
 }

@@ -181,6 +181,48 @@ func TestMigration7(t *testing.T) {
 	}
 }
 
+// TestMigration17 checks migration 00017 both ways on a stored row: down
+// makes metrics json again with the same text, and up again reads the
+// same bytes.
+func TestMigration17(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	r := newResult(t, 1, nil)
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r}}); err != nil {
+		t.Fatal(err)
+	}
+	typeOf := func() (string, string) {
+		t.Helper()
+		var typ, text string
+		if err := db.pool.QueryRow(ctx, `SELECT pg_typeof(metrics)::text, metrics::text FROM results WHERE id = $1`, r.ID).Scan(&typ, &text); err != nil {
+			t.Fatal(err)
+		}
+		return typ, text
+	}
+	if typ, text := typeOf(); typ != "text" || text != string(r.Metrics) {
+		t.Errorf("metrics = %s %s, want text %s", typ, text, r.Metrics)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 16); err != nil {
+		t.Fatalf("DownTo(16): %v", err)
+	}
+	if typ, text := typeOf(); typ != "json" || text != string(r.Metrics) {
+		t.Errorf("after down: metrics = %s %s, want json %s", typ, text, r.Metrics)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v", v, err)
+	}
+	got, err := db.GetResult(ctx, 1, r.ID)
+	if err != nil || string(got.Metrics) != string(r.Metrics) {
+		t.Errorf("after up: GetResult metrics = %s, %v; want %s", got.Metrics, err, r.Metrics)
+	}
+}
+
 func TestContracts(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
