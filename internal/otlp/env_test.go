@@ -49,6 +49,16 @@ type env struct {
 // filled in, and Quiet and SweepEvery default to 300 ms and 50 ms.
 func newEnv(t *testing.T, cfg otlp.Config) *env {
 	t.Helper()
+	e := newHeldEnv(t, cfg)
+	e.svc.Start()
+	return e
+}
+
+// newHeldEnv is newEnv with the service's background loops (the
+// assembler, the retention sweep) not started: spans are stored, and no
+// trace closes until the test calls e.svc.Start.
+func newHeldEnv(t *testing.T, cfg otlp.Config) *env {
+	t.Helper()
 	dbURL := storetest.NewDatabase(t)
 	ctx := context.Background()
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
@@ -102,7 +112,6 @@ func newEnv(t *testing.T, cfg otlp.Config) *env {
 	if err := rg.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.Start()
 	e.http = httptest.NewServer(e.api.Handler())
 	t.Cleanup(func() {
 		e.http.Close()
