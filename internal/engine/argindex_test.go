@@ -108,6 +108,15 @@ func FuzzSameText(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
+		// The scorer's first test on a call's arguments: the same text
+		// satisfies, every key compares equal.
+		if fast.flag {
+			for _, strict := range []bool{false, true} {
+				if n := plain.countEqual(v, strict); n != len(plain.keys) || !plain.satisfiedBy(v, strict) {
+					t.Fatalf("%s against itself (strict %v): %d of %d keys compare equal", args, strict, n, len(plain.keys))
+				}
+			}
+		}
 		for _, av := range []jsondoc.Value{v, again} {
 			for _, strict := range []bool{false, true} {
 				if got, want := fast.match(av, strict), plain.match(av, strict); got != want {

@@ -569,8 +569,10 @@ func (sc *scorer) correct(g *planExp, i int) int {
 	if *m <= 0 {
 		n := 0
 		// No key in common: none compares equal.
-		if sc.t.Calls[i].ArgsError == "" {
-			if ms, bits := sc.argIndex(i); g.args.keyBits&bits != 0 {
+		if c := &sc.t.Calls[i]; c.ArgsError == "" {
+			if g.args.flag && c.Args.Raw() == g.args.s {
+				n = len(g.args.keys) // the same text: every key compares equal
+			} else if ms, bits := sc.argIndex(i); g.args.keyBits&bits != 0 {
 				n = g.args.countEqualIn(ms, sc.strict)
 			}
 		}
@@ -596,7 +598,12 @@ func (sc *scorer) satisfies(g *planExp, i int) bool {
 	case *m < 0:
 		return false
 	}
-	// An expected key's bit missing from the call's: that key is missing.
+	// The same text satisfies; an expected key's bit missing from the
+	// call's: that key is missing.
+	if g.args.flag && sc.t.Calls[i].Args.Raw() == g.args.s {
+		*m = int32(len(g.args.keys)) + 1
+		return true
+	}
 	if ms, bits := sc.argIndex(i); g.args.keyBits&^bits == 0 && g.args.satisfiedByIn(ms, sc.strict) {
 		*m = int32(len(g.args.keys)) + 1
 		return true
