@@ -58,7 +58,16 @@ func LineCol(s string, off int) (line, col int) {
 // Parse reads one JSON document from data, which is copied once (strings
 // of the result share that copy). Only white space may follow the value.
 // Errors are *SyntaxError.
-func Parse(data []byte) (Value, error) { return ParseString(string(data)) }
+func Parse(data []byte) (Value, error) {
+	if len(data) <= smallMin || len(data) > len(smallCopy{}.text) {
+		return ParseString(string(data))
+	}
+	// A small document's text, Doc and nodes share one allocation.
+	sc := new(smallCopy)
+	n := copy(sc.text[:], data)
+	p := Parser{single: true, doc: &sc.d, nodes: sc.nodes[:0]}
+	return p.parse(unsafe.String(&sc.text[0], n), false)
+}
 
 // ParseString is Parse on a string, which the result shares (no copy).
 func ParseString(s string) (Value, error) {
@@ -90,8 +99,10 @@ type Parser struct {
 	slab  []Doc  // the latest slab of Docs
 	seen  map[string]struct{}
 	// single marks a Parser used for one document: its Doc is allocated
-	// alone rather than from a slab.
+	// alone rather than from a slab, with its nodes when it is small
+	// (doc).
 	single bool
+	doc    *Doc
 
 	// per document
 	s     string
@@ -130,7 +141,13 @@ func (p *Parser) parse(s string, seq bool) (Value, error) {
 		// documents' nodes, which stay where they are.
 		p.nodes = make([]node, 0, max(2*cap(p.nodes), len(s)/8+8))
 	} else if p.nodes == nil {
-		p.nodes = make([]node, 0, len(s)/8+8)
+		if est := len(s)/8 + 8; p.single && len(s) > smallMin && est <= len(smallDoc{}.nodes) {
+			// One allocation for the Doc and its nodes.
+			sd := new(smallDoc)
+			p.nodes, p.doc = sd.nodes[:0], &sd.d
+		} else {
+			p.nodes = make([]node, 0, est)
+		}
 	}
 	p.s, p.seq, p.seqN, p.depth = s, seq, 0, 0
 	p.start, p.bufAt = len(p.nodes), len(p.buf)
@@ -163,6 +180,9 @@ func (p *Parser) parse(s string, seq bool) (Value, error) {
 // newDoc returns a Doc from the slab.
 func (p *Parser) newDoc() *Doc {
 	if p.single {
+		if p.doc != nil {
+			return p.doc
+		}
 		return new(Doc)
 	}
 	if len(p.docs) == 0 {
@@ -173,6 +193,23 @@ func (p *Parser) newDoc() *Doc {
 	p.docs = p.docs[1:]
 	return d
 }
+
+// smallDoc is a small document's Doc with room for its nodes (as many
+// as parse reserves for a text of up to 320 bytes), allocated at once;
+// smallCopy adds room for the text Parse copies. Texts of at most
+// smallMin bytes, which would leave most of that room unused, have their
+// own allocations.
+type smallDoc struct {
+	d     Doc
+	nodes [48]node
+}
+
+type smallCopy struct {
+	smallDoc
+	text [320]byte
+}
+
+const smallMin = 128
 
 // noParent is the parent link of a top-level container.
 const noParent = ^uint32(0)
@@ -443,6 +480,10 @@ key: // an object's key is expected at i, after white space
 			*kbits = ^uint32(0)
 		}
 	}
+	if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:i+2]) == ':'|' '<<8 { // ": ", the usual separator
+		i += 2
+		goto value
+	}
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
 		i = skipWS(b, i)
 	}
@@ -455,9 +496,6 @@ key: // an object's key is expected at i, after white space
 		goto fail
 	}
 	i++
-	if uint(i+1) < uint(len(b)) && b[i] == ' ' && b[i+1] > ' ' { // ": "
-		i++
-	}
 	goto value
 
 badNumber:
@@ -487,7 +525,11 @@ func skipWS(b []byte, i int) int {
 	for uint(i) < uint(len(b)) && space[b[i]] {
 		i++
 		if i+8 <= len(b) {
-			i += bits.TrailingZeros64(le64(b, i)^0x2020202020202020) >> 3
+			k := bits.TrailingZeros64(le64(b, i)^0x2020202020202020) >> 3
+			i += k
+			if k < 8 && b[i] > ' ' {
+				break
+			}
 		}
 	}
 	return i
