@@ -102,12 +102,14 @@ var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': t
 // fraction or exponent) keeps its exact text; any other number is a
 // float64.
 type number struct {
-	isInt bool
 	// i is the value of an integer literal that fits int64.
-	i     int64
-	small bool // the integer literal fits int64
-	text  string
-	f     float64
+	i    int64
+	text string
+	f    float64
+	// isInt and small (the integer literal fits int64) come last, so that
+	// they share one word.
+	isInt bool
+	small bool
 }
 
 // toNumber converts a JSON number (json.Number or a Go numeric type) to a

@@ -6,7 +6,7 @@ import (
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
-// callFieldsByGet is readCallFields one Get per member: the plain path it
+// callFieldsByGet is callFields.read one Get per member: the plain path it
 // must equal.
 func callFieldsByGet(m jsondoc.Value) callFields {
 	return callFields{
@@ -18,7 +18,7 @@ func callFieldsByGet(m jsondoc.Value) callFields {
 	}
 }
 
-// checkCallFields compares readCallFields with callFieldsByGet, and
+// checkCallFields compares callFields.read with callFieldsByGet, and
 // named and anyArgs with isNamedCall and first, on every object of the
 // JSON text data.
 func checkCallFields(t *testing.T, data string) {
@@ -30,9 +30,10 @@ func checkCallFields(t *testing.T, data string) {
 	walk = func(v jsondoc.Value) {
 		switch v.Kind() {
 		case jsondoc.Object:
-			got, want := readCallFields(v), callFieldsByGet(v)
-			if got != want {
-				t.Fatalf("%s: readCallFields %+v, Get %+v", v.Raw(), got, want)
+			var got callFields
+			got.read(v)
+			if want := callFieldsByGet(v); got != want {
+				t.Fatalf("%s: callFields.read %+v, Get %+v", v.Raw(), got, want)
 			}
 			if first, _ := first(v, "args", "arguments", "input"); got.named() != isNamedCall(v) || got.anyArgs() != first {
 				t.Fatalf("%s: named %v, anyArgs %v; isNamedCall %v, first %v", v.Raw(), got.named(), got.anyArgs(), isNamedCall(v), first)
@@ -62,7 +63,7 @@ func TestCallFields(t *testing.T) {
 	}
 }
 
-// FuzzCallFields compares readCallFields with one Get per member
+// FuzzCallFields compares callFields.read with one Get per member
 // (checkCallFields) on any JSON text.
 func FuzzCallFields(f *testing.F) {
 	addSeeds(f, "plain")

@@ -200,7 +200,8 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		if !isObj(m) {
 			return engine.Trace{}, shapeErr("plain", m, "a call must be an object, not %s", aType(m))
 		}
-		f := readCallFields(m)
+		var f callFields
+		f.read(m)
 		var c engine.ToolCall
 		tool := f.tool
 		if !tool.Exists() && f.named() {
@@ -268,9 +269,8 @@ type callFields struct {
 	result, output, err           jsondoc.Value
 }
 
-// readCallFields reads the members of the call object m.
-func readCallFields(m jsondoc.Value) callFields {
-	var f callFields
+// read sets f from the members of the call object m (f is zero).
+func (f *callFields) read(m jsondoc.Value) {
 	for k, v := range m.Members() {
 		switch k {
 		case "tool":
@@ -305,7 +305,6 @@ func readCallFields(m jsondoc.Value) callFields {
 			f.err = v
 		}
 	}
-	return f
 }
 
 // named is isNamedCall of the call object.
