@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -263,6 +264,39 @@ func count(t *testing.T, dbURL, q string, args ...any) int64 {
 	return n
 }
 
+// waitBackendsGone waits until no other client connection to dbURL's
+// database is open.
+func waitBackendsGone(t *testing.T, dbURL string, timeout time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	start := time.Now()
+	deadline := start.Add(timeout)
+	var first int64 = -1
+	for {
+		var n int64
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if first < 0 {
+			first = n
+		}
+		if n == 0 {
+			t.Logf("%d other connections to the database, all closed within %s", first, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections to the database still open %s after the kill", n, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // waitFinal polls the regrade until it is final.
 func waitFinal(t *testing.T, s *server, id string, timeout time.Duration) regradeState {
 	t.Helper()
@@ -331,6 +365,11 @@ func TestRegradeSurvivesSIGKILL(t *testing.T) {
 	tick.Stop()
 	s.kill(t)
 	killed := time.Now()
+	// The killed server's Postgres backends finish the statement each was
+	// running before they see their client gone, and one outside a
+	// transaction commits (river's fetch of jobs marks them running): the
+	// state at the kill is what is left once they have all exited.
+	waitBackendsGone(t, dbURL, 30*time.Second)
 	partial := count(t, dbURL, `SELECT count(*) FROM results WHERE regrade_id = $1`, created.ID)
 	if partial == 0 || partial >= n {
 		t.Fatalf("results at the kill = %d, want some but not all", partial)
