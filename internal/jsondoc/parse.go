@@ -223,8 +223,8 @@ const noParent = ^uint32(0)
 // link to the enclosing container (end), an object's key bits (rend, see
 // keyHash) and, for the containers that enclose the one being read, the
 // count of members or elements read so far (n). The current container's
-// count and kind are locals. A *SyntaxError's
-// pointer is built from the links only when reading fails (located).
+// count and kind are locals. A *SyntaxError's pointer is built from the
+// links only when reading fails (located).
 func (p *Parser) read() error {
 	b := unsafe.Slice(unsafe.StringData(p.s), len(p.s))
 	nodes := p.nodes
@@ -569,7 +569,8 @@ func scanPlain(b []byte, i int) int {
 }
 
 // badLiteral returns the offset and the message of the error in the
-// literal lit, which s[at:] starts with but does not hold whole.
+// literal lit, which s[at:] starts with but does not hold whole, and
+// true: the error is inside the value being read.
 func (p *Parser) badLiteral(at int, lit string) (off int, msg string, inner bool) {
 	s := p.s
 	for i := 1; i < len(lit); i++ {
@@ -642,7 +643,7 @@ func keyHash(t string) uint32 {
 
 // repeatedKey reports whether two keys of the object node obj (just read)
 // have the same text; nodes holds the document, whose first node is
-// nodes[base].
+// nodes[p.start].
 func (p *Parser) repeatedKey(nodes []node, obj uint32) bool {
 	base := p.start
 	nd := &nodes[obj]
