@@ -154,10 +154,12 @@ type inlineStarts struct {
 }
 
 // maxInlineLengths and maxInlineStarts bound inlineStarts: lengths per
-// prefix, and prefixes (past it the index starts again empty).
+// prefix, and prefixes (past it the index starts again empty). A flood
+// of distinct inline contracts costs at most about 1 MB here; a contract
+// the index has lost is read with its body, as one the cache lacks.
 const (
 	maxInlineLengths = 4
-	maxInlineStarts  = 1 << 16
+	maxInlineStarts  = 1 << 13
 )
 
 func (x *inlineStarts) add(seed maphash.Seed, raw []byte) {
