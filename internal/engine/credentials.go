@@ -623,27 +623,20 @@ type literalValue struct {
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
 	nt, ns := len(w.texts), len(w.shown)
-	nodes := v.Nodes()
-	for i := range nodes.Len() {
-		s, key, ok := nodes.Str(i)
-		switch {
-		case !ok:
-			if nodes.RepeatsKey(i) {
-				w.rollback(nt, ns)
-				return false
-			}
-		case !key:
-			if len(s) >= minLen {
-				w.texts = append(w.texts, s)
-			}
-		case keyMayNameSecret(s) && isSecretKey(s):
-			w.rollback(nt, ns)
+	texts, ok := v.AppendStrings(w.texts, minLen, func(k string) bool {
+		if keyMayNameSecret(k) && isSecretKey(k) {
 			return false
-		case len(s) >= minLen:
-			w.shown = append(w.shown, s)
 		}
+		if len(k) >= minLen {
+			w.shown = append(w.shown, k)
+		}
+		return true
+	})
+	w.texts = texts
+	if !ok {
+		w.rollback(nt, ns)
 	}
-	return true
+	return ok
 }
 
 // rollback drops the texts and shown texts added after the first nt and

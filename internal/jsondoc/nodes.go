@@ -71,3 +71,36 @@ func (n Nodes) Skip(i int) int {
 // Value returns node i as a Value (for a key, the key as a string Value
 // of its own).
 func (n Nodes) Value(i int) Value { return Value{d: n.d, i: n.base + uint32(i)} }
+
+// AppendStrings appends to texts the strings of v and of everything inside
+// it that are no object key and have at least minLen bytes, in document
+// order, and calls key for each object key (in document order too); it
+// stops, reporting false, at the first key for which key reports false,
+// or at the first object with a repeated key (whose Members leave some
+// members out). It is one pass over v's nodes: a quick look at every
+// text of a value.
+func (v Value) AppendStrings(texts []string, minLen int, key func(string) bool) ([]string, bool) {
+	if v.d == nil {
+		return texts, true
+	}
+	d := v.d
+	nodes := d.nodes[v.i:d.next(v.i)]
+	for i := range nodes {
+		nd := &nodes[i]
+		switch nd.kind {
+		case String:
+			if nd.flag&flagKey != 0 {
+				if !key(d.text(v.i + uint32(i))) {
+					return texts, false
+				}
+			} else if int(nd.n) >= minLen {
+				texts = append(texts, d.text(v.i+uint32(i)))
+			}
+		case Object:
+			if nd.flag&flagDup != 0 {
+				return texts, false
+			}
+		}
+	}
+	return texts, true
+}

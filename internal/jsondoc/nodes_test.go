@@ -51,5 +51,33 @@ func FuzzNodes(f *testing.F) {
 		if want := v.AppendTexts(nil, 0); !dup && !slices.Equal(got, want) {
 			t.Fatalf("Nodes' strings %+v, AppendTexts %+v", got, want)
 		}
+		// AppendStrings: the keys and the long enough other texts
+		// AppendTexts finds, unless a key repeats.
+		for _, minLen := range []int{0, 1, 3} {
+			var keys, wantKeys, wantTexts []string
+			texts, ok := v.AppendStrings([]string{"x"}, minLen, func(k string) bool {
+				keys = append(keys, k)
+				return true
+			})
+			if ok == dup {
+				t.Fatalf("minLen %d: AppendStrings reports %v for a document with a repeated key: %v", minLen, ok, dup)
+			}
+			if !ok {
+				continue
+			}
+			for _, x := range v.AppendTexts(nil, minLen) {
+				if x.Key {
+					wantKeys = append(wantKeys, x.Text)
+				} else {
+					wantTexts = append(wantTexts, x.Text)
+				}
+			}
+			if !slices.Equal(keys, wantKeys) || !slices.Equal(texts[1:], wantTexts) || texts[0] != "x" {
+				t.Fatalf("minLen %d: AppendStrings gave %q, %q; AppendTexts %q, %q", minLen, keys, texts, wantKeys, wantTexts)
+			}
+		}
+		if _, ok := v.AppendStrings(nil, 0, func(string) bool { return false }); ok && len(got) > 0 && got[0].Key {
+			t.Fatal("AppendStrings went on after key reported false")
+		}
 	})
 }
