@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolscore/toolscore/internal/record"
@@ -375,13 +376,15 @@ func appendRegradeTuple(b []byte, o *record.RegradeOutcome, regradeID uuid.UUID,
 
 // storeSharedExpected stores the copies of a regrade's expected calls
 // that the results of a chunk share (by key: record.Result.ExpectedKey)
-// in regrade_expected_calls, in a transaction of its own that commits
-// before the chunk's (so that concurrent chunks never wait for each
-// other's), and returns the keys whose stored copy is byte for byte the
-// given one: those the statement inserted, and those an earlier one
-// stored with the same bytes. A key stored with other bytes (by a server
-// whose encoder differs), or by a transaction that committed while this
-// one ran, is left out: its results keep their own copy.
+// in regrade_expected_calls, in a statement of its own that commits
+// before the chunk's transaction begins (a chunk waits at most for
+// another's insert of the same key, never for its whole transaction), and
+// returns the keys whose stored copy is byte for byte the given one:
+// those the statement inserted, and those an earlier one stored with the
+// same bytes. A key stored with other bytes (by a server whose encoder
+// differs), or by a statement that committed while this one ran, is left
+// out: its results keep their own copy. A regrade that does not exist is
+// engine.ErrNotFound (after translate).
 func (db *DB) storeSharedExpected(ctx context.Context, regradeID uuid.UUID, shared map[string][]byte) (map[string]bool, error) {
 	keys := make([]string, 0, len(shared))
 	values := make([]string, 0, len(shared))
@@ -396,10 +399,13 @@ func (db *DB) storeSharedExpected(ctx context.Context, regradeID uuid.UUID, shar
 		UNION ALL
 		SELECT e.combination FROM regrade_expected_calls e JOIN given g USING (combination)
 		WHERE e.regrade_id = $1 AND e.expected_calls = g.expected_calls`, pgUUID(regradeID), keys, values)
-	if err != nil {
-		return nil, err
+	var stored []string
+	if err == nil {
+		stored, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
-	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23503" { // foreign_key_violation
+		return nil, fmt.Errorf("regrade %s: %w", regradeID, pgx.ErrNoRows)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -970,6 +970,13 @@ func TestRegradeResultSharesExpected(t *testing.T) {
 	}
 	check("copied")
 
+	// A chunk of a regrade that does not exist writes nothing.
+	gone := f.grade(t, originals)
+	gone[0].Result.ExpectedCalls, gone[0].Result.SharesExpected = expected, true
+	if _, err := db.WriteRegradeChunk(ctx, record.ChunkWrite{RegradeID: uuid.Must(uuid.NewV7()), ProjectID: 1, Chunk: 0, Outcomes: gone}, nil); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("WriteRegradeChunk of an unknown regrade = %v, want ErrNotFound", err)
+	}
+
 	// An original may not lose its expected calls (the check constraint),
 	// and a result whose copy is gone reads as an error.
 	if _, err := db.pool.Exec(ctx, `UPDATE results SET expected_calls = NULL, expected_combination = '' WHERE id = $1`, originals[0].ID); err == nil {
