@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -274,7 +275,13 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	need.Values[jsondoc.String] -= n
 	need.Members -= 2 * n
 	p.reserve(need, n)
-	for _, el := range list.Elems() {
+	// The ignored keys' pointers are written one after the other in
+	// ignored (the list's pointer, the call's index, the key), ends
+	// holding where each ends: a pointer costs its length, not a walk of
+	// the document.
+	var ignored []byte
+	var ends []int
+	for i, el := range list.Elems() {
 		if el.Kind() != jsondoc.Object {
 			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
 			continue
@@ -287,7 +294,16 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 			case "args":
 				args = v
 			default:
-				c.IgnoredKeys = append(c.IgnoredKeys, p.pointer(v))
+				if ends == nil {
+					ignored = append(ignored, p.pointer(list)...)
+					ends = append(ends, len(ignored)) // the list's pointer, not a key's
+				}
+				ignored = append(ignored, ignored[:ends[0]]...)
+				ignored = append(ignored, '/')
+				ignored = strconv.AppendInt(ignored, int64(i), 10)
+				ignored = append(ignored, '/')
+				ignored = append(ignored, escapePointer(k)...)
+				ends = append(ends, len(ignored))
 			}
 		}
 		if ec := p.callOf(el, tool, args); ec != nil {
@@ -296,6 +312,13 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	}
 	if len(p.errs) > 0 {
 		return nil, invalid(p.errs...)
+	}
+	if len(ends) > 1 {
+		all := string(ignored)
+		c.IgnoredKeys = make([]string, len(ends)-1)
+		for i := range c.IgnoredKeys {
+			c.IgnoredKeys[i] = all[ends[i]:ends[i+1]]
+		}
 	}
 	return c, nil
 }
