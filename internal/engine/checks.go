@@ -845,7 +845,7 @@ func (ev *evaluation) callActions() []uint32 {
 			acts[i] = acts[i-1]
 			continue
 		}
-		if id, ok := p.ids[calls[i].Tool]; ok {
+		if id, ok := p.id(calls[i].Tool); ok {
 			acts[i] = known[id]
 			continue
 		}

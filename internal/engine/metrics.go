@@ -188,7 +188,7 @@ func (sc *scorer) release() {
 // toolID returns the id of a trace call's tool name: the plan's id, or an
 // id past them for a name the contract does not use.
 func (sc *scorer) toolID(name string) int {
-	if id, ok := sc.p.ids[name]; ok {
+	if id, ok := sc.p.id(name); ok {
 		return id
 	}
 	if sc.extraIDs != nil && len(sc.extra) > 8 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -67,4 +68,28 @@ func TestScoringPlan(t *testing.T) {
 		book.satisfiedBy(jsondoc.MustFromAny(map[string]any{"n": json.Number("1.0"), "who": map[string]any{"k": " v "}}), true) {
 		t.Error("the book call's compiled arguments do not compare as Compare does")
 	}
+}
+
+// FuzzPlanToolID checks the plan's tool name lookup (a 6-bit hash, the
+// name map for a hash several names share) against the name map.
+func FuzzPlanToolID(f *testing.F) {
+	f.Add("get_weather,search,gw,ab,ba,a", "get_weather")
+	f.Add("x,y", "z")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, names, name string) {
+		p := &contractPlan{ids: map[string]int{}}
+		for _, n := range strings.Split(names, ",") {
+			p.intern(n)
+		}
+		p.indexNames()
+		wantID, wantOK := p.ids[name]
+		if id, ok := p.id(name); ok != wantOK || ok && id != wantID {
+			t.Fatalf("id(%q) = %d, %v; the map says %d, %v", name, id, ok, wantID, wantOK)
+		}
+		for n, want := range p.ids {
+			if id, ok := p.id(n); !ok || id != want {
+				t.Fatalf("id(%q) = %d, %v; want %d", n, id, ok, want)
+			}
+		}
+	})
 }
