@@ -219,6 +219,26 @@ type contractParser struct {
 	callChunk, argsChunk int
 	// custom are the custom matcher operators (ParseOptions.Matchers).
 	custom map[string]MatcherFunc
+	// list is the gold list being read, listPtr its pointer (computed on
+	// first use: listPtrOK); curCall is its call object being read, callAt
+	// that call's index and callPtr its pointer ("" until first used).
+	list      jsondoc.Value
+	listPtr   string
+	listPtrOK bool
+	curCall   jsondoc.Value
+	callAt    int
+	callPtr   string
+}
+
+// listPointer returns the pointer of the gold list being read.
+func (p *contractParser) listPointer() string {
+	if !p.listPtrOK {
+		saved := p.curCall
+		p.curCall = jsondoc.Value{}
+		p.listPtr, p.listPtrOK = p.pointer(p.list), true
+		p.curCall = saved
+	}
+	return p.listPtr
 }
 
 // fail records a problem at the value v, the tokens below it appended to
@@ -234,6 +254,16 @@ func (p *contractParser) fail(v jsondoc.Value, msg string, below ...string) {
 // pointer returns v's JSON pointer from the document being read (p.base,
 // or the root).
 func (p *contractParser) pointer(v jsondoc.Value) string {
+	if p.curCall.Exists() {
+		// Inside a gold list's call: from the call's pointer, not from
+		// the root past every call before it.
+		if p.callPtr == "" {
+			p.callPtr = p.listPointer() + "/" + strconv.Itoa(p.callAt)
+		}
+		if ptr, ok := v.PointerFrom(p.curCall, p.callPtr); ok {
+			return ptr
+		}
+	}
 	ptr := v.Pointer()
 	if p.base.Exists() {
 		ptr = strings.TrimPrefix(ptr, p.base.Pointer())
@@ -281,7 +311,10 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	// the document.
 	var ignored []byte
 	var ends []int
+	p.list = list
+	defer func() { p.curCall = jsondoc.Value{} }()
 	for i, el := range list.Elems() {
+		p.curCall, p.callAt, p.callPtr = el, i, ""
 		if el.Kind() != jsondoc.Object {
 			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
 			continue
@@ -295,7 +328,7 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 				args = v
 			default:
 				if ends == nil {
-					ignored = append(ignored, p.pointer(list)...)
+					ignored = append(ignored, p.listPointer()...)
 					ends = append(ends, len(ignored)) // the list's pointer, not a key's
 				}
 				ignored = append(ignored, ignored[:ends[0]]...)

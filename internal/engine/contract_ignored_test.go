@@ -98,3 +98,39 @@ func BenchmarkGoldIgnoredKeys(b *testing.B) {
 		})
 	}
 }
+
+// TestGoldErrorPointers: the problems of a gold list's calls are located
+// from each call's pointer, escaped keys and nested matchers included.
+func TestGoldErrorPointers(t *testing.T) {
+	for s, want := range map[string]string{
+		`[1, {"tool": ""}, {"tool":"a","args":{"x":{"$bad":1}}}, {"tool":"b","args":[1]}, {"tool":"c","args":{"y":[{"$regex":"("}], "z~/":{"$any":false}}}]`: "invalid contract: /0: an expected call must be an object, got a number; /1/tool: tool must be a non-empty string; /2/args/x/$bad: unknown matcher \"$bad\" (valid: $any, $approx, $contains, $one_of, $regex, $type); /3/args: args must be an object or null, got an array; /4/args/y/0/$regex: regex does not compile: error parsing regexp: missing closing ): `(`; /4/args/z~0~1/$any: $any takes true",
+		`{"calls":[{"tool":"a"},{"tool":7,"args":{"k":{"$one_of":3}}},"x"]}`:                                                                                 "invalid contract: /calls/1/tool: tool must be a non-empty string; /calls/1/args/k/$one_of: $one_of takes an array of candidates; /calls/2: an expected call must be an object, got a string",
+	} {
+		if _, err := ParseContract([]byte(s)); err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", s, err, want)
+		}
+	}
+	v, err := jsondoc.ParseString(`{"x":1,"contract":[{"tool":""}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseContractValue(v.Get("contract")); err == nil || err.Error() != "invalid contract: /0/tool: tool must be a non-empty string" {
+		t.Errorf("ParseContractValue: %v", err)
+	}
+}
+
+// BenchmarkGoldErrors reads gold lists of 500 and 5,000 calls that each
+// have a problem: locating each costs the same however many calls come
+// before it.
+func BenchmarkGoldErrors(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		data := []byte("[" + strings.Repeat(`{"tool":"a","args":{"x":{"$regex":1}}},`, n-1) + `{"tool":""}]`)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ParseContract(data); err == nil {
+					b.Fatal("no error")
+				}
+			}
+		})
+	}
+}

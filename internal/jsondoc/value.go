@@ -279,9 +279,25 @@ func (v Value) Pointer() string {
 	if v.d == nil {
 		return ""
 	}
-	d := v.d
-	var b []byte
-	cur := uint32(0)
+	return v.d.pointerFrom(0, nil, v.i)
+}
+
+// PointerFrom returns v's JSON pointer from its document's root given
+// the pointer of anc, a value of the same document at or above v:
+// ancPointer followed by the tokens from anc down to v, found walking
+// down from anc only (so it costs time linear in the members and
+// elements between them). It is false when v is not anc or inside it.
+func (v Value) PointerFrom(anc Value, ancPointer string) (string, bool) {
+	if v.d == nil || anc.d != v.d || v.i < anc.i || v.i >= v.d.next(anc.i) {
+		return "", false
+	}
+	return v.d.pointerFrom(anc.i, []byte(ancPointer), v.i), true
+}
+
+// pointerFrom appends to b, the pointer of node cur, the tokens from cur
+// down to node i (inside cur's subtree).
+func (d *Doc) pointerFrom(cur uint32, b []byte, i uint32) string {
+	v := Value{d: d, i: i}
 	for cur != v.i {
 		nd := &d.nodes[cur]
 		j := cur + 1

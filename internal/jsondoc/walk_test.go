@@ -261,3 +261,45 @@ func FuzzHasKeyPrefix(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPointerFrom checks PointerFrom against Pointer for every value of
+// a document from the root and from each of the root's members and
+// elements.
+func FuzzPointerFrom(f *testing.F) {
+	for _, s := range []string{
+		`{"a": [1, "x", {"b/~": null}], "c": {"d": [[[]]]}}`,
+		`[{"k": 1, "k": {"k": 2}}, [3, [4]], "s"]`, `{}`, `7`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseString(s)
+		if err != nil {
+			return
+		}
+		ancs := []Value{v}
+		for _, e := range v.Elems() {
+			ancs = append(ancs, e)
+		}
+		for _, e := range v.Members() {
+			ancs = append(ancs, e)
+		}
+		var w Walker
+		w.Reset(v)
+		for st := w.Next(); st != StepDone; st = w.Next() {
+			if st != StepValue {
+				continue
+			}
+			x := w.Value()
+			for i, anc := range ancs {
+				got, ok := x.PointerFrom(anc, anc.Pointer())
+				if i == 0 && !ok || ok && got != x.Pointer() {
+					t.Fatalf("%s.PointerFrom(%s) = %q %v, want %q", x, anc, got, ok, x.Pointer())
+				}
+			}
+		}
+		if _, ok := v.PointerFrom(Value{}, ""); ok {
+			t.Fatal("PointerFrom the zero Value")
+		}
+	})
+}
