@@ -50,7 +50,7 @@ func BenchmarkRegradeOne(b *testing.B) {
 	var rd reeval.Reader
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := regradeOne(ctx, testSecrets, &rd, c2, v2, &o, rg, id, time.Now(), enc)
+		out, err := regradeOne(ctx, testSecrets, &rd, c2, c2.RegexSizes(), v2, &o, rg, id, time.Now(), enc)
 		if err != nil || out.Result == nil {
 			b.Fatal(err, out.Failure)
 		}

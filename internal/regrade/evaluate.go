@@ -3,6 +3,7 @@ package regrade
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,13 +15,16 @@ import (
 )
 
 // regradeOne re-evaluates one stored original against contract c (target
-// identifies it) for regrade regradeID and returns the new result, id id,
+// identifies it; sizes are c.RegexSizes()) for regrade regradeID and returns the new result, id id,
 // created at now and linked to o and the regrade as WriteRegradeChunk
 // stores it, or the reason the stored row cannot be regraded; scanner
 // finds secrets; rd reads the stored calls (the calls of the previous
 // original it read are no longer used). Only ctx ending is an error. The
-// original's failed credentials check carries over (reeval.Evaluate).
-func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Reader, c *engine.Contract, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
+// original's failed credentials check carries over (reeval.Evaluate). An
+// original whose regexp work against c and its stored forbidden rules
+// could exceed engine.MaxRegexWork is not graded (the bound the service
+// puts on an evaluation, which a regrade's new contract could cross).
+func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Reader, c *engine.Contract, sizes engine.RegexSizes, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
 		out.Failure = reason
@@ -36,6 +40,9 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	calls, err := rd.Calls(o.TraceCalls)
 	if err != nil {
 		return fail(err.Error())
+	}
+	if work := regexWork(sizes, opts.Forbidden, calls); work > engine.MaxRegexWork {
+		return fail(fmt.Sprintf("matching the $regex patterns of the contract and the stored forbidden rules against this result's arguments could take %d steps (argument bytes times pattern instructions), over the limit of %d", work, engine.MaxRegexWork))
 	}
 	var failed *engine.Check
 	if len(o.FailedCredentials) > 0 {
@@ -86,4 +93,18 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	r.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
 	out.Result = r
 	return out, nil
+}
+
+// regexWork is the regexp work bound (engine.RegexSizes.RegexWork) of
+// grading calls against patterns of sizes and the forbidden rules.
+func regexWork(sizes engine.RegexSizes, forbidden []engine.ForbiddenCall, calls []engine.ToolCall) int64 {
+	if len(sizes) == 0 && len(forbidden) == 0 {
+		return 0
+	}
+	t := &engine.Trace{Calls: calls}
+	w := sizes.RegexWork(t)
+	if len(forbidden) > 0 {
+		w += engine.ForbiddenRegexSizes(forbidden).RegexWork(t)
+	}
+	return w
 }

@@ -3,7 +3,7 @@ package regrade
 import (
 	"context"
 	"encoding/json"
-	"github.com/toolscore/toolscore/internal/jsondoc"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
@@ -57,7 +58,7 @@ func TestRegradeOne(t *testing.T) {
 	o := stored(orig)
 	rg, id := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	now := t0.Add(time.Hour)
-	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, nil)
+	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, id, now, nil)
 	if err != nil || out.Failure != "" {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -81,7 +82,7 @@ func TestRegradeOne(t *testing.T) {
 	// With a cache, its expected calls are the cache's bytes for its
 	// combination (none: flights has no alternatives), which the store
 	// keeps once per regrade (migration 00016).
-	cached, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, &resultjson.ExpectedCache{})
+	cached, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, id, now, &resultjson.ExpectedCache{})
 	if err != nil || cached.Result == nil {
 		t.Fatalf("regradeOne with a cache = %+v, %v", cached, err)
 	}
@@ -98,14 +99,14 @@ func TestRegradeOne(t *testing.T) {
 	} {
 		bad := stored(orig)
 		mod(&bad)
-		out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &bad, rg, id, now, nil)
+		out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &bad, rg, id, now, nil)
 		if err != nil || out.Result != nil || out.Failure == "" {
 			t.Errorf("%s: regradeOne = %+v, %v; want a failure", name, out, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := regradeOne(ctx, testSecrets, new(reeval.Reader), c2, v2, &o, rg, id, now, nil); err != context.Canceled {
+	if _, err := regradeOne(ctx, testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, id, now, nil); err != context.Canceled {
 		t.Errorf("regradeOne(cancelled) = %v, want context.Canceled", err)
 	}
 }
@@ -128,7 +129,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	}
 	o := stored(orig)
 	rg := uuid.Must(uuid.NewV7())
-	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
+	out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil)
 	if err != nil || out.Result == nil {
 		t.Fatalf("regradeOne = %+v, %v", out, err)
 	}
@@ -138,7 +139,7 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	if r.SharesTrace {
 		t.Error("a result whose credentials check found a secret shares its original's trace calls; want its own redacted copy")
 	}
-	if cached, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, &resultjson.ExpectedCache{}); cached.Result == nil || cached.Result.SharesExpected {
+	if cached, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, uuid.Must(uuid.NewV7()), t0, &resultjson.ExpectedCache{}); cached.Result == nil || cached.Result.SharesExpected {
 		t.Error("a result whose credentials check found a secret shares its regrade's expected calls; want its own redacted copy")
 	}
 	if r.Passed || !engine.PassesMinScore(r.Score, r.MinScore) {
@@ -168,7 +169,61 @@ func TestRegradeKeepsCredentialFinding(t *testing.T) {
 	// With the safety gate off the verdict follows the score.
 	orig = regradetest.Result(t, v1, c1, leaky, regradetest.Options{SafetyGate: false}, t0)
 	o = stored(orig)
-	if out, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
+	if out, _ := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, rg, uuid.Must(uuid.NewV7()), t0, nil); out.Result == nil || !out.Result.Passed {
 		t.Errorf("regraded without the safety gate: passed %v; want PASS", out.Result != nil && out.Result.Passed)
+	}
+}
+
+// TestRegradeRegexWork: an original whose arguments the new contract's
+// $regex patterns (and its stored forbidden rules') could take more than
+// engine.MaxRegexWork steps to match is not graded, naming the bound; one
+// just under it is.
+func TestRegradeRegexWork(t *testing.T) {
+	t.Parallel()
+	v1 := record.ContractRef{Name: "flights", Version: 1, SHA256: strings.Repeat("1", 64), Kind: record.KindContract}
+	v2 := record.ContractRef{Name: "flights", Version: 2, SHA256: strings.Repeat("2", 64), Kind: record.KindContract}
+	c1, _ := engine.ParseContract([]byte(flightsV1))
+	c2, err := engine.ParseContract([]byte(`{"contract_version": 2, "required": [{"tool": "search", "args": {"q": {"$regex": "[a-z]{1,1000}x"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := c2.RegexSizes()
+	n := int64(sizes["search"])
+	if n == 0 {
+		t.Fatal("no regex size for search")
+	}
+	// The largest argument under the bound, and one byte more.
+	under := engine.MaxRegexWork / n
+	for _, tc := range []struct {
+		name      string
+		bytes     int64
+		forbidden json.RawMessage
+		fails     bool
+	}{
+		{"under", under, nil, false},
+		{"over", under + 1, nil, true},
+		{"forbidden", under, json.RawMessage(`[{"tool": "search", "args": {"q": {"$regex": "[a-z]{1,5}x"}}}]`), true},
+	} {
+		trace := engine.Trace{Calls: []engine.ToolCall{{Tool: "search", Args: jsondoc.MustFromAny(map[string]any{"q": strings.Repeat("a", int(tc.bytes))})}}}
+		o := stored(regradetest.Result(t, v1, c1, trace, regradetest.Options{Forbidden: tc.forbidden}, t0))
+		out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, sizes, v2, &o, uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), t0, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.fails {
+			if out.Failure != "" || out.Result == nil {
+				t.Errorf("%s: regradeOne = failure %q, want a result", tc.name, out.Failure)
+			}
+			continue
+		}
+		work := n * tc.bytes
+		if tc.forbidden != nil {
+			fc, _ := engine.ParseForbidden(tc.forbidden)
+			work += int64(engine.ForbiddenRegexSizes(fc)["search"]) * tc.bytes
+		}
+		want := fmt.Sprintf("matching the $regex patterns of the contract and the stored forbidden rules against this result's arguments could take %d steps (argument bytes times pattern instructions), over the limit of 20000000", work)
+		if out.Result != nil || out.Failure != want {
+			t.Errorf("%s: regradeOne = result %t, failure %q; want failure %q", tc.name, out.Result != nil, out.Failure, want)
+		}
 	}
 }

@@ -185,6 +185,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 	outcomes := make([]record.RegradeOutcome, len(originals))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	enc := &resultjson.ExpectedCache{}
+	sizes := c.RegexSizes()
 	// A fixed set of workers takes the originals in turn: a goroutine per
 	// original would grow a fresh stack for each evaluation.
 	g, gctx := errgroup.WithContext(ctx)
@@ -201,7 +202,7 @@ func (s *Service) workChunk(ctx context.Context, job *river.Job[chunkArgs]) erro
 				if err != nil {
 					return err
 				}
-				if outcomes[i], err = regradeOne(gctx, s.cfg.SecretScanner, &rd, c, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
+				if outcomes[i], err = regradeOne(gctx, s.cfg.SecretScanner, &rd, c, sizes, rg.Target, &originals[i], rg.ID, id, now, enc); err != nil {
 					return err
 				}
 			}
