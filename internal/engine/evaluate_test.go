@@ -239,6 +239,44 @@ func TestParseContractErrors(t *testing.T) {
 	}
 }
 
+// TestParseContractUnknownKeysSorted checks that a list of unknown keys
+// reads the same every time: the schema library lists them in a Go map's
+// order, which changes from run to run.
+func TestParseContractUnknownKeysSorted(t *testing.T) {
+	doc := `{"contract_version":2,"zeta":1,"alpha":2,"mid":3,"it's":4,"required":[{"tool":"a","why":1,"args":{},"alternatives":5}]}`
+	want := []FieldError{
+		{"", `unknown key 'alpha', 'it\'s', 'mid', 'zeta'`},
+		{"/required/0", "unknown key 'args', 'tool', 'why'"},
+		{"/required/0/alternatives", "expected array, but got number"},
+	}
+	for i := range 50 {
+		_, err := ParseContract([]byte(doc))
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("ParseContract error = %v, want a ValidationError", err)
+		}
+		if diff := cmp.Diff(want, ve.Errors); diff != "" {
+			t.Fatalf("parse %d: errors (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestSortedNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"'b'":                 "'b'",
+		"'b', 'a'":            "'a', 'b'",
+		`'x\'y', 'a, b', 'c'`: `'a, b', 'c', 'x\'y'`,
+		"'b', 'a":             "'b', 'a",
+		"b, a":                "b, a",
+		"'b'; 'a'":            "'b'; 'a'",
+		"":                    "",
+	} {
+		if got := sortedNames(in); got != want {
+			t.Errorf("sortedNames(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParseContractSyntaxError(t *testing.T) {
 	_, err := ParseContract([]byte("{\n  \"required\": [}\n"))
 	var se *SyntaxError

@@ -53,7 +53,7 @@ func schemaMessage(e *jsonschema.ValidationError) string {
 	m := e.Message
 	switch {
 	case strings.HasPrefix(m, "additionalProperties "):
-		return "unknown key " + strings.TrimSuffix(strings.TrimPrefix(m, "additionalProperties "), " not allowed")
+		return "unknown key " + sortedNames(strings.TrimSuffix(strings.TrimPrefix(m, "additionalProperties "), " not allowed"))
 	case strings.HasSuffix(e.KeywordLocation, "/contract_version/const"):
 		return "contract_version must be 2"
 	case strings.HasSuffix(e.KeywordLocation, "/alternatives/minItems"):
@@ -62,4 +62,38 @@ func schemaMessage(e *jsonschema.ValidationError) string {
 		return "an option needs at least one call"
 	}
 	return m
+}
+
+// sortedNames sorts a list of the library's quoted names ("'b', 'a'",
+// each between single quotes, a quote inside escaped by a backslash),
+// which it writes in the order of a Go map's iteration, so that the same
+// document always gets the same message. A list it cannot split is
+// returned as it is.
+func sortedNames(list string) string {
+	var names []string
+	for rest := list; rest != ""; {
+		if rest[0] != '\'' {
+			return list
+		}
+		end := 1
+		for end < len(rest) && rest[end] != '\'' {
+			if rest[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(rest) {
+			return list
+		}
+		names = append(names, rest[:end+1])
+		rest = rest[end+1:]
+		if rest != "" {
+			if !strings.HasPrefix(rest, ", ") {
+				return list
+			}
+			rest = rest[2:]
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
