@@ -98,6 +98,7 @@ const (
 	flagDup                    // Object: some key is repeated
 	flagSeq                    // Array: the synthetic root of a ParseSeq document
 	flagKey                    // String: an object key
+	flagWide                   // String: the text holds bytes >= 0x80 (valid UTF-8, no escapes)
 )
 
 // node is one value of a document. Offsets are bytes into Doc.src unless

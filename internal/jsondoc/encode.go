@@ -191,30 +191,31 @@ func (v Value) AppendJSONNoHTML(b []byte) []byte {
 }
 
 // asWritten returns the source text of array or object j and true when
-// it is exactly what appendAt writes for it (HTML-escaped with html):
-// no white space between tokens, every object's keys in increasing
-// order and each once, and no string that appendAt writes differently
-// (no escape, no control character, valid UTF-8 without U+2028 or
-// U+2029, with html no <, > or &). Numbers and literals are written as
-// their text, so any pass. For anything else it returns false.
+// it is exactly what appendAt writes for it (HTML-escaped with html): no
+// white space between its tokens, every string plain ASCII as read (no
+// escape, no byte >= 0x80: the parser's flagEsc and flagWide are clear,
+// so it holds no quote, backslash or control character either), with html no
+// <, > or &, and every object's keys in increasing order, each once.
+// Numbers and literals are written as their text. For anything else it
+// returns false.
 func (d *Doc) asWritten(j uint32, html bool) (string, bool) {
 	top := &d.nodes[j]
 	if top.kind < Array || top.flag&flagSeq != 0 {
 		return "", false
 	}
 	raw := d.src[top.off:top.rend]
-	if !plainRaw(raw, html) {
+	if html && (strings.IndexByte(raw, '<') >= 0 || strings.IndexByte(raw, '>') >= 0 || strings.IndexByte(raw, '&') >= 0) {
 		return "", false
 	}
 	// The compact length of the tokens, which equals the text's length
-	// exactly when nothing lies between them. With no backslash in the text
-	// a string's text is its source, two bytes shorter than its literal.
+	// exactly when nothing lies between them; a plain string's literal
+	// is its text and two quotes.
 	size := uint32(0)
 	for k := j; k < top.end; k++ {
 		nd := &d.nodes[k]
 		switch nd.kind {
 		case String:
-			if nd.flag&flagEsc != 0 {
+			if nd.flag&(flagEsc|flagWide) != 0 {
 				return "", false
 			}
 			size += nd.n + 2
@@ -224,7 +225,7 @@ func (d *Doc) asWritten(j uint32, html bool) (string, bool) {
 		case Array, Object:
 			size += 2
 			if nd.n > 0 {
-				size += nd.n - 1
+				size += nd.n - 1 // the commas
 			}
 			if nd.kind == Object && !d.keysSorted(k) {
 				return "", false
@@ -254,65 +255,6 @@ func (d *Doc) keysSorted(j uint32) bool {
 		k = d.next(k + 1)
 	}
 	return true
-}
-
-// plainRaw reports whether the JSON text s holds no byte that a string
-// written by appendString (HTML-escaped with html) could not hold as it
-// is: no control character, no backslash, valid UTF-8 without U+2028 and
-// U+2029, and with html no <, > or &. It looks eight bytes at a time.
-func plainRaw(s string, html bool) bool {
-	safe := &plainSafe
-	if html {
-		safe = &htmlSafe
-	}
-	for i := 0; i < len(s); {
-		for i+8 <= len(s) {
-			x := load8(s, i)
-			var bad uint64
-			if html {
-				bad = rawHTML(x)
-			} else {
-				bad = rawPlain(x)
-			}
-			if bad != 0 {
-				i += bits.TrailingZeros64(bad) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			return true
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !safe[c] && c != '"' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-		i += size
-	}
-	return true
-}
-
-// rawHTML returns, for the eight bytes of x (little-endian), a word with
-// the high bit of each byte plainRaw must look at set, and no other bit:
-// a byte below 0x20, at or above 0x80, '\\', '&', '<' or '>'.
-func rawHTML(x uint64) uint64 {
-	const ones, low7, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	return (^((x&low7)+0x60*ones)|x)&highs | zero(x^'\\'*ones) | zero(x^'&'*ones) | zero((x|0x02*ones)^0x3e*ones)
-}
-
-// rawPlain is rawHTML without HTML escaping: a byte below 0x20, at or
-// above 0x80, or '\\'.
-func rawPlain(x uint64) uint64 {
-	const ones, low7, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	return (^((x&low7)+0x60*ones)|x)&highs | zero(x^'\\'*ones)
 }
 
 // appendAt writes node j, its strings escaped with the table safe.

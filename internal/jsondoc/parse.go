@@ -756,7 +756,8 @@ var plainByte = func() (t [256]bool) {
 // s[quote], from its first byte i that needs care other than a closing
 // quote (or the end of the input), and returns its node and the offset
 // after it. A literal with no escapes and valid UTF-8 is a slice of the
-// input; any other is decoded into p.buf.
+// input (flagWide when it holds bytes >= 0x80); any other is decoded
+// into p.buf (flagEsc).
 func (p *Parser) strRest(quote, i int) (node, int, error) {
 	s := p.s
 	start := quote + 1
@@ -769,10 +770,14 @@ func (p *Parser) strRest(quote, i int) (node, int, error) {
 		}
 		switch {
 		case c == '"':
-			if !ascii && !utf8.ValidString(s[start:i]) {
-				return p.strSlow(quote, start, start)
+			nd := node{kind: String, off: uint32(start), n: uint32(i - start), end: uint32(quote), rend: uint32(i + 1)}
+			if !ascii {
+				if !utf8.ValidString(s[start:i]) {
+					return p.strSlow(quote, start, start)
+				}
+				nd.flag = flagWide
 			}
-			return node{kind: String, off: uint32(start), n: uint32(i - start), end: uint32(quote), rend: uint32(i + 1)}, i + 1, nil
+			return nd, i + 1, nil
 		case c == '\\':
 			if !ascii {
 				// Decode from the start: the bytes read so far may
