@@ -10,9 +10,8 @@ import (
 )
 
 // checkAsWritten checks that AppendJSON and AppendJSONNoHTML of every
-// value of the document s write what the plain encoder (appendAt, which
-// never copies source text) writes, and that the plain encoder agrees with
-// encoding/json on the root.
+// value of the document s write what json.Marshal and an Encoder with
+// SetEscapeHTML(false) write for its Any.
 func checkAsWritten(t *testing.T, s string) {
 	t.Helper()
 	root, err := ParseString(s)
@@ -22,28 +21,25 @@ func checkAsWritten(t *testing.T, s string) {
 	d := root.d
 	for j := range uint32(len(d.nodes)) {
 		v := Value{d, j}
-		if got, want := v.AppendJSON([]byte("x")), d.appendAt([]byte("x"), j, &htmlSafe); !bytes.Equal(got, want) {
-			t.Fatalf("%q at node %d: AppendJSON = %s, plain encoder %s", s, j, got, want)
+		if d.nodes[j].flag&flagKey != 0 || d.nodes[j].flag&flagSeq != 0 {
+			continue // keys are written with their members; a sequence is no value
 		}
-		if got, want := v.AppendJSONNoHTML([]byte("x")), d.appendAt([]byte("x"), j, &plainSafe); !bytes.Equal(got, want) {
-			t.Fatalf("%q at node %d: AppendJSONNoHTML = %s, plain encoder %s", s, j, got, want)
+		want, err := json.Marshal(v.Any())
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	want, err := json.Marshal(root.Any())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := root.AppendJSON(nil); !bytes.Equal(got, want) {
-		t.Fatalf("%q: AppendJSON = %s, json.Marshal %s", s, got, want)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(root.Any()); err != nil {
-		t.Fatal(err)
-	}
-	if got := root.AppendJSONNoHTML(nil); string(got) != strings.TrimSuffix(buf.String(), "\n") {
-		t.Fatalf("%q: AppendJSONNoHTML = %s, Encoder %s", s, got, buf.String())
+		if got := v.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+			t.Fatalf("%q at node %d: AppendJSON = %s, json.Marshal x%s", s, j, got, want)
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v.Any()); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := v.AppendJSONNoHTML([]byte("x")), "x"+strings.TrimSuffix(buf.String(), "\n"); string(got) != want {
+			t.Fatalf("%q at node %d: AppendJSONNoHTML = %s, Encoder %s", s, j, got, want)
+		}
 	}
 }
 
@@ -54,6 +50,8 @@ var asWrittenSeeds = []string{
 	`{"":1,"a":{"":[]}}`, `{"ab":1,"a":2}`, `{"a":1,"ab":2}`, "{\"a\":\"\xff\"}", `[[[[[[[[[[{"z":[{"y":1,"x":2}]}]]]]]]]]]]`,
 	`{"aaaaaaaa":"bbbbbbbbbbbbbbbbbbbbbbbb<cccccccc","b":1}`, `{"aaaaaaaa":"bbbbbbbbbbbbbbbbbbbbbbbb cccccccc"}`,
 	`{"k":[{"a":1,"b":2},{"b":1,"a":2}]}`, `"str"`, `12`, `null`, `{"a":[1,2,3],"b":{}}`,
+	`"{\"a\":\"b\\\\c\"}"`, `"\u003c\u003e\u0026"`, `"\u003C"`, `"\u001f\u0000\u007f"`, `"\u000a"`, `"\b\f\n\r\t"`,
+	`"\u2028\u2029\u2027"`, `"\ud83d\ude00"`, `"\/"`, `"\u0022\u005c"`, `"é\n"`, `"<\n"`, `"\u00e9"`, `"\u0080"`,
 }
 
 func FuzzAsWritten(f *testing.F) {
@@ -229,4 +227,30 @@ func mustParse(s string) Value {
 		panic(err)
 	}
 	return v
+}
+
+// TestLiteralAsWritten pins which string literals (between their quotes)
+// are copied.
+func TestLiteralAsWritten(t *testing.T) {
+	for s, want := range map[string][2]bool{ // {HTML, no HTML}
+		`{\"a\":\"b\\\\c\"}`:                  {true, true},
+		`\u003c\u003e\u0026`:                  {true, false},
+		`<>&`:                                 {false, true},
+		`\u003C`:                              {false, false},
+		`\u001f\u0000\b\f\n\r\t`:              {true, true},
+		`\u000a`:                              {false, false},
+		`\u007f`:                              {false, false},
+		`\u2028\u2029`:                        {true, true},
+		`\ud83d\ude00`:                        {false, false},
+		`\/`:                                  {false, false},
+		`\u0022`:                              {false, false},
+		"é 中 🙂 \\n":                           {true, true},
+		"\u2028":                              {false, false},
+		"\xff\\n":                             {false, false},
+		`abcdefghijklmnopqrstuvwxyz\"0123456`: {true, true},
+	} {
+		if got := [2]bool{literalAsWritten(s, true), literalAsWritten(s, false)}; got != want {
+			t.Errorf("literalAsWritten(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

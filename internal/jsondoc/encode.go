@@ -237,6 +237,95 @@ func (d *Doc) asWritten(j uint32, html bool) (string, bool) {
 	return raw, size == uint32(len(raw))
 }
 
+// literalAsWritten reports whether s, the text between the quotes of a
+// valid string literal, is exactly what appendString (HTML-escaped with
+// html) writes between the quotes for the literal's value: every escape
+// one appendString writes (\" \\ \b \f \n \r \t, \u00xx in lowercase for
+// the other control characters and with html for <, > and &, \u2028 and
+// \u2029), and every other byte one it writes as itself (valid UTF-8
+// without U+2028 and U+2029; with html no <, > or &).
+func literalAsWritten(s string, html bool) bool {
+	for i := 0; i < len(s); {
+		for i+8 <= len(s) {
+			var bad uint64
+			if x := load8(s, i); html {
+				bad = escapesHTML(x)
+			} else {
+				bad = escapesPlain(x)
+			}
+			if bad != 0 {
+				i += bits.TrailingZeros64(bad) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			return true
+		}
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+				return false
+			}
+			i += size
+			continue
+		}
+		if c != '\\' {
+			if c < 0x20 || !htmlSafe[c] && (html || c == '"') {
+				return false
+			}
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return false
+		}
+		switch s[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+			continue
+		case 'u':
+		default:
+			return false
+		}
+		if i+6 > len(s) {
+			return false
+		}
+		switch h := s[i+2 : i+6]; {
+		case h == "2028" || h == "2029":
+		case h[0] == '0' && h[1] == '0':
+			v := hexLower(h[2])<<4 | hexLower(h[3])
+			switch {
+			case v < 0 || v >= 0x80:
+				return false
+			case v < 0x20:
+				if v == '\b' || v == '\f' || v == '\n' || v == '\r' || v == '\t' {
+					return false
+				}
+			case !html || htmlSafe[v] || v == '"' || v == '\\':
+				return false
+			}
+		default:
+			return false
+		}
+		i += 6
+	}
+	return true
+}
+
+// hexLower returns the value of the lowercase hex digit c, or -1<<8 (so
+// that a value built from it stays negative) for any other byte.
+func hexLower(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1 << 8
+}
+
 // keysSorted reports whether object j's keys are in strictly increasing
 // order (so each is there once): appendObject then writes them in place.
 func (d *Doc) keysSorted(j uint32) bool {
@@ -271,6 +360,12 @@ func (d *Doc) appendAt(b []byte, j uint32, safe *[utf8.RuneSelf]bool) []byte {
 	case Number:
 		return append(b, d.text(j)...)
 	case String:
+		if nd.flag&flagEsc != 0 {
+			// A literal with escapes is often already in this form.
+			if lit := d.src[nd.end:nd.rend]; literalAsWritten(lit[1:len(lit)-1], safe == &htmlSafe) {
+				return append(b, lit...)
+			}
+		}
 		return appendString(b, d.text(j), safe)
 	case Array:
 		b = append(b, '[')
