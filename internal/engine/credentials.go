@@ -588,7 +588,7 @@ type argWalker struct {
 	// secretscan.MinTextLen): shorter texts are not collected.
 	minLen int
 	// wk and open are collect's walker and stack, flat the texts of
-	// collectFlat and collectShown.
+	// collectShown.
 	wk   jsondoc.Walker
 	open []byte
 	flat []jsondoc.Text
@@ -617,9 +617,9 @@ type literalValue struct {
 
 // collectFlat is collect for arguments v without a key that names a
 // secret and without a repeated key (most): it adds what collect adds,
-// from one flat pass over v's nodes (jsondoc.Value.Nodes), and reports
-// true. For other arguments it adds nothing and reports false: collect
-// then walks them.
+// from one flat pass over v's nodes (jsondoc.Value.AppendStrings), and
+// reports true. For other arguments it adds nothing and reports false:
+// collect then walks them.
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
 	nt, ns := len(w.texts), len(w.shown)
