@@ -30,10 +30,13 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
+// coalescingKey is the context key of a handler's coalescingConn.
 type coalescingKey struct{}
 
+// coalescingListener is the listener CoalesceWrites returns.
 type coalescingListener struct{ net.Listener }
 
+// Accept returns the next connection as a coalescingConn.
 func (l coalescingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
@@ -56,6 +59,7 @@ var heldBuffers sync.Pool
 // maxHeld is the largest buffer heldBuffers keeps.
 const maxHeld = 256 << 10
 
+// Write keeps p while the connection holds (see hold), else writes it.
 func (c *coalescingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if c.held != nil {
