@@ -68,7 +68,8 @@ func memberValue(ms []argMember, k string) (jsondoc.Value, bool) {
 	return jsondoc.Value{}, false
 }
 
-// countEqualIn is countEqual on arguments indexed as ms.
+// countEqualIn returns how many of an object node's keys are present in
+// the arguments indexed as ms with a value that matches.
 func (e *cval) countEqualIn(ms []argMember, strict bool) int {
 	n := 0
 	for i, k := range e.keys {

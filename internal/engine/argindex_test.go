@@ -136,3 +136,26 @@ func FuzzSameText(f *testing.F) {
 		}
 	})
 }
+
+// keyBitsOf returns the keyBit set of the keys of args (a JSON object),
+// the plain form of appendMembers' bits.
+func keyBitsOf(args jsondoc.Value) uint64 {
+	var bits uint64
+	for k := range args.Members() {
+		bits |= keyBit(k)
+	}
+	return bits
+}
+
+// countEqual returns how many of an object node's keys are present in
+// args (a JSON object) with a value that matches: the plain form of
+// countEqualIn, which the scorer uses.
+func (e *cval) countEqual(args jsondoc.Value, strict bool) int {
+	n := 0
+	for i, k := range e.keys {
+		if av := args.Get(k); av.Exists() && e.kids[i].match(av, strict) {
+			n++
+		}
+	}
+	return n
+}

@@ -471,35 +471,15 @@ func valueNumber(v jsondoc.Value) (number, bool) {
 
 // keyBit is one bit of a 64-bit set chosen by a key's length and first
 // and last bytes: a set of keys holds every key of another only if its
-// bits hold every bit of the other's (satisfiedBy and countEqual rule
-// out most objects with it before looking up any key).
+// bits hold every bit of the other's (the scorer's correct and
+// satisfies rule out most trace calls with it before looking up any
+// key).
 func keyBit(k string) uint64 {
 	h := uint64(len(k)) * 31
 	if len(k) > 0 {
 		h += uint64(k[0])*7 + uint64(k[len(k)-1])
 	}
 	return 1 << (h & 63)
-}
-
-// keyBitsOf returns the keyBit set of the keys of args (a JSON object).
-func keyBitsOf(args jsondoc.Value) uint64 {
-	var bits uint64
-	for k := range args.Members() {
-		bits |= keyBit(k)
-	}
-	return bits
-}
-
-// countEqual returns how many of an object node's keys are present in
-// args (a JSON object) with a value that matches.
-func (e *cval) countEqual(args jsondoc.Value, strict bool) int {
-	n := 0
-	for i, k := range e.keys {
-		if av := args.Get(k); av.Exists() && e.kids[i].match(av, strict) {
-			n++
-		}
-	}
-	return n
 }
 
 // satisfiedBy reports whether every key of an object node is present in
