@@ -139,7 +139,7 @@ func (s *Server) decodeOwned(data []byte) (*evalInput, error) {
 }
 
 // decodeParsed is decodeEvaluation on the request's tape doc, read from
-// data by parseRequest.
+// data by parseRequest, parseOwnedRequest or contractCache.parseBody.
 func decodeParsed(data []byte, doc jsondoc.Value) (*evalInput, error) {
 	in := &evalInput{body: data}
 	if err := readRequest(doc, &in.req); err != nil {
