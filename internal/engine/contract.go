@@ -297,8 +297,10 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	c.Required = make([]Step, 0, n)
 	// The arrays are sized from one census of the whole list, less what
 	// a call {"tool": "...", "args": {...}} holds besides its arguments
-	// (the call object, its two keys and the tool name); anything else
-	// is counted as arguments and only makes the arrays larger.
+	// (the call object, its two members and the tool name). It is an
+	// estimate: other keys, and the keys' own String nodes, make it
+	// larger; a call without "args" makes the members one too few, and
+	// allocKeys then takes a new chunk.
 	need := list.Census()
 	need.Values[jsondoc.Array]--
 	need.Values[jsondoc.Object] -= n
