@@ -469,17 +469,20 @@ func valueNumber(v jsondoc.Value) (number, bool) {
 	return parseNumber(lit)
 }
 
-// keyBit is one bit of a 64-bit set chosen by a key's length and first
-// and last bytes: a set of keys holds every key of another only if its
-// bits hold every bit of the other's (the scorer's correct and
-// satisfies rule out most trace calls with it before looking up any
-// key).
-func keyBit(k string) uint64 {
-	h := uint64(len(k)) * 31
+// keyBit is one bit of a 64-bit set chosen by keyHash: a set of keys
+// holds every key of another only if its bits hold every bit of the
+// other's (the scorer's correct and satisfies rule out most trace calls
+// with it before looking up any key).
+func keyBit(k string) uint64 { return 1 << keyHash(k) }
+
+// keyHash is a 6-bit hash of a key or tool name: its length and first
+// and last bytes (keyBit's bit, contractPlan.byHash's slot).
+func keyHash(k string) int {
+	h := len(k) * 31
 	if len(k) > 0 {
-		h += uint64(k[0])*7 + uint64(k[len(k)-1])
+		h += int(k[0])*7 + int(k[len(k)-1])
 	}
-	return 1 << (h & 63)
+	return h & 63
 }
 
 // satisfiedBy reports whether every key of an object node is present in

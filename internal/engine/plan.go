@@ -21,7 +21,7 @@ type contractPlan struct {
 	ids   map[string]int
 	// byName lists the ids in name order.
 	byName []int
-	// byHash[nameHash(n)] is 1 + the id of the one tool name n with that
+	// byHash[keyHash(n)] is 1 + the id of the one tool name n with that
 	// hash, 0 when no name has it, manyNames when several do (then ids
 	// says).
 	byHash [64]int32
@@ -166,7 +166,7 @@ func newPlan(c *Contract) *contractPlan {
 // indexNames sets byHash from names.
 func (p *contractPlan) indexNames() {
 	for id, n := range p.names {
-		if h := &p.byHash[nameHash(n)]; *h == 0 {
+		if h := &p.byHash[keyHash(n)]; *h == 0 {
 			*h = int32(id) + 1
 		} else {
 			*h = manyNames
@@ -178,20 +178,10 @@ func (p *contractPlan) indexNames() {
 // names have.
 const manyNames = -1
 
-// nameHash is a 6-bit hash of a tool name: its length and first and last
-// bytes.
-func nameHash(n string) int {
-	h := len(n) * 31
-	if len(n) > 0 {
-		h += int(n[0])*7 + int(n[len(n)-1])
-	}
-	return h & 63
-}
-
 // id returns the id of a tool name of the contract, and whether name is
 // one.
 func (p *contractPlan) id(name string) (int, bool) {
-	switch h := p.byHash[nameHash(name)]; h {
+	switch h := p.byHash[keyHash(name)]; h {
 	case 0:
 		return 0, false
 	case manyNames:
