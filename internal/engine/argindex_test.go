@@ -21,22 +21,8 @@ func FuzzArgIndex(f *testing.F) {
 		f.Add(p[0], p[1])
 	}
 	f.Fuzz(func(t *testing.T, e, a string) {
-		ev, err := DecodeJSON([]byte(e))
-		if err != nil {
-			return
-		}
-		m, ok := ev.(map[string]any)
+		want, args, ok := expectedArgsInput(e, a)
 		if !ok {
-			return
-		}
-		exp, _ := expectedOf(m)
-		em, ok := exp.(map[string]any)
-		if !ok {
-			return
-		}
-		want := compileArgs(em)
-		args, err := jsondoc.ParseString(a)
-		if err != nil {
 			return
 		}
 		ms, bits := appendMembers([]argMember{{key: "before"}}, args)

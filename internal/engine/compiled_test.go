@@ -373,22 +373,8 @@ func FuzzKeyBits(f *testing.F) {
 		f.Add(p[0], p[1])
 	}
 	f.Fuzz(func(t *testing.T, e, a string) {
-		ev, err := DecodeJSON([]byte(e))
-		if err != nil {
-			return
-		}
-		m, ok := ev.(map[string]any)
+		want, args, ok := expectedArgsInput(e, a)
 		if !ok {
-			return
-		}
-		exp, _ := expectedOf(m)
-		em, ok := exp.(map[string]any)
-		if !ok {
-			return
-		}
-		want := compileArgs(em)
-		args, err := jsondoc.ParseString(a)
-		if err != nil {
 			return
 		}
 		bits := keyBitsOf(args)
@@ -401,4 +387,27 @@ func FuzzKeyBits(f *testing.F) {
 			}
 		}
 	})
+}
+
+// expectedArgsInput reads a fuzz input pair: e, a JSON object whose
+// matchers compile to the expected arguments, and a, the arguments of a
+// call; ok is false when either does not read so.
+func expectedArgsInput(e, a string) (want *cval, args jsondoc.Value, ok bool) {
+	ev, err := DecodeJSON([]byte(e))
+	if err != nil {
+		return nil, jsondoc.Value{}, false
+	}
+	m, ok := ev.(map[string]any)
+	if !ok {
+		return nil, jsondoc.Value{}, false
+	}
+	exp, _ := expectedOf(m)
+	em, ok := exp.(map[string]any)
+	if !ok {
+		return nil, jsondoc.Value{}, false
+	}
+	if args, err = jsondoc.ParseString(a); err != nil {
+		return nil, jsondoc.Value{}, false
+	}
+	return compileArgs(em), args, true
 }
