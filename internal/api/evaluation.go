@@ -259,11 +259,7 @@ const MaxRegexWork = engine.MaxRegexWork
 // MaxRegexWork (422 at the contract, or at the forbidden rules when they
 // alone exceed it).
 func checkRegexWork(pc *parsedContract, in *evalInput, forbidden []engine.ForbiddenCall, t *engine.Trace) error {
-	w := pc.regexSizes.RegexWork(t)
-	fw := int64(0)
-	if len(forbidden) > 0 {
-		fw = engine.ForbiddenRegexSizes(forbidden).RegexWork(t)
-	}
+	w, fw := pc.regexSizes.RegexWorkWith(forbidden, t)
 	if w+fw <= MaxRegexWork {
 		return nil
 	}

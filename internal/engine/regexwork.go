@@ -66,6 +66,17 @@ func ForbiddenRegexSizes(rules []ForbiddenCall) RegexSizes {
 	return s.addForbidden(rules)
 }
 
+// RegexWorkWith returns RegexWork of t for s (contract, a contract's
+// RegexSizes) and for the forbidden rules given apart from it
+// (Options.Forbidden, forbidden), the two bounds separately.
+func (s RegexSizes) RegexWorkWith(forbidden []ForbiddenCall, t *Trace) (contract, forbiddenWork int64) {
+	contract = s.RegexWork(t)
+	if len(forbidden) > 0 {
+		forbiddenWork = ForbiddenRegexSizes(forbidden).RegexWork(t)
+	}
+	return contract, forbiddenWork
+}
+
 func (s RegexSizes) addForbidden(rules []ForbiddenCall) RegexSizes {
 	for _, f := range rules {
 		if n := f.Args.compiled().regexSize(); n > 0 {

@@ -41,7 +41,8 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	if err != nil {
 		return fail(err.Error())
 	}
-	if work := regexWork(sizes, opts.Forbidden, calls); work > engine.MaxRegexWork {
+	w, fw := sizes.RegexWorkWith(opts.Forbidden, &engine.Trace{Calls: calls})
+	if work := w + fw; work > engine.MaxRegexWork {
 		return fail(fmt.Sprintf("matching the $regex patterns of the contract and the stored forbidden rules against this result's arguments could take %d steps (argument bytes times pattern instructions), over the limit of %d", work, engine.MaxRegexWork))
 	}
 	var failed *engine.Check
@@ -93,18 +94,4 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	r.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
 	out.Result = r
 	return out, nil
-}
-
-// regexWork is the regexp work bound (engine.RegexSizes.RegexWork) of
-// grading calls against patterns of sizes and the forbidden rules.
-func regexWork(sizes engine.RegexSizes, forbidden []engine.ForbiddenCall, calls []engine.ToolCall) int64 {
-	if len(sizes) == 0 && len(forbidden) == 0 {
-		return 0
-	}
-	t := &engine.Trace{Calls: calls}
-	w := sizes.RegexWork(t)
-	if len(forbidden) > 0 {
-		w += engine.ForbiddenRegexSizes(forbidden).RegexWork(t)
-	}
-	return w
 }
