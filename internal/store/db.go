@@ -35,6 +35,11 @@ type Config struct {
 	// MaxGroupRows caps the results written by one group-commit
 	// transaction; 0 means 1000.
 	MaxGroupRows int
+	// ParallelRows is the fewest results a group must hold to be written
+	// while another group is being written (a smaller one waits for that
+	// write to end, gathering more); 0 means 16, 1 writes every group at
+	// once (up to Writers at a time). It is capped at MaxGroupRows.
+	ParallelRows int
 	// Logger receives write failures; nil means zap.NewNop().
 	Logger *zap.Logger
 	// Registerer receives the store's metrics; nil means none are
@@ -81,7 +86,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		log = zap.NewNop()
 	}
 	db := &DB{pool: pool, log: log}
-	db.w = newWriter(db, cfg.Writers, cfg.MaxGroupRows, cfg.Registerer)
+	db.w = newWriter(db, cfg.Writers, cfg.MaxGroupRows, cfg.ParallelRows, cfg.Registerer)
 	return db, nil
 }
 

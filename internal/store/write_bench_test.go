@@ -6,16 +6,20 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolscore/toolscore/internal/engine/format"
 	"github.com/toolscore/toolscore/internal/record"
 	"github.com/toolscore/toolscore/internal/regrade/regradetest"
+	"github.com/toolscore/toolscore/internal/store/storetest"
 	"github.com/toolscore/toolscore/internal/workload"
 )
 
@@ -175,4 +179,87 @@ func benchmarkWriteRegradeChunk(b *testing.B, flip int) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(pg.Microseconds())/float64(b.N)/1000, "pg-cpu-µs/result")
+}
+
+// BenchmarkInsertResultsPaced stores medium-workload results arriving at
+// a steady 2,000 a second, each from a goroutine of its own (as the
+// service's requests do), with the default writer (parallel=16) and with
+// every group written at once (parallel=1). Besides what
+// BenchmarkInsertResults reports, it gives the commits per result
+// (groups/op) and the slowest wait for a commit (max-wait-ms).
+//
+//	go test ./internal/store -run '^$' -bench InsertResultsPaced -benchtime 10000x
+func BenchmarkInsertResultsPaced(b *testing.B) {
+	for _, parallel := range []int{16, 1} {
+		b.Run(fmt.Sprintf("parallel=%d", parallel), func(b *testing.B) { benchmarkInsertPaced(b, parallel, 2000) })
+	}
+}
+
+func benchmarkInsertPaced(b *testing.B, parallel, rate int) {
+	url := storetest.NewDatabase(b)
+	reg := prometheus.NewRegistry()
+	db, err := Open(context.Background(), Config{URL: url, ParallelRows: parallel, Registerer: reg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	v1, c1 := regradetest.MustContract(b, db, "medium", string(workload.Contract(workload.Medium)))
+	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
+	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	ctx := context.Background()
+	groups0 := writeGroups(b, reg)
+	pg0, cpu0 := backendCPU(b, db), processCPU(b)
+	var wg sync.WaitGroup
+	var maxWait atomic.Int64
+	start := time.Now()
+	b.ResetTimer()
+	for i := range b.N {
+		if d := time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Go(func() {
+			r := tmpl
+			r.ID = uuid.Must(uuid.NewV7())
+			r.CreatedAt = time.Now().UTC().Truncate(time.Microsecond)
+			t := time.Now()
+			if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{r}}); err != nil {
+				b.Error(err)
+			}
+			for w := int64(time.Since(t)); ; {
+				old := maxWait.Load()
+				if w <= old || maxWait.CompareAndSwap(old, w) {
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N), "pg-cpu-µs/op")
+	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(writeGroups(b, reg)-groups0)/float64(b.N), "groups/op")
+	b.ReportMetric(float64(maxWait.Load())/1e6, "max-wait-ms")
+}
+
+// writeGroups returns the group-commit transactions written so far, from
+// the writer's histogram in reg.
+func writeGroups(tb testing.TB, reg *prometheus.Registry) uint64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "toolscore_store_write_group_results" {
+			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
 }
