@@ -393,6 +393,7 @@ type scanScratch struct {
 	wk           jsondoc.Walker
 	open         []byte
 	flat         []jsondoc.Text
+	keys         []string
 }
 
 // shownSecret is a secret to redact in the result that is not a finding
@@ -429,12 +430,12 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 	*cs = credentialScan{}
 	var w argWalker
 	if buf != nil {
-		w.texts, w.shown, w.wk, w.open, w.flat = buf.texts[:0], buf.shown[:0], buf.wk, buf.open, buf.flat
+		w.texts, w.shown, w.wk, w.open, w.flat, w.keys = buf.texts[:0], buf.shown[:0], buf.wk, buf.open, buf.flat, buf.keys
 		defer func() {
 			clear(w.texts)
 			clear(w.shown)
 			clear(w.flat)
-			buf.texts, buf.shown, buf.open, buf.flat = w.texts[:0], w.shown[:0], w.open, w.flat[:0]
+			buf.texts, buf.shown, buf.open, buf.flat, buf.keys = w.texts[:0], w.shown[:0], w.open, w.flat[:0], w.keys[:0]
 			buf.wk = w.wk
 			buf.wk.Reset(jsondoc.Value{}) // no reference to the trace
 		}()
@@ -588,10 +589,11 @@ type argWalker struct {
 	// secretscan.MinTextLen): shorter texts are not collected.
 	minLen int
 	// wk and open are collect's walker and stack, flat the texts of
-	// collectShown.
+	// collectShown, keys collectFlat's keys (empty between calls).
 	wk   jsondoc.Walker
 	open []byte
 	flat []jsondoc.Text
+	keys []string
 	// texts are the texts to scan, in walk order: the judged ones, then
 	// shown.
 	texts []string
@@ -623,16 +625,22 @@ type literalValue struct {
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
 	nt, ns := len(w.texts), len(w.shown)
-	texts, ok := v.AppendStrings(w.texts, minLen, func(k string) bool {
-		if keyMayNameSecret(k) && isSecretKey(k) {
-			return false
+	// The keys that may name a secret (by their last byte) or are long
+	// enough to be shown; the others are neither.
+	texts, keys, ok := v.AppendStringsKeys(w.texts, w.keys[:0], minLen, &secretKeyLast)
+	w.texts, w.keys = texts, keys
+	if ok {
+		for _, k := range keys {
+			if keyMayNameSecret(k) && isSecretKey(k) {
+				ok = false
+				break
+			}
+			if len(k) >= minLen {
+				w.shown = append(w.shown, k)
+			}
 		}
-		if len(k) >= minLen {
-			w.shown = append(w.shown, k)
-		}
-		return true
-	})
-	w.texts = texts
+	}
+	clear(keys) // no reference to the trace
 	if !ok {
 		w.rollback(nt, ns)
 	}

@@ -104,3 +104,60 @@ func (v Value) AppendStrings(texts []string, minLen int, key func(string) bool) 
 	}
 	return texts, true
 }
+
+// AppendStringsKeys is AppendStrings with the object keys appended to keys
+// instead of handed to a function: the keys that have at least minLen
+// bytes or end with a byte b for which end[b] is set, in document order
+// (the others are left out). It reports false at the first object with a
+// repeated key, with what it appended before it. It is one tight pass over
+// v's nodes that calls nothing for most of them.
+func (v Value) AppendStringsKeys(texts, keys []string, minLen int, end *[256]bool) ([]string, []string, bool) {
+	if v.d == nil {
+		return texts, keys, true
+	}
+	d := v.d
+	nodes := d.nodes[v.i:d.next(v.i)]
+	src, esc := d.src, d.esc
+	ml := uint32(max(minLen, 0))
+	for i := range nodes {
+		nd := &nodes[i]
+		if nd.kind != String {
+			if nd.kind == Object && nd.flag&flagDup != 0 {
+				return texts, keys, false
+			}
+			continue
+		}
+		n, flag := nd.n, nd.flag
+		if flag&flagKey == 0 {
+			if n >= ml {
+				texts = append(texts, nodeText(nd, src, esc))
+			}
+			continue
+		}
+		if n < ml {
+			if n == 0 {
+				continue
+			}
+			var last byte
+			if flag&flagEsc == 0 {
+				last = src[nd.off+n-1]
+			} else {
+				last = esc[nd.off+n-1]
+			}
+			if !end[last] {
+				continue
+			}
+		}
+		keys = append(keys, nodeText(nd, src, esc))
+	}
+	return texts, keys, true
+}
+
+// nodeText is the text of string node nd of a document with text src and
+// decoded texts esc.
+func nodeText(nd *node, src, esc string) string {
+	if nd.flag&flagEsc != 0 {
+		return esc[nd.off : nd.off+nd.n]
+	}
+	return src[nd.off : nd.off+nd.n]
+}

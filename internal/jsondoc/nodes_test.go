@@ -16,6 +16,7 @@ func FuzzNodes(f *testing.F) {
 		`{"k": 1, "k": 2}`,
 		`"text"`,
 		`{ "s" : "t" , "u":"v"}`,
+		`{"pass\u0077ord": "x", "key": {"a\u00ff": "yy", "": 1}}`,
 	} {
 		f.Add(s)
 	}
@@ -74,6 +75,25 @@ func FuzzNodes(f *testing.F) {
 			}
 			if !slices.Equal(keys, wantKeys) || !slices.Equal(texts[1:], wantTexts) || texts[0] != "x" {
 				t.Fatalf("minLen %d: AppendStrings gave %q, %q; AppendTexts %q, %q", minLen, keys, texts, wantKeys, wantTexts)
+			}
+		}
+		// AppendStringsKeys: AppendStrings' texts, and the keys it hands
+		// over that are long enough or end with a marked byte.
+		var end [256]bool
+		for _, c := range []byte("aeky\x00\xff_") {
+			end[c] = true
+		}
+		for _, minLen := range []int{0, 1, 3} {
+			var wantKeys []string
+			wantTexts, wantOK := v.AppendStrings([]string{"x"}, minLen, func(k string) bool {
+				if len(k) >= minLen || k != "" && end[k[len(k)-1]] {
+					wantKeys = append(wantKeys, k)
+				}
+				return true
+			})
+			texts, keys, ok := v.AppendStringsKeys([]string{"x"}, []string{"y"}, minLen, &end)
+			if ok != wantOK || ok && (!slices.Equal(texts, wantTexts) || keys[0] != "y" || !slices.Equal(keys[1:], wantKeys)) {
+				t.Fatalf("minLen %d: AppendStringsKeys gave %q, %q, %v; AppendStrings %q, %q, %v", minLen, texts, keys, ok, wantTexts, wantKeys, wantOK)
 			}
 		}
 		if _, ok := v.AppendStrings(nil, 0, func(string) bool { return false }); ok && len(got) > 0 && got[0].Key {
