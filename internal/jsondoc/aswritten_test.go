@@ -52,6 +52,8 @@ var asWrittenSeeds = []string{
 	`{"k":[{"a":1,"b":2},{"b":1,"a":2}]}`, `"str"`, `12`, `null`, `{"a":[1,2,3],"b":{}}`,
 	`"{\"a\":\"b\\\\c\"}"`, `"\u003c\u003e\u0026"`, `"\u003C"`, `"\u001f\u0000\u007f"`, `"\u000a"`, `"\b\f\n\r\t"`,
 	`"\u2028\u2029\u2027"`, `"\ud83d\ude00"`, `"\/"`, `"\u0022\u005c"`, `"é\n"`, `"<\n"`, `"\u00e9"`, `"\u0080"`,
+	`{"a": 1, "b": [2, 3.5, {"c": "d e"}], "d": true}`, "[\n  {\n    \"a\": \"x\"\n  }\n]", `{ "a" : [ ] , "b" : { } }`,
+	`{"a": "<b>", "c": "&"}`, `{"b": 1, "a": [1, 2]}`, `{"a": " spaced string ", "b": "x"}`, `[ "" , "" ]`,
 }
 
 func FuzzAsWritten(f *testing.F) {
@@ -191,33 +193,46 @@ func randomText(r *rand.Rand, depth int) string {
 	return sb.String()
 }
 
-// TestAsWrittenCopies pins which texts the fast path copies.
+// TestAsWrittenCopies pins which texts the fast path copies as they are
+// and which it copies without the white space between their tokens.
 func TestAsWrittenCopies(t *testing.T) {
-	for s, want := range map[string][2]bool{ // {HTML, no HTML}
-		`{"a":1,"b":[true,false,null],"c":{"d":"e f"}}`: {true, true},
-		`[1e2,-0,1.0]`:                    {true, true},
-		`{"a":"é中🙂"}`:                     {false, false},
-		`{"a":"<&>"}`:                     {false, true},
-		`{"b":1,"a":2}`:                   {false, false},
-		`{"a":1,"a":1}`:                   {false, false},
-		`{"a":1, "b":2}`:                  {false, false},
-		`{"a":"\u0041"}`:                  {false, false},
-		"{\"a\":\"\u2028\"}":              {false, false},
-		"{\"a\":\"\xff\"}":                {false, false},
-		`{"k":[{"a":1},{"b":1,"a":2}]}`:   {false, false},
-		`[{"a": 1}]`:                      {false, false},
-		`{"a":[1 ,2]}`:                    {false, false},
-		`{"a":{"b":"\n"}}`:                {false, false},
-		"\t{\"a\":[\"x\"]}\n":             {true, true},
-		`[[],{},[{}]]`:                    {true, true},
-		`[{"a":1,"b":{"c":[{"d":"e"}]}}]`: {true, true},
+	for s, want := range map[string][2]int{ // {HTML, no HTML}: 0 written by appendAt, 1 copied, 2 compacted
+		`{"a":1,"b":[true,false,null],"c":{"d":"e f"}}`: {1, 1},
+		`[1e2,-0,1.0]`:                    {1, 1},
+		`{"a":"é中🙂"}`:                     {0, 0},
+		`{"a":"<&>"}`:                     {0, 1},
+		`{"b":1,"a":2}`:                   {0, 0},
+		`{"a":1,"a":1}`:                   {0, 0},
+		`{"a":1, "b":2}`:                  {2, 2},
+		`{"a":"\u0041"}`:                  {0, 0},
+		"{\"a\":\"\u2028\"}":              {0, 0},
+		"{\"a\":\"\xff\"}":                {0, 0},
+		`{"k":[{"a":1},{"b":1,"a":2}]}`:   {0, 0},
+		`[{"a": 1}]`:                      {2, 2},
+		`{"a":[1 ,2]}`:                    {2, 2},
+		`{"a":{"b":"\n"}}`:                {0, 0},
+		"\t{\"a\":[\"x\"]}\n":             {1, 1},
+		`[[],{},[{}]]`:                    {1, 1},
+		`[{"a":1,"b":{"c":[{"d":"e"}]}}]`: {1, 1},
+		"{\n  \"a\": [\n    1,\n    \"x y\"\n  ],\n  \"b\": { }\n}": {2, 2},
+		`{"a": "<b>", "b": null}`:                                   {0, 2},
+		`{"b": 1, "a": 2}`:                                          {0, 0},
+		`{"a": "\"q\""}`:                                            {0, 0},
 	} {
 		root := mustParse(s)
-		_, html := root.d.asWritten(0, true)
-		_, plain := root.d.asWritten(0, false)
-		if [2]bool{html, plain} != want {
-			t.Errorf("asWritten(%q) = %v, %v; want %v", s, html, plain, want)
+		var got [2]int
+		for i, html := range []bool{true, false} {
+			if _, compact, ok := root.d.tokensAsWritten(0, html); ok {
+				got[i] = 2
+				if compact {
+					got[i] = 1
+				}
+			}
 		}
+		if got != want {
+			t.Errorf("tokensAsWritten(%q) = %v; want %v", s, got, want)
+		}
+		checkAsWritten(t, s)
 	}
 }
 

@@ -146,6 +146,9 @@ func load8(s string, i int) uint64 {
 // shortened to e-7), and -0 as -0. json.Marshal refuses NaN and
 // infinities; callers must not pass them.
 func AppendFloat(b []byte, f float64) []byte {
+	if out, ok := appendShortFloat(b, f); ok {
+		return out
+	}
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
@@ -163,6 +166,69 @@ func AppendFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// pow10 holds the powers of ten appendShortFloat tries, each exact.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
+
+// appendShortFloat appends f as AppendFloat does when f is a decimal with
+// at most len(pow10)-1 digits after the point and a magnitude from 1e-6 to
+// below 1e15 (scores and rates such as 0.75 or 1), and reports whether it
+// did; for any other f it appends nothing.
+//
+// The digits are those of the first k for which n = f·10^k rounded is an
+// integer whose n/10^k reads back as f: strconv's shortest digits, since
+// a decimal with fewer digits after the point that read back as f would
+// have fewer significant digits, and below 2^51 the computed f·10^k is
+// within far less than ½ of the decimal's digits, which no other integer
+// within that distance reads back as f.
+func appendShortFloat(b []byte, f float64) ([]byte, bool) {
+	a, neg := f, false
+	if a < 0 {
+		a, neg = -a, true
+	}
+	if !(a >= 1e-6 && a < 1e15) { // also NaN, and ±0, which strconv writes
+		return b, false
+	}
+	for k, p := range pow10 {
+		x := a * p
+		if x >= 1<<51 {
+			return b, false
+		}
+		n := uint64(x + 0.5)
+		// Only a near integer can read back; the division is the test.
+		if d := x - float64(n); d > x*0x1p-50 || -d > x*0x1p-50 || float64(n)/p != a {
+			continue
+		}
+		if k > 0 && n%10 == 0 {
+			return b, false // not the shortest (k-1 would have read back)
+		}
+		var buf [24]byte
+		i := len(buf)
+		for range k {
+			i--
+			buf[i] = byte('0' + n%10)
+			n /= 10
+		}
+		if k > 0 {
+			i--
+			buf[i] = '.'
+		}
+		for {
+			i--
+			buf[i] = byte('0' + n%10)
+			n /= 10
+			if n == 0 {
+				break
+			}
+		}
+		if neg {
+			i--
+			buf[i] = '-'
+		}
+		return append(b, buf[i:]...), true
+	}
+	return b, false
+}
+
 // AppendJSON appends v exactly as json.Marshal writes v.Any(): object
 // members sorted by key, each key once with its last value, strings
 // HTML-escaped, numbers as their literals; null for the zero Value.
@@ -170,8 +236,11 @@ func (v Value) AppendJSON(b []byte) []byte {
 	if v.d == nil {
 		return append(b, "null"...)
 	}
-	if raw, ok := v.d.asWritten(v.i, true); ok {
-		return append(b, raw...)
+	if raw, compact, ok := v.d.tokensAsWritten(v.i, true); ok {
+		if compact {
+			return append(b, raw...)
+		}
+		return appendCompact(b, raw)
 	}
 	return v.d.appendAt(b, v.i, &htmlSafe)
 }
@@ -184,57 +253,132 @@ func (v Value) AppendJSONNoHTML(b []byte) []byte {
 	if v.d == nil {
 		return append(b, "null"...)
 	}
-	if raw, ok := v.d.asWritten(v.i, false); ok {
-		return append(b, raw...)
+	if raw, compact, ok := v.d.tokensAsWritten(v.i, false); ok {
+		if compact {
+			return append(b, raw...)
+		}
+		return appendCompact(b, raw)
 	}
 	return v.d.appendAt(b, v.i, &plainSafe)
 }
 
 // asWritten returns the source text of array or object j and true when
-// it is exactly what appendAt writes for it (HTML-escaped with html): no
-// white space between its tokens, every string plain ASCII as read (no
-// escape, no byte >= 0x80: the parser's flagEsc and flagWide are clear,
-// so it holds no quote, backslash or control character either), with html no
-// <, > or &, and every object's keys in increasing order, each once.
-// Numbers and literals are written as their text. For anything else it
-// returns false.
+// it is exactly what appendAt writes for it (HTML-escaped with html):
+// tokensAsWritten's text, with nothing between its tokens. For anything
+// else it returns false.
 func (d *Doc) asWritten(j uint32, html bool) (string, bool) {
+	raw, compact, ok := d.tokensAsWritten(j, html)
+	return raw, ok && compact
+}
+
+// tokensAsWritten returns the source text of array or object j and true
+// when appendAt writes each of its tokens as the text has it (HTML-escaped
+// with html): every string plain ASCII as read (no escape, no byte >=
+// 0x80: the parser's flagEsc and flagWide are clear, so it holds no quote,
+// backslash or control character either), with html no <, > or &, and
+// every object's keys in increasing order, each once; numbers and
+// literals are written as their text. compact reports that no white space
+// lies between the tokens, so that the text is appendAt's output; else
+// appendCompact of the text is. For anything else ok is false.
+func (d *Doc) tokensAsWritten(j uint32, html bool) (raw string, compact, ok bool) {
 	top := &d.nodes[j]
 	if top.kind < Array || top.flag&flagSeq != 0 {
-		return "", false
+		return "", false, false
 	}
-	raw := d.src[top.off:top.rend]
+	raw = d.src[top.off:top.rend]
 	if html && (strings.IndexByte(raw, '<') >= 0 || strings.IndexByte(raw, '>') >= 0 || strings.IndexByte(raw, '&') >= 0) {
-		return "", false
+		return "", false, false
 	}
 	// The compact length of the tokens, which equals the text's length
 	// exactly when nothing lies between them; a plain string's literal
-	// is its text and two quotes.
+	// is its text and two quotes, a key's also its ':'.
 	size := uint32(0)
-	for k := j; k < top.end; k++ {
-		nd := &d.nodes[k]
+	nodes := d.nodes[j:top.end]
+	for k := range nodes {
+		nd := &nodes[k]
 		switch nd.kind {
 		case String:
 			if nd.flag&(flagEsc|flagWide) != 0 {
-				return "", false
+				return "", false, false
 			}
-			size += nd.n + 2
-			if nd.flag&flagKey != 0 {
-				size++ // its ':'
+			size += nd.n + 2 + uint32(nd.flag&flagKey/flagKey) // a key: its ':'
+		case Object:
+			if !d.plainKeysSorted(j + uint32(k)) {
+				return "", false, false
 			}
-		case Array, Object:
+			fallthrough
+		case Array:
 			size += 2
 			if nd.n > 0 {
 				size += nd.n - 1 // the commas
-			}
-			if nd.kind == Object && !d.keysSorted(k) {
-				return "", false
 			}
 		default:
 			size += nd.n
 		}
 	}
-	return raw, size == uint32(len(raw))
+	return raw, size == uint32(len(raw)), true
+}
+
+// plainKeysSorted reports whether object j's keys are in strictly
+// increasing order (so each is there once) and none has escapes (whose
+// text is not in the source): the keys tokensAsWritten accepts.
+func (d *Doc) plainKeysSorted(j uint32) bool {
+	nd := &d.nodes[j]
+	if nd.flag&flagDup != 0 {
+		return false
+	}
+	prev := ""
+	k := j + 1
+	for i := range nd.n {
+		kn := &d.nodes[k]
+		if kn.flag&flagEsc != 0 {
+			return false
+		}
+		key := d.src[kn.off : kn.off+kn.n]
+		if i > 0 && !keyAfter(prev, key) {
+			return false
+		}
+		prev = key
+		if vn := &d.nodes[k+1]; vn.kind >= Array {
+			k = vn.end
+		} else {
+			k += 2
+		}
+	}
+	return true
+}
+
+// keyAfter reports whether key > prev, from their first bytes when they
+// differ (most neighbouring keys do).
+func keyAfter(prev, key string) bool {
+	if len(prev) > 0 && len(key) > 0 && prev[0] != key[0] {
+		return prev[0] < key[0]
+	}
+	return key > prev
+}
+
+// appendCompact appends raw, the text of a value that tokensAsWritten
+// accepts, without the white space between its tokens: its strings hold
+// no quote or backslash, so every '"' opens or closes one.
+func appendCompact(b []byte, raw string) []byte {
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c == '"':
+			end := i + 2 + strings.IndexByte(raw[i+1:], '"')
+			b = append(b, raw[i:end]...)
+			i = end
+		case c <= ' ':
+			i++
+		default:
+			end := i + 1
+			for end < len(raw) && raw[end] > ' ' && raw[end] != '"' {
+				end++
+			}
+			b = append(b, raw[i:end]...)
+			i = end
+		}
+	}
+	return b
 }
 
 // literalAsWritten reports whether s, the text between the quotes of a
@@ -324,26 +468,6 @@ func hexLower(c byte) int {
 		return int(c-'a') + 10
 	}
 	return -1 << 8
-}
-
-// keysSorted reports whether object j's keys are in strictly increasing
-// order (so each is there once): appendObject then writes them in place.
-func (d *Doc) keysSorted(j uint32) bool {
-	nd := &d.nodes[j]
-	if nd.flag&flagDup != 0 {
-		return false
-	}
-	prev := ""
-	k := j + 1
-	for i := range nd.n {
-		key := d.text(k)
-		if i > 0 && key <= prev {
-			return false
-		}
-		prev = key
-		k = d.next(k + 1)
-	}
-	return true
 }
 
 // appendAt writes node j, its strings escaped with the table safe.

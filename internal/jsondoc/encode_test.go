@@ -84,6 +84,13 @@ func TestAppendFloat(t *testing.T) {
 			floats = append(floats, f)
 		}
 		floats = append(floats, r.NormFloat64()*math.Pow(10, float64(r.IntN(60)-30)))
+		// Short decimals (appendShortFloat's), their neighbours, and
+		// ratios such as scores.
+		d := float64(r.Int64N(1_000_000_000)) / math.Pow(10, float64(r.IntN(12)))
+		floats = append(floats, d, -d, math.Nextafter(d, 0), math.Nextafter(d, 2e15), float64(r.IntN(50))/float64(1+r.IntN(50)))
+	}
+	for n := range 2001 {
+		floats = append(floats, float64(n)/1000, float64(n)/8, float64(n)/3, float64(n)*1e11, 1e-6*float64(n), 1e15-float64(n))
 	}
 	for _, f := range floats {
 		want, err := json.Marshal(f)
@@ -97,7 +104,9 @@ func TestAppendFloat(t *testing.T) {
 }
 
 func FuzzAppendFloat(f *testing.F) {
-	for _, bits := range []uint64{0, 1 << 63, math.Float64bits(1e-7), math.Float64bits(1e21), math.Float64bits(0.1)} {
+	for _, bits := range []uint64{0, 1 << 63, math.Float64bits(1e-7), math.Float64bits(1e21), math.Float64bits(0.1),
+		math.Float64bits(0.75), math.Float64bits(-0.675), math.Float64bits(12345678.5), math.Float64bits(1e-6), math.Float64bits(999999999999999.9),
+		math.Float64bits(0.8381578947368422), math.Float64bits(1e15), math.Float64bits(0.00000123)} {
 		f.Add(bits)
 	}
 	f.Fuzz(func(t *testing.T, bits uint64) {
@@ -110,6 +119,36 @@ func FuzzAppendFloat(f *testing.F) {
 			t.Fatalf("AppendFloat(%v) = %s, want %s", v, got, want)
 		}
 	})
+}
+
+// FuzzAppendShortFloat checks AppendFloat against json.Marshal on
+// decimals n/10^k and their neighbours, the floats appendShortFloat
+// writes (random bits seldom are one), and that it writes the decimals of
+// scores and rates.
+func FuzzAppendShortFloat(f *testing.F) {
+	for _, seed := range [][2]int64{{75, 2}, {1, 0}, {675, 3}, {-5, 1}, {999999999999999, 0}, {1, 6}, {123456789, 8}, {30, 1}, {4503599627370497, 3}} {
+		f.Add(seed[0], uint8(seed[1]))
+	}
+	f.Fuzz(func(t *testing.T, n int64, k uint8) {
+		d := float64(n) / math.Pow(10, float64(k%24))
+		for _, v := range []float64{d, math.Nextafter(d, math.Inf(1)), math.Nextafter(d, math.Inf(-1))} {
+			want, err := json.Marshal(v)
+			if err != nil {
+				return
+			}
+			if got := AppendFloat(nil, v); string(got) != string(want) {
+				t.Fatalf("AppendFloat(%v) = %s, want %s", v, got, want)
+			}
+		}
+	})
+	if testing.Short() {
+		return
+	}
+	for _, v := range []float64{0.75, 1, 0.25, 0.9, 0.675, 3, 0.4, 0.3, 0.2, 0.1, 48.5, -2.5} {
+		if _, ok := appendShortFloat(nil, v); !ok {
+			f.Errorf("appendShortFloat(%v) left it to strconv", v)
+		}
+	}
 }
 
 // TestAppendStringEveryByte checks every byte value at every place of an

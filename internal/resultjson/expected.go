@@ -1,7 +1,6 @@
 package resultjson
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -80,7 +79,7 @@ func combinationKey(res *engine.EvaluationResult) string {
 	var buf [32]byte
 	b := buf[:0]
 	for _, ch := range cm.Alternatives.Chosen {
-		b = strconv.AppendInt(b, int64(ch.Option), 10)
+		b = appendInt(b, ch.Option)
 		b = append(b, ',')
 	}
 	return string(b)

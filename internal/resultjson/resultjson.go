@@ -309,12 +309,24 @@ func (e Mode) appendResult(b []byte, res *engine.EvaluationResult, expected *Exp
 		b = append(b, `,"contract":{"name":`...)
 		b = e.str(b, ref.Name)
 		b = append(b, `,"version":`...)
-		b = strconv.AppendInt(b, int64(ref.Version), 10)
+		b = appendInt(b, ref.Version)
 		b = append(b, `,"sha256":`...)
 		b = e.str(b, ref.SHA256)
 		b = append(b, '}')
 	}
 	return append(b, '}'), true
+}
+
+// appendInt appends n as strconv.AppendInt writes it, the common small
+// ones (indexes, counts) without the call.
+func appendInt(b []byte, n int) []byte {
+	switch {
+	case uint(n) < 10:
+		return append(b, byte('0'+n))
+	case uint(n) < 100:
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 // appendInts appends a []int; a nil one is null when nullNil, else [].
@@ -327,7 +339,7 @@ func appendInts(b []byte, v []int, nullNil bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendInt(b, n)
 	}
 	return append(b, ']')
 }
@@ -544,9 +556,9 @@ func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 	b = jsondoc.AppendFloat(b, m.Sequence.SequenceAccuracy)
 
 	b = append(b, `},"efficiency_metrics":{"redundant_count":`...)
-	b = strconv.AppendInt(b, int64(m.Efficiency.RedundantCount), 10)
+	b = appendInt(b, m.Efficiency.RedundantCount)
 	b = append(b, `,"total_calls":`...)
-	b = strconv.AppendInt(b, int64(m.Efficiency.TotalCalls), 10)
+	b = appendInt(b, m.Efficiency.TotalCalls)
 	b = append(b, `,"redundant_rate":`...)
 	b = jsondoc.AppendFloat(b, m.Efficiency.RedundantRate)
 
@@ -562,9 +574,9 @@ func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 	b = append(b, `,"extra_tools":`...)
 	b = e.strings(b, tc.ExtraTools)
 	b = append(b, `,"correct_count":`...)
-	b = strconv.AppendInt(b, int64(tc.CorrectCount), 10)
+	b = appendInt(b, tc.CorrectCount)
 	b = append(b, `,"total_expected":`...)
-	b = strconv.AppendInt(b, int64(tc.TotalExpected), 10)
+	b = appendInt(b, tc.TotalExpected)
 
 	w := &m.Weights
 	b = append(b, `},"weights":{"selection_accuracy":`...)
@@ -591,13 +603,13 @@ func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 
 func (e Mode) appendContractMetrics(b []byte, cm *engine.ContractMetrics) ([]byte, bool) {
 	b = append(b, `{"contract_version":`...)
-	b = strconv.AppendInt(b, int64(cm.ContractVersion), 10)
+	b = appendInt(b, cm.ContractVersion)
 	b = append(b, `,"required_count":`...)
-	b = strconv.AppendInt(b, int64(cm.RequiredCount), 10)
+	b = appendInt(b, cm.RequiredCount)
 	b = append(b, `,"optional_count":`...)
-	b = strconv.AppendInt(b, int64(cm.OptionalCount), 10)
+	b = appendInt(b, cm.OptionalCount)
 	b = append(b, `,"forbidden_count":`...)
-	b = strconv.AppendInt(b, int64(cm.ForbiddenCount), 10)
+	b = appendInt(b, cm.ForbiddenCount)
 
 	b = append(b, `,"alternatives":{"chosen":`...)
 	if cm.Alternatives.Chosen == nil {
@@ -650,7 +662,7 @@ func (e Mode) appendChosen(b []byte, ch *engine.ChosenOption) ([]byte, bool) {
 		return b, false
 	}
 	b = append(b, `,"option":`...)
-	b = strconv.AppendInt(b, int64(ch.Option), 10)
+	b = appendInt(b, ch.Option)
 	b = append(b, `,"calls":`...)
 	if b, ok = e.appendExpectedCalls(b, ch.Calls, true); !ok {
 		return b, false
@@ -709,7 +721,7 @@ func (e Mode) appendValue(b []byte, v any, depth int) ([]byte, bool) {
 		}
 		return jsondoc.AppendFloat(b, x), true
 	case int:
-		return strconv.AppendInt(b, int64(x), 10), true
+		return appendInt(b, x), true
 	case jsondoc.Value:
 		return x.AppendJSON(b), true
 	case engine.Any, *engine.Regex, *engine.Contains, *engine.OneOf, *engine.Type, *engine.Approx:
@@ -861,11 +873,11 @@ func appendScalar(b []byte, v any) []byte {
 
 func (e Mode) appendChecks(b []byte, c *engine.Checks) []byte {
 	b = append(b, `{"pass":`...)
-	b = strconv.AppendInt(b, int64(c.Pass), 10)
+	b = appendInt(b, c.Pass)
 	b = append(b, `,"fail":`...)
-	b = strconv.AppendInt(b, int64(c.Fail), 10)
+	b = appendInt(b, c.Fail)
 	b = append(b, `,"unknown":`...)
-	b = strconv.AppendInt(b, int64(c.Unknown), 10)
+	b = appendInt(b, c.Unknown)
 	b = append(b, `,"items":`...)
 	if c.Items == nil {
 		return append(b, "null}"...)
@@ -897,7 +909,7 @@ func (e Mode) appendCheck(b []byte, ch *engine.Check) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"call":`...)
-			b = strconv.AppendInt(b, int64(f.Call), 10)
+			b = appendInt(b, f.Call)
 			if f.Path != "" {
 				b = append(b, `,"path":`...)
 				b = e.str(b, f.Path)
