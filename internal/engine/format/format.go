@@ -4,7 +4,9 @@
 // A document is read once (JSON, JSON Lines or Server-Sent Events; see
 // Form) into an Input of jsondoc.Values, and each Adapter of a Registry is
 // asked in turn whether it recognises it (Detect); the first that does
-// reads it (Parse). docs/formats.md lists the formats, the detection rules
+// reads it (Parse). A built-in adapter is not asked when the keys of the
+// document's records rule it out (its screen, shape.go), which picks the
+// same adapter as asking every one. docs/formats.md lists the formats, the detection rules
 // and how each format's calls, results and final answer are read.
 //
 // # Writing an adapter
@@ -27,6 +29,9 @@
 //     worked out when the error is reported. Values an adapter assembles
 //     itself (a streamed message put back together) are read with
 //     builder.synth.
+//   - A built-in adapter also has a screen (mayDetect, shape.go): a
+//     necessary condition of its Detect on the keys of the records, which
+//     FuzzScreen checks against Detect itself.
 //
 // Every function here is pure and safe for concurrent use.
 package format
@@ -228,7 +233,10 @@ func (in *Input) locate(se *ShapeError) {
 // and safe for concurrent use.
 type Registry struct {
 	adapters []Adapter
-	byName   map[string]Adapter
+	// screens holds each adapter's screener, nil for an adapter that has
+	// none (every adapter not built in): see shape.go.
+	screens []screener
+	byName  map[string]Adapter
 }
 
 // NewRegistry returns a registry of the adapters in detection order. Names
@@ -245,6 +253,8 @@ func NewRegistry(adapters ...Adapter) (*Registry, error) {
 		}
 		r.byName[n] = a
 		r.adapters = append(r.adapters, a)
+		sc, _ := a.(screener)
+		r.screens = append(r.screens, sc)
 	}
 	return r, nil
 }
@@ -405,12 +415,7 @@ func (r *Registry) parse(in *Input, a Adapter, requested string, p *Parsed) erro
 	if a != nil {
 		reason = "format " + requested + " was requested"
 	} else {
-		for _, c := range r.adapters {
-			if why, ok := c.Detect(in); ok {
-				a, reason = c, why
-				break
-			}
-		}
+		a, reason = r.detect(in)
 		if a == nil {
 			return fmt.Errorf("%w: no known format fits %s (tried %s)", engine.ErrInvalidTrace, describe(in), strings.Join(r.Names(), ", "))
 		}
@@ -439,6 +444,28 @@ func (r *Registry) parse(in *Input, a Adapter, requested string, p *Parsed) erro
 		}
 	}
 	return nil
+}
+
+// detect returns the first adapter whose Detect recognises in, and its
+// reason (nil when none does). An adapter that a screen rules out for in's
+// shape is not asked; the shape is read when the first screen needs it.
+func (r *Registry) detect(in *Input) (Adapter, string) {
+	var s shape
+	read := false
+	for i, c := range r.adapters {
+		if sc := r.screens[i]; sc != nil {
+			if !read {
+				s, read = in.readShape(), true
+			}
+			if !sc.mayDetect(&s) {
+				continue
+			}
+		}
+		if why, ok := c.Detect(in); ok {
+			return c, why
+		}
+	}
+	return nil, ""
 }
 
 // describe names the shape of a document for the "no format fits" error.
