@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,4 +235,23 @@ func TestChecksBadInput(t *testing.T) {
 	if s := tr.Calls[0].Args; s.Get("a").Kind() != jsondoc.Object {
 		t.Errorf("the caller's trace changed")
 	}
+}
+
+// FuzzSortCalls checks sortCalls (marks, for long lists of trace indexes)
+// against sortUnique for any list of indexes, in range or not.
+func FuzzSortCalls(f *testing.F) {
+	f.Add(uint8(20), []byte{3, 1, 2, 3, 19, 0, 0, 7, 8, 9, 10, 11, 12, 13})
+	f.Add(uint8(5), []byte{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 255})
+	f.Add(uint8(0), []byte{})
+	f.Fuzz(func(t *testing.T, n uint8, data []byte) {
+		ev := &evaluation{trace: Trace{Calls: make([]ToolCall, n)}, markBuf: make([]bool, n)}
+		xs := make([]int, len(data))
+		for i, b := range data {
+			xs[i] = int(int8(b)) // some negative
+		}
+		want := sortUnique(slices.Clone(xs))
+		if got := ev.sortCalls(xs); !slices.Equal(got, want) || got == nil {
+			t.Fatalf("sortCalls gave %v, sortUnique %v", got, want)
+		}
+	})
 }

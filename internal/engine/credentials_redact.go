@@ -88,6 +88,9 @@ type redactor struct {
 	// them, shared by every evaluation of the contract (see
 	// shownArgsCache); nil outside an evaluation.
 	contractShown map[*args]Args
+	// contractSame reports that contractShown shows every argument map of
+	// the contract as it is.
+	contractSame bool
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -424,12 +427,16 @@ type shownArgsCache struct {
 	once    sync.Once
 	scanner SecretScanner
 	m       map[*args]Args
+	// same reports that m shows every argument map as it is (nothing
+	// hidden).
+	same bool
 }
 
 // get returns the cache of contract c for scanner, making it on the first
-// call; nil when it was made with another scanner, or when a scan failed
-// while making it (the caller then hides per evaluation).
-func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[*args]Args {
+// call, and whether it shows every argument map as it is; nil and false
+// when it was made with another scanner, or when a scan failed while
+// making it (the caller then hides per evaluation).
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool) {
 	sc.once.Do(func() {
 		sc.scanner = scanner
 		var all []Args
@@ -456,17 +463,19 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) map[*args]Args
 		r := &redactor{named: true, scanner: scanner}
 		shown := r.hideWrittenAll(all)
 		m := make(map[*args]Args, len(all))
+		same := true
 		for i, a := range all {
 			m[a.a] = shown[i]
+			same = same && shown[i].same(a)
 		}
 		if !r.scanFailed {
-			sc.m = m
+			sc.m, sc.same = m, same
 		}
 	})
 	if !sameScanner(sc.scanner, scanner) {
-		return nil
+		return nil, false
 	}
-	return sc.m
+	return sc.m, sc.same
 }
 
 // sameScanner reports whether a and b are the same scanner (both nil, or
@@ -693,11 +702,12 @@ func (r *redactor) mayHide(v any) bool {
 	return true
 }
 
-// expectedCalls returns calls with their arguments as results show them
-// (see expectedArgs); the slice is copied only when something changes.
+// expectedCalls returns calls, expected calls of the evaluation's
+// contract, with their arguments as results show them (see expectedArgs);
+// the slice is copied only when something changes.
 func (r *redactor) expectedCalls(calls []ExpectedCall) []ExpectedCall {
-	if r.repl == nil && !r.named {
-		return calls
+	if r.repl == nil && (!r.named || r.contractSame) {
+		return calls // nothing replaced, and the contract's arguments hide nothing
 	}
 	var out []ExpectedCall
 	for i, c := range calls {

@@ -28,7 +28,8 @@ func FuzzContractShownArgs(f *testing.F) {
 			return
 		}
 		var sc shownArgsCache
-		m := sc.get(c, scanner)
+		m, same := sc.get(c, scanner)
+		allSame := true
 		if m == nil {
 			t.Fatal("no shown arguments made")
 		}
@@ -41,6 +42,7 @@ func FuzzContractShownArgs(f *testing.F) {
 			if !ok {
 				t.Fatalf("no shown arguments for %v", args)
 			}
+			allSame = allSame && got.same(args)
 			gj, err1 := json.Marshal(got)
 			wj, err2 := json.Marshal(want)
 			if err1 != nil || err2 != nil || string(gj) != string(wj) {
@@ -61,6 +63,9 @@ func FuzzContractShownArgs(f *testing.F) {
 		}
 		for i := range c.Forbidden {
 			check(c.Forbidden[i].Args)
+		}
+		if same != allSame {
+			t.Errorf("shownArgsCache says same %v, the arguments %v", same, allSame)
 		}
 	})
 }
