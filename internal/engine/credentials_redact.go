@@ -89,8 +89,10 @@ type redactor struct {
 	// shownArgsCache); nil outside an evaluation.
 	contractShown map[*args]Args
 	// contractSame reports that contractShown shows every argument map of
-	// the contract as it is.
-	contractSame bool
+	// the contract as it is, and contractTexts are its shown arguments'
+	// issue texts (see shownArgsCache.texts).
+	contractSame  bool
+	contractTexts map[*args]string
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -430,13 +432,17 @@ type shownArgsCache struct {
 	// same reports that m shows every argument map as it is (nothing
 	// hidden).
 	same bool
+	// texts are the shown arguments of m (its values) as issue texts
+	// render them (textArena.shown of shownArgs), by their identity.
+	texts map[*args]string
 }
 
 // get returns the cache of contract c for scanner, making it on the first
-// call, and whether it shows every argument map as it is; nil and false
-// when it was made with another scanner, or when a scan failed while
-// making it (the caller then hides per evaluation).
-func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool) {
+// call, whether it shows every argument map as it is, and the texts of
+// the shown arguments; nil, false and nil when it was made with another
+// scanner, or when a scan failed while making it (the caller then hides
+// per evaluation).
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool, map[*args]string) {
 	sc.once.Do(func() {
 		sc.scanner = scanner
 		var all []Args
@@ -463,19 +469,24 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Arg
 		r := &redactor{named: true, scanner: scanner}
 		shown := r.hideWrittenAll(all)
 		m := make(map[*args]Args, len(all))
+		texts := make(map[*args]string, len(all))
+		var ta textArena
 		same := true
 		for i, a := range all {
 			m[a.a] = shown[i]
 			same = same && shown[i].same(a)
+			if _, ok := texts[shown[i].a]; !ok && shown[i].a != nil {
+				texts[shown[i].a] = ta.shown(shownArgs(shown[i]))
+			}
 		}
 		if !r.scanFailed {
-			sc.m, sc.same = m, same
+			sc.m, sc.same, sc.texts = m, same, texts
 		}
 	})
 	if !sameScanner(sc.scanner, scanner) {
-		return nil, false
+		return nil, false, nil
 	}
-	return sc.m, sc.same
+	return sc.m, sc.same, sc.texts
 }
 
 // sameScanner reports whether a and b are the same scanner (both nil, or

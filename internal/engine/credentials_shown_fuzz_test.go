@@ -28,7 +28,7 @@ func FuzzContractShownArgs(f *testing.F) {
 			return
 		}
 		var sc shownArgsCache
-		m, same := sc.get(c, scanner)
+		m, same, texts := sc.get(c, scanner)
 		allSame := true
 		if m == nil {
 			t.Fatal("no shown arguments made")
@@ -43,6 +43,10 @@ func FuzzContractShownArgs(f *testing.F) {
 				t.Fatalf("no shown arguments for %v", args)
 			}
 			allSame = allSame && got.same(args)
+			var ta textArena
+			if text := ta.shown(shownArgs(got)); texts[got.a] != text {
+				t.Errorf("shown text %q, want %q", texts[got.a], text)
+			}
 			gj, err1 := json.Marshal(got)
 			wj, err2 := json.Marshal(want)
 			if err1 != nil || err2 != nil || string(gj) != string(wj) {

@@ -114,7 +114,7 @@ func (ev *evaluation) forbiddenIssues(out []Issue) []Issue {
 		rule := ev.forbidden[v.rule]
 		var shown string
 		if rule.Args.Checked() {
-			shown = t.shown(shownArgs(ev.redactor().expectedArgs(rule.Args)))
+			shown = ev.shownText(rule.Args)
 		}
 		t.start()
 		t.s("`")
@@ -208,7 +208,7 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		id := ev.expTool[i]
 		var shown string
 		if g.Args.Checked() {
-			shown = t.shown(shownArgs(ev.redactor().expectedArgs(g.Args)))
+			shown = ev.shownText(g.Args)
 		}
 		t.start()
 		t.s("`")
@@ -403,8 +403,110 @@ func (d *argDiff) empty() bool {
 // keys): keys missing, unexpected and mismatched, each list in key order.
 // shownWant and shownGot are the same arguments as results show them
 // (secrets redacted); mismatched values are rendered from them. Key paths
-// and values are texts of t.
+// and values are texts of t. It reads got's members once, each with its
+// value, and sorts them with the expected keys got lacks; an object with
+// a repeated key, or more than 64 expected keys, is diffed key by key
+// (diffKeys).
 func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
+	if nodes := got.Nodes(); len(wc.keys) > 64 || nodes.Len() > 0 && nodes.RepeatsKey(0) {
+		diffKeys(t, prefix, wc, got, shownWant, shownGot, strict, d)
+		return
+	}
+	at := keyIndex(wc)
+	// items are got's members (i: the key's index in wc.keys, or -1), then
+	// the expected keys got lacks (with no value).
+	type item struct {
+		key string
+		i   int
+		av  jsondoc.Value
+	}
+	var buf [16]item
+	items := buf[:0]
+	if n := len(wc.keys) + got.Len(); n > len(buf) {
+		items = make([]item, 0, n)
+	}
+	var seen uint64
+	for k, v := range got.Members() {
+		i := at(k)
+		if i >= 0 {
+			seen |= 1 << uint(i)
+		}
+		items = append(items, item{k, i, v})
+	}
+	for i, k := range wc.keys {
+		if seen&(1<<uint(i)) == 0 {
+			items = append(items, item{key: k, i: i})
+		}
+	}
+	if len(items) <= 16 {
+		// Insertion sort: few items, compared in place.
+		for i := 1; i < len(items); i++ {
+			for j := i; j > 0 && items[j].key < items[j-1].key; j-- {
+				items[j], items[j-1] = items[j-1], items[j]
+			}
+		}
+	} else {
+		slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.key, b.key) })
+	}
+	path := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return t.str(prefix, k)
+	}
+	// shownGot is got itself unless redaction changed something.
+	same := shownGot == got
+	for _, it := range items {
+		switch {
+		case !it.av.Exists():
+			d.missing = append(d.missing, path(it.key))
+		case it.i < 0:
+			d.unexpected = append(d.unexpected, path(it.key))
+		default:
+			kc := &wc.kids[it.i]
+			if kc.match(it.av, strict) {
+				continue
+			}
+			sg := it.av
+			if !same {
+				sg = shownGot.Get(it.key)
+			}
+			if kc.op == copObject && it.av.Kind() == jsondoc.Object {
+				diffArgs(t, t.str(prefix, it.key, "."), kc, it.av, shownWant.member(it.key), sg, strict, d)
+				continue
+			}
+			d.mismatched = append(d.mismatched, mismatch{key: path(it.key), expected: t.shown(shownWant.member(it.key)), actual: t.docValue(sg)})
+		}
+	}
+}
+
+// keyIndex returns the function giving the index of a key in wc.keys, or
+// -1 (through a map when wc has many keys).
+func keyIndex(wc *cval) func(string) int {
+	if len(wc.keys) <= 16 {
+		return func(k string) int { return slices.Index(wc.keys, k) }
+	}
+	index := make(map[string]int, len(wc.keys))
+	for i, k := range wc.keys {
+		index[k] = i
+	}
+	return func(k string) int {
+		if i, ok := index[k]; ok {
+			return i
+		}
+		return -1
+	}
+}
+
+// diffKeys is diffArgs key by key: every key of either side looked up in
+// got with Get. It appends to d the differences between an expected call's
+// arguments, compiled as wc (an object node), and got, a trace call's
+// (keys prefixed with prefix, nested objects walked with "." between
+// keys): keys missing, unexpected and mismatched, each list in key order.
+// shownWant and shownGot are the same arguments as results show them
+// (secrets redacted); mismatched values are rendered from them. Key paths
+// and values are texts of t.
+func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	// at returns the index of key k in wc.keys, or -1.
 	var index map[string]int
 	if len(wc.keys) > 16 {
@@ -461,6 +563,19 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 			}
 		}
 	}
+}
+
+// shownText returns expected arguments a as issue texts render them,
+// t.shown(shownArgs(red.expectedArgs(a))): the contract's text of the
+// arguments shown when they are the contract's (shownArgsCache.texts),
+// else rendered into ev.text.
+func (ev *evaluation) shownText(a Args) string {
+	red := ev.redactor()
+	sa := red.expectedArgs(a)
+	if s, ok := red.contractTexts[sa.a]; ok && sa.a != nil {
+		return s
+	}
+	return ev.text.shown(shownArgs(sa))
 }
 
 // shownArg is an expected value as issue texts render it: a document's
@@ -541,7 +656,7 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 		c := &ev.trace.Calls[j]
 		if c.ArgsError != "" {
 			done[j] = true
-			shown := t.shown(shownArgs(red.expectedArgs(g.Args)))
+			shown := ev.shownText(g.Args)
 			out = append(out, Issue{
 				Kind: IssueArguments, Severity: SeverityMedium, Tool: c.Tool,
 				Problem: t.str("`", c.Tool, "` arguments could not be read as a JSON object (", c.ArgsError, ")"),
