@@ -186,7 +186,8 @@ func benchmarkWriteRegradeChunk(b *testing.B, flip int) {
 // service's requests do), with the default writer (parallel=16) and with
 // every group written at once (parallel=1). Besides what
 // BenchmarkInsertResults reports, it gives the commits per result
-// (groups/op) and the slowest wait for a commit (max-wait-ms).
+// (groups/op), the slowest wait for a commit (max-wait-ms) and the
+// process's voluntary context switches per result (csw/op).
 //
 //	go test ./internal/store -run '^$' -bench InsertResultsPaced -benchtime 10000x
 func BenchmarkInsertResultsPaced(b *testing.B) {
@@ -214,7 +215,7 @@ func benchmarkInsertPaced(b *testing.B, parallel, rate int) {
 	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
 	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
 	ctx := context.Background()
-	groups0 := writeGroups(b, reg)
+	groups0, csw0 := writeGroups(b, reg), contextSwitches(b)
 	pg0, cpu0 := backendCPU(b, db), processCPU(b)
 	var wg sync.WaitGroup
 	var maxWait atomic.Int64
@@ -245,7 +246,20 @@ func benchmarkInsertPaced(b *testing.B, parallel, rate int) {
 	b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N), "pg-cpu-µs/op")
 	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(writeGroups(b, reg)-groups0)/float64(b.N), "groups/op")
+	b.ReportMetric(float64(contextSwitches(b)-csw0)/float64(b.N), "csw/op")
 	b.ReportMetric(float64(maxWait.Load())/1e6, "max-wait-ms")
+}
+
+// contextSwitches returns the voluntary context switches of this
+// process's threads so far: each time one slept (on a futex, in
+// epoll_wait) for want of work.
+func contextSwitches(tb testing.TB) int64 {
+	tb.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return ru.Nvcsw
 }
 
 // writeGroups returns the group-commit transactions written so far, from
