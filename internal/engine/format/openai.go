@@ -144,10 +144,11 @@ func (p *openAIParser) messages(list jsondoc.Value) error {
 			return shapeErr("openai", m, "a message must be an object, not %s", aType(m))
 		}
 		var err error
-		if !m.Get("role").Exists() && isChatCompletion(m) {
+		f := readOpenAIMsg(m)
+		if !f.role.Exists() && isChatCompletion(m) {
 			err = p.completion(m)
 		} else {
-			err = p.message(m)
+			err = p.messageOf(m, &f)
 		}
 		if err != nil {
 			return err
@@ -184,29 +185,63 @@ var openAIPartTypes = map[string]bool{
 	"text": true, "image_url": true, "input_audio": true, "file": true, "refusal": true, "output_text": true,
 }
 
-// checkOpenAIMessage reports, as a *ShapeError, what keeps m from being a
-// Chat Completions message: a role of system, developer, user, assistant,
-// tool or function; no "type" (Anthropic messages and Responses items have
-// one); "content" (an assistant message may have tool_calls,
-// function_call or refusal instead) that is a string, null or an array of
-// OpenAI content parts.
-func checkOpenAIMessage(m jsondoc.Value) error {
-	r := m.Get("role")
+// openAIMsg is the members of a message that the adapter reads, found in
+// one pass over its members (each the value Get would return: a repeated
+// key's last one; the zero Value when absent).
+type openAIMsg struct {
+	role, typ, content, toolCalls, functionCall, refusal, audio, toolCallID, name jsondoc.Value
+}
+
+// readOpenAIMsg reads the members of m the adapter looks at.
+func readOpenAIMsg(m jsondoc.Value) (f openAIMsg) {
+	for k, v := range m.Members() {
+		switch k {
+		case "role":
+			f.role = v
+		case "type":
+			f.typ = v
+		case "content":
+			f.content = v
+		case "tool_calls":
+			f.toolCalls = v
+		case "function_call":
+			f.functionCall = v
+		case "refusal":
+			f.refusal = v
+		case "audio":
+			f.audio = v
+		case "tool_call_id":
+			f.toolCallID = v
+		case "name":
+			f.name = v
+		}
+	}
+	return f
+}
+
+// checkOpenAIMessage reports, as a *ShapeError, what keeps m (whose members
+// are f) from being a Chat Completions message: a role of system,
+// developer, user, assistant, tool or function; no "type" (Anthropic
+// messages and Responses items have one); "content" (an assistant message
+// may have tool_calls, function_call, refusal or audio instead) that is a
+// string, null or an array of OpenAI content parts.
+func checkOpenAIMessage(m jsondoc.Value, f *openAIMsg) error {
+	r := f.role
 	if !r.Exists() {
 		return notFit("openai", m, `not an OpenAI chat message or chat.completion: it has no "role"`)
 	}
-	if !isOpenAIMessage(m) {
+	switch r.Text() {
+	case "system", "developer", "user", "assistant", "tool", "function":
+	default:
 		return notFit("openai", r, `not an OpenAI chat message: "role" must be system, developer, user, assistant, tool or function`)
 	}
-	if t := m.Get("type"); t.Exists() {
+	if t := f.typ; t.Exists() {
 		return notFit("openai", t, `an OpenAI chat message has no "type" (Anthropic messages and OpenAI Responses items have one)`)
 	}
-	content := m.Get("content")
+	content := f.content
 	if !content.Exists() {
-		if m.Get("role").Text() == "assistant" {
-			if _, ok := first(m, "tool_calls", "function_call", "refusal", "audio"); ok {
-				return nil
-			}
+		if r.Text() == "assistant" && (f.toolCalls.Exists() || f.functionCall.Exists() || f.refusal.Exists() || f.audio.Exists()) {
+			return nil
 		}
 		return notFit("openai", m, `an OpenAI chat message needs "content"`)
 	}
@@ -231,13 +266,19 @@ func checkOpenAIMessage(m jsondoc.Value) error {
 }
 
 func (p *openAIParser) message(m jsondoc.Value) error {
-	if err := checkOpenAIMessage(m); err != nil {
+	f := readOpenAIMsg(m)
+	return p.messageOf(m, &f)
+}
+
+// messageOf reads the message m whose members are f.
+func (p *openAIParser) messageOf(m jsondoc.Value, f *openAIMsg) error {
+	if err := checkOpenAIMessage(m, f); err != nil {
 		return err
 	}
-	switch m.Get("role").Text() {
+	switch f.role.Text() {
 	case "assistant":
 		made := false
-		if tcs := m.Get("tool_calls"); set(tcs) {
+		if tcs := f.toolCalls; set(tcs) {
 			if !isArr(tcs) {
 				return shapeErr("openai", tcs, "tool_calls must be an array, not %s", aType(tcs))
 			}
@@ -246,21 +287,21 @@ func (p *openAIParser) message(m jsondoc.Value) error {
 				made = true
 			}
 		}
-		if fc := m.Get("function_call"); isObj(fc) {
+		if fc := f.functionCall; isObj(fc) {
 			c := engine.ToolCall{Tool: fc.Get("name").Text()}
 			p.b.setArgs(&c, fc.Get("arguments"))
 			p.b.add(c)
 			made = true
 		}
-		text := partsText(m.Get("content"), "text", "output_text")
+		text := partsText(f.content, "text", "output_text")
 		if text == "" {
-			text = m.Get("refusal").Text()
+			text = f.refusal.Text()
 		}
 		p.b.turn(text, made)
 	case "tool":
-		p.b.result(idString(m.Get("tool_call_id")), "", m.Get("content"), "")
+		p.b.result(idString(f.toolCallID), "", f.content, "")
 	case "function":
-		p.b.result("", m.Get("name").Text(), m.Get("content"), "")
+		p.b.result("", f.name.Text(), f.content, "")
 	}
 	return nil
 }
@@ -269,22 +310,42 @@ func (p *openAIParser) message(m jsondoc.Value) error {
 // has no function is kept as a call with no name and an argument error, so
 // the trace still reads.
 func (p *openAIParser) toolCall(tm jsondoc.Value) engine.ToolCall {
-	c := engine.ToolCall{ID: idString(tm.Get("id"))}
 	if !isObj(tm) {
-		c.ArgsError = "the tool call is not an object"
+		return engine.ToolCall{ArgsError: "the tool call is not an object"}
+	}
+	var id, custom, typ, fn jsondoc.Value
+	for k, v := range tm.Members() {
+		switch k {
+		case "id":
+			id = v
+		case "custom":
+			custom = v
+		case "type":
+			typ = v
+		case "function":
+			fn = v
+		}
+	}
+	c := engine.ToolCall{ID: idString(id)}
+	if isObj(custom) || typ.Text() == "custom" {
+		c.Tool = custom.Get("name").Text()
+		setRaw(&c, custom.Get("input").Text())
 		return c
 	}
-	if cu := tm.Get("custom"); isObj(cu) || tm.Get("type").Text() == "custom" {
-		c.Tool = cu.Get("name").Text()
-		setRaw(&c, cu.Get("input").Text())
-		return c
-	}
-	fn := tm.Get("function")
 	if !isObj(fn) {
 		c.ArgsError = "the tool call has no function"
 		return c
 	}
-	c.Tool = fn.Get("name").Text()
-	p.b.setArgs(&c, fn.Get("arguments"))
+	var name, args jsondoc.Value
+	for k, v := range fn.Members() {
+		switch k {
+		case "name":
+			name = v
+		case "arguments":
+			args = v
+		}
+	}
+	c.Tool = name.Text()
+	p.b.setArgs(&c, args)
 	return c
 }

@@ -155,3 +155,40 @@ func FuzzScreen(f *testing.F) {
 	}
 	f.Fuzz(checkScreen)
 }
+
+// FuzzOpenAIMembers checks that readOpenAIMsg, one pass over a message's
+// members, finds every member the OpenAI adapter reads as Get does (a
+// repeated key's last value), for every object of the document.
+func FuzzOpenAIMembers(f *testing.F) {
+	addSeeds(f, "openai", "openai-stream")
+	f.Add([]byte(`{"role":"user","role":"tool","content":1,"content":null,"type":{},"name":"n","tool_call_id":2,"audio":[],"refusal":"r","function_call":{},"tool_calls":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := jsondoc.Parse(data)
+		if err != nil {
+			return
+		}
+		var walk func(v jsondoc.Value)
+		walk = func(v jsondoc.Value) {
+			switch v.Kind() {
+			case jsondoc.Object:
+				m := readOpenAIMsg(v)
+				for k, got := range map[string]jsondoc.Value{
+					"role": m.role, "type": m.typ, "content": m.content, "tool_calls": m.toolCalls, "function_call": m.functionCall,
+					"refusal": m.refusal, "audio": m.audio, "tool_call_id": m.toolCallID, "name": m.name,
+				} {
+					if want := v.Get(k); got != want {
+						t.Fatalf("%s of %s: read %v, Get %v", k, v, got, want)
+					}
+				}
+				for _, e := range v.Members() {
+					walk(e)
+				}
+			case jsondoc.Array:
+				for _, e := range v.Elems() {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+	})
+}
