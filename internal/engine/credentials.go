@@ -435,6 +435,7 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 			clear(w.texts)
 			clear(w.shown)
 			clear(w.flat)
+			clear(w.keys[:cap(w.keys)]) // collectFlat's, left as they were
 			buf.texts, buf.shown, buf.open, buf.flat, buf.keys = w.texts[:0], w.shown[:0], w.open, w.flat[:0], w.keys[:0]
 			buf.wk = w.wk
 			buf.wk.Reset(jsondoc.Value{}) // no reference to the trace
@@ -589,7 +590,8 @@ type argWalker struct {
 	// secretscan.MinTextLen): shorter texts are not collected.
 	minLen int
 	// wk and open are collect's walker and stack, flat the texts of
-	// collectShown, keys collectFlat's keys (empty between calls).
+	// collectShown, keys collectFlat's keys (empty between calls; the
+	// scan clears what they held once, at its end).
 	wk   jsondoc.Walker
 	open []byte
 	flat []jsondoc.Text
@@ -640,7 +642,6 @@ func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 			}
 		}
 	}
-	clear(keys) // no reference to the trace
 	if !ok {
 		w.rollback(nt, ns)
 	}
