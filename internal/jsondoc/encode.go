@@ -166,67 +166,69 @@ func AppendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// pow10 holds the powers of ten appendShortFloat tries, each exact.
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
-
-// appendShortFloat appends f as AppendFloat does when f is a decimal with
-// at most len(pow10)-1 digits after the point and a magnitude from 1e-6 to
-// below 1e15 (scores and rates such as 0.75 or 1), and reports whether it
-// did; for any other f it appends nothing.
+// appendShortFloat appends f as AppendFloat does when f reads back from
+// a decimal with at most eight digits after the point and its magnitude is
+// from 1e-6 to below 1e7 (scores and rates such as 0.75 or 1), and reports
+// whether it did; for any other f it appends nothing.
 //
-// The digits are those of the first k for which n = f·10^k rounded is an
-// integer whose n/10^k reads back as f: strconv's shortest digits, since
-// a decimal with fewer digits after the point that read back as f would
-// have fewer significant digits, and below 2^51 the computed f·10^k is
-// within far less than ½ of the decimal's digits, which no other integer
-// within that distance reads back as f.
+// n = f·1e8 rounded is then that decimal's digits: f is within half an ulp
+// of it, and below 1e7 half an ulp times 1e8 plus the product's rounding
+// is less than ½. n/1e8, correctly rounded as ParseFloat rounds it, reads
+// back as f exactly when such a decimal exists, and n without its
+// trailing zeros is strconv's shortest digits (a decimal with fewer digits
+// after the point would be n with more zeros; within that distance of f
+// there is no other).
 func appendShortFloat(b []byte, f float64) ([]byte, bool) {
 	a, neg := f, false
 	if a < 0 {
 		a, neg = -a, true
 	}
-	if !(a >= 1e-6 && a < 1e15) { // also NaN, and ±0, which strconv writes
+	if !(a >= 1e-6 && a < 1e7) { // also NaN, and ±0, which strconv writes
 		return b, false
 	}
-	for k, p := range pow10 {
-		x := a * p
-		if x >= 1<<51 {
-			return b, false
-		}
-		n := uint64(x + 0.5)
-		// Only a near integer can read back; the division is the test.
-		if d := x - float64(n); d > x*0x1p-50 || -d > x*0x1p-50 || float64(n)/p != a {
-			continue
-		}
-		if k > 0 && n%10 == 0 {
-			return b, false // not the shortest (k-1 would have read back)
-		}
-		var buf [24]byte
-		i := len(buf)
-		for range k {
-			i--
-			buf[i] = byte('0' + n%10)
-			n /= 10
-		}
-		if k > 0 {
-			i--
-			buf[i] = '.'
-		}
-		for {
-			i--
-			buf[i] = byte('0' + n%10)
-			n /= 10
-			if n == 0 {
-				break
-			}
-		}
-		if neg {
-			i--
-			buf[i] = '-'
-		}
-		return append(b, buf[i:]...), true
+	n := uint64(a*1e8 + 0.5)
+	if float64(n)/1e8 != a {
+		return b, false
 	}
-	return b, false
+	// Strip the trailing zeros: all eight, or up to seven as 4, 2 and 1.
+	k := 8
+	if n%1e8 == 0 {
+		n, k = n/1e8, 0
+	} else {
+		if n%1e4 == 0 {
+			n, k = n/1e4, k-4
+		}
+		if n%100 == 0 {
+			n, k = n/100, k-2
+		}
+		if n%10 == 0 {
+			n, k = n/10, k-1
+		}
+	}
+	var buf [24]byte
+	i := len(buf)
+	for range k {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if k > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return append(b, buf[i:]...), true
 }
 
 // AppendJSON appends v exactly as json.Marshal writes v.Any(): object

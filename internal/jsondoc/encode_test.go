@@ -90,7 +90,7 @@ func TestAppendFloat(t *testing.T) {
 		floats = append(floats, d, -d, math.Nextafter(d, 0), math.Nextafter(d, 2e15), float64(r.IntN(50))/float64(1+r.IntN(50)))
 	}
 	for n := range 2001 {
-		floats = append(floats, float64(n)/1000, float64(n)/8, float64(n)/3, float64(n)*1e11, 1e-6*float64(n), 1e15-float64(n))
+		floats = append(floats, float64(n)/1000, float64(n)/8, float64(n)/3, float64(n)*1e11, 1e-6*float64(n), 1e15-float64(n), 1e7-float64(n)/1e8, float64(n)/1e8, float64(n)/1e9)
 	}
 	for _, f := range floats {
 		want, err := json.Marshal(f)
@@ -126,7 +126,7 @@ func FuzzAppendFloat(f *testing.F) {
 // writes (random bits seldom are one), and that it writes the decimals of
 // scores and rates.
 func FuzzAppendShortFloat(f *testing.F) {
-	for _, seed := range [][2]int64{{75, 2}, {1, 0}, {675, 3}, {-5, 1}, {999999999999999, 0}, {1, 6}, {123456789, 8}, {30, 1}, {4503599627370497, 3}} {
+	for _, seed := range [][2]int64{{75, 2}, {1, 0}, {675, 3}, {-5, 1}, {999999999999999, 0}, {1, 6}, {123456789, 8}, {30, 1}, {4503599627370497, 3}, {99999995, 1}, {999999999999999, 8}, {1, 9}} {
 		f.Add(seed[0], uint8(seed[1]))
 	}
 	f.Fuzz(func(t *testing.T, n int64, k uint8) {
