@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/secretscan"
 	"github.com/toolscore/toolscore/internal/secrets"
 )
 
@@ -79,6 +80,20 @@ func colorEnabled(terminal bool, noColor string) bool {
 // gitleaks' rules), made on first use: every evaluation a command runs
 // shares it, and the rules it builds.
 var secretScanner = sync.OnceValue(func() engine.SecretScanner { return secrets.New() })
+
+// warmSecretScanner has the secret scanner build what its first scan of
+// any text builds (its keyword automaton, a few milliseconds on one core
+// that every grading goroutine would wait for), by scanning one text that
+// holds no keyword (so no rule is built): a batch calls it on a goroutine
+// of its own while it reads the expectation and the first traces.
+func warmSecretScanner() {
+	sc := secretScanner()
+	n := 32
+	if m, ok := sc.(secretscan.MinTextLen); ok {
+		n = max(n, m.MinTextLen())
+	}
+	_, _ = sc.ScanSecrets(context.Background(), []string{strings.Repeat("-", n)})
+}
 
 // errFailed is returned by a command whose verdict is FAIL: exit status 1,
 // nothing printed on stderr.

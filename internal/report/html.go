@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -23,25 +24,30 @@ import (
 //go:embed html.tmpl
 var templateFS embed.FS
 
-var pageTemplate = template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
-	"score":    Score,
-	"percent":  Percent,
-	"delta":    Delta,
-	"deltapct": DeltaPercent,
-	"verdict":  verdictWord,
-	"status":   statusWord,
-	"bar":      func(x float64) float64 { return 120 * min(max(x, 0), 1) },
-	"dur":      Duration,
-	"join":     strings.Join,
-	"outcome":  outcomeWord,
-	"lower":    strings.ToLower,
-	"add1":     func(i int) int { return i + 1 },
-	"num":      num,
-	"add":      func(a, b int) int { return a + b },
-	"mul":      func(a, b int) int { return a * b },
-	"sub":      func(a, b float64) float64 { return a - b },
-	"int":      func(x float64) int { return int(x) },
-}).ParseFS(templateFS, "html.tmpl"))
+// pageTemplate returns the page template, parsed on first use (about 2.6
+// million instructions, which a run that writes no HTML report does not
+// spend at start).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("html.tmpl").Funcs(template.FuncMap{
+		"score":    Score,
+		"percent":  Percent,
+		"delta":    Delta,
+		"deltapct": DeltaPercent,
+		"verdict":  verdictWord,
+		"status":   statusWord,
+		"bar":      func(x float64) float64 { return 120 * min(max(x, 0), 1) },
+		"dur":      Duration,
+		"join":     strings.Join,
+		"outcome":  outcomeWord,
+		"lower":    strings.ToLower,
+		"add1":     func(i int) int { return i + 1 },
+		"num":      num,
+		"add":      func(a, b int) int { return a + b },
+		"mul":      func(a, b int) int { return a * b },
+		"sub":      func(a, b float64) float64 { return a - b },
+		"int":      func(x float64) int { return int(x) },
+	}).ParseFS(templateFS, "html.tmpl"))
+})
 
 // page is what the template renders: one of Eval, Batch and Harness.
 type page struct {
@@ -257,7 +263,7 @@ func WriteHarnessHTML(w io.Writer, r *harness.Report, d *HarnessDiff) error {
 // render executes the page template into w.
 func render(w io.Writer, p *page) error {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	if err := pageTemplate().Execute(&buf, p); err != nil {
 		return fmt.Errorf("render HTML: %w", err)
 	}
 	_, err := w.Write(buf.Bytes())
