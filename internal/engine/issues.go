@@ -405,8 +405,8 @@ func (d *argDiff) empty() bool {
 // (secrets redacted); mismatched values are rendered from them. Key paths
 // and values are texts of t. It reads got's members once, each with its
 // value, and sorts them with the expected keys got lacks; an object with
-// a repeated key, or more than 64 expected keys, is diffed key by key
-// (diffKeys).
+// a repeated key, or more than 64 expected keys, is diffed key by key,
+// nested objects too (diffKeys).
 func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	if nodes := got.Nodes(); len(wc.keys) > 64 || nodes.Len() > 0 && nodes.RepeatsKey(0) {
 		diffKeys(t, prefix, wc, got, shownWant, shownGot, strict, d)
@@ -498,32 +498,16 @@ func keyIndex(wc *cval) func(string) int {
 	}
 }
 
-// diffKeys is diffArgs key by key: every key of either side looked up in
-// got with Get. It appends to d the differences between an expected call's
-// arguments, compiled as wc (an object node), and got, a trace call's
-// (keys prefixed with prefix, nested objects walked with "." between
-// keys): keys missing, unexpected and mismatched, each list in key order.
-// shownWant and shownGot are the same arguments as results show them
-// (secrets redacted); mismatched values are rendered from them. Key paths
-// and values are texts of t.
+// diffKeys is diffArgs key by key, nested objects too: every key of
+// either side looked up in got with Get. It appends to d the differences
+// between an expected call's arguments, compiled as wc (an object node),
+// and got, a trace call's (keys prefixed with prefix, nested objects
+// walked with "." between keys): keys missing, unexpected and mismatched,
+// each list in key order. shownWant and shownGot are the same arguments as
+// results show them (secrets redacted); mismatched values are rendered
+// from them. Key paths and values are texts of t.
 func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
-	// at returns the index of key k in wc.keys, or -1.
-	var index map[string]int
-	if len(wc.keys) > 16 {
-		index = make(map[string]int, len(wc.keys))
-		for i, k := range wc.keys {
-			index[k] = i
-		}
-	}
-	at := func(k string) int {
-		if index == nil {
-			return slices.Index(wc.keys, k)
-		}
-		if i, ok := index[k]; ok {
-			return i
-		}
-		return -1
-	}
+	at := keyIndex(wc)
 	var buf [16]string
 	keys := buf[:0]
 	if n := len(wc.keys) + got.Len(); n > len(buf) {
@@ -554,7 +538,7 @@ func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 			kc := &wc.kids[i]
 			if kc.op == copObject && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
-					diffArgs(t, t.str(prefix, k, "."), kc, av, shownWant.member(k), shownGot.Get(k), strict, d)
+					diffKeys(t, t.str(prefix, k, "."), kc, av, shownWant.member(k), shownGot.Get(k), strict, d)
 				}
 				continue
 			}
