@@ -34,13 +34,7 @@ import (
 //	go test ./internal/store -run '^$' -bench InsertResults -benchtime 20000x
 func BenchmarkInsertResults(b *testing.B) {
 	db, _ := mustMigrated(b)
-	v1, c1 := regradetest.MustContract(b, db, "medium", string(workload.Contract(workload.Medium)))
-	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
-	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	tmpl := mediumResult(b, db)
 	ctx := context.Background()
 	pg0, cpu0 := backendCPU(b, db), processCPU(b)
 	b.SetParallelism(32) // 64 goroutines on 2 cores
@@ -60,6 +54,21 @@ func BenchmarkInsertResults(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((backendCPU(b, db)-pg0).Microseconds())/float64(b.N), "pg-cpu-µs/op")
 	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// mediumResult returns a result of the medium workload's contract
+// (stored in db) and trace, as the service stores it, for the insert
+// benchmarks to copy.
+func mediumResult(b *testing.B, db *DB) record.Result {
+	b.Helper()
+	v1, c1 := regradetest.MustContract(b, db, "medium", string(workload.Contract(workload.Medium)))
+	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
+	r.TaskID, r.Agent, r.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	return r
 }
 
 // processCPU returns the CPU time (user + system) this process has used.
@@ -207,13 +216,7 @@ func benchmarkInsertPaced(b *testing.B, parallel, rate int) {
 	if _, err := db.Migrate(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	v1, c1 := regradetest.MustContract(b, db, "medium", string(workload.Contract(workload.Medium)))
-	parsed, err := format.Parse(workload.PlainTrace(workload.Medium), "plain")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl := regradetest.Result(b, v1, c1, parsed.Trace, regradetest.Options{SafetyGate: true}, t0)
-	tmpl.TaskID, tmpl.Agent, tmpl.Labels = "task-1", "agent-1", map[string]string{"workload": "medium"}
+	tmpl := mediumResult(b, db)
 	ctx := context.Background()
 	groups0, csw0 := writeGroups(b, reg), contextSwitches(b)
 	pg0, cpu0 := backendCPU(b, db), processCPU(b)
@@ -266,14 +269,5 @@ func contextSwitches(tb testing.TB) int64 {
 // the writer's histogram in reg.
 func writeGroups(tb testing.TB, reg *prometheus.Registry) uint64 {
 	tb.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "toolscore_store_write_group_results" {
-			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
-		}
-	}
-	return 0
+	return groupHistogram(tb, reg).GetSampleCount()
 }

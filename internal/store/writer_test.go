@@ -98,18 +98,18 @@ func TestWriterGathersWhileWriting(t *testing.T) {
 }
 
 // groupHistogram returns the writer's histogram of results per group.
-func groupHistogram(t *testing.T, reg *prometheus.Registry) *dto.Histogram {
-	t.Helper()
+func groupHistogram(tb testing.TB, reg *prometheus.Registry) *dto.Histogram {
+	tb.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == "toolscore_store_write_group_results" {
 			return mf.GetMetric()[0].GetHistogram()
 		}
 	}
-	t.Fatal("no toolscore_store_write_group_results")
+	tb.Fatal("no toolscore_store_write_group_results")
 	return nil
 }
 
