@@ -123,8 +123,7 @@ func FuzzAppendFloat(f *testing.F) {
 
 // FuzzAppendShortFloat checks AppendFloat against json.Marshal on
 // decimals n/10^k and their neighbours, the floats appendShortFloat
-// writes (random bits seldom are one), and that it writes the decimals of
-// scores and rates.
+// writes (random bits seldom are one).
 func FuzzAppendShortFloat(f *testing.F) {
 	for _, seed := range [][2]int64{{75, 2}, {1, 0}, {675, 3}, {-5, 1}, {999999999999999, 0}, {1, 6}, {123456789, 8}, {30, 1}, {4503599627370497, 3}, {99999995, 1}, {999999999999999, 8}, {1, 9}} {
 		f.Add(seed[0], uint8(seed[1]))
@@ -141,12 +140,16 @@ func FuzzAppendShortFloat(f *testing.F) {
 			}
 		}
 	})
-	if testing.Short() {
-		return
-	}
+}
+
+// TestAppendShortFloat checks that appendShortFloat writes the decimals of
+// scores and rates itself, as json.Marshal writes them, instead of leaving
+// them to strconv.
+func TestAppendShortFloat(t *testing.T) {
 	for _, v := range []float64{0.75, 1, 0.25, 0.9, 0.675, 3, 0.4, 0.3, 0.2, 0.1, 48.5, -2.5} {
-		if _, ok := appendShortFloat(nil, v); !ok {
-			f.Errorf("appendShortFloat(%v) left it to strconv", v)
+		want, _ := json.Marshal(v)
+		if got, ok := appendShortFloat(nil, v); !ok || string(got) != string(want) {
+			t.Errorf("appendShortFloat(%v) = %q, %v; want %s, true", v, got, ok, want)
 		}
 	}
 }
