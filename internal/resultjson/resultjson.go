@@ -66,7 +66,11 @@ func (e Mode) AppendResult(dst []byte, res *engine.EvaluationResult) ([]byte, er
 // (and kept in) expected, for results graded against one contract; nil is
 // no cache.
 func (e Mode) AppendResultWith(dst []byte, res *engine.EvaluationResult, expected *ExpectedCache) ([]byte, error) {
-	if b, ok := e.appendResult(grow(dst, resultHint(res)), res, expected); ok {
+	b := dst
+	if cap(dst)-len(dst) < roomyResult {
+		b = grow(dst, resultHint(res))
+	}
+	if b, ok := e.appendResult(b, res, expected); ok {
 		return b, nil
 	}
 	return e.marshal(dst, res)
@@ -179,6 +183,11 @@ func (e Mode) str(b []byte, s string) []byte {
 	}
 	return jsondoc.AppendString(b, s)
 }
+
+// roomyResult is the room in a buffer beyond which AppendResultWith does
+// not estimate the result's length first (a batch writes each result into
+// a buffer with 32 KB of room; a larger result grows it as append does).
+const roomyResult = 16 << 10
 
 // grow returns dst with room for n more bytes (the writers' estimate of
 // their output, so that it is allocated once in the common case).
