@@ -90,10 +90,32 @@ func (otelAdapter) Parse(in *Input) (engine.Trace, error) {
 // collectSpans gives collect every span of the document, reduced, in
 // document order: the spans of OTLP/JSON export records, OTLP/JSON spans,
 // and spans as the Python SDK prints them. p reads the values the
-// reduction assembles.
+// reduction assembles. A span whose trace id and span id were already
+// seen is a repeated copy (an exporter's retry, or two processors writing
+// the same span to one file) and is left out: the first copy is kept, as
+// the OTLP ingest keeps it.
 func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 	seq := 0
+	var seen map[spanKey]struct{}
+	repeated := func(trace, span jsondoc.Value) bool {
+		id := span.Text()
+		if id == "" {
+			return false
+		}
+		k := spanKey{trace.Text(), id}
+		if _, ok := seen[k]; ok {
+			return true
+		}
+		if seen == nil {
+			seen = map[spanKey]struct{}{}
+		}
+		seen[k] = struct{}{}
+		return false
+	}
 	otlp := func(m jsondoc.Value) {
+		if repeated(m.Get("traceId"), m.Get("spanId")) {
+			return
+		}
 		collect(otlpSpan(p, m, seq))
 		seq++
 	}
@@ -115,6 +137,9 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 			continue
 		}
 		if isPySpan(m) {
+			if ctx := m.Get("context"); repeated(ctx.Get("trace_id"), ctx.Get("span_id")) {
+				continue
+			}
 			collect(pySpan(p, m, seq))
 			seq++
 			continue
@@ -123,6 +148,10 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 	}
 	return nil
 }
+
+// spanKey identifies a span within a document: its trace id and span id
+// as written.
+type spanKey struct{ trace, span string }
 
 // otelExport gives collect every span of an export's resourceSpans list.
 // Each level must be an object and each list an array; empty lists may be
