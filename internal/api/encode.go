@@ -35,7 +35,7 @@ func (v *evaluationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil
 // appendJSON appends the view as JSON. The raw pieces are the stored,
 // already valid JSON; they are copied as they are.
 func (v *evaluationView) appendJSON(b []byte) []byte {
-	n := 512 + len(v.Options) + len(v.Metrics) + len(v.ExpectedCalls) + len(v.TraceCalls) + len(v.ScoredCalls) +
+	n := 512 + len(v.FormatWarning) + len(v.Options) + len(v.Metrics) + len(v.ExpectedCalls) + len(v.TraceCalls) + len(v.ScoredCalls) +
 		len(v.ScoredIndexes) + len(v.Checks) + len(v.Issues)
 	if v.FinalAnswer != nil {
 		n += len(*v.FinalAnswer) + 16
@@ -86,6 +86,9 @@ func (v *evaluationView) appendJSON(b []byte) []byte {
 		b = append(b, ',')
 	}
 	b = appendStringField(b, "format", v.Format)
+	if v.FormatWarning != "" {
+		b = appendStringField(b, "format_warning", v.FormatWarning)
+	}
 	b = append(b, `"score":`...)
 	b = appendFloat(b, v.Score)
 	b = appendStringField(append(b, ','), "grade", v.Grade)

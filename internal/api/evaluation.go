@@ -343,14 +343,21 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if err != nil {
 		return nil, err
 	}
+	// The format's warning quotes the document's member names and
+	// pointers: stored and shown redacted alike.
+	warning := parsed.Warning
+	if err := redactTexts(ctx, s.cfg.SecretScanner, []*string{&warning}, nil); err != nil {
+		return nil, err
+	}
 	out := &record.Result{
 		ResultSummary: record.ResultSummary{
 			ID: id, ProjectID: project, Contract: pc.ref,
 			TaskID: taskID, RunID: runID, Agent: agent, Labels: labels, Format: parsed.Format,
 			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
 		},
-		Options:     opts,
-		FinalAnswer: res.FinalAnswer,
+		Options:       opts,
+		FinalAnswer:   res.FinalAnswer,
+		FormatWarning: warning,
 	}
 	if len(labels) > 0 {
 		out.LabelsJSON, _ = json.Marshal(labels) // once, for the row and the answer; a map[string]string always marshals
@@ -483,6 +490,10 @@ type evaluationView struct {
 	Passed     bool              `json:"passed"`
 	MinScore   float64           `json:"min_score"`
 	SafetyGate bool              `json:"safety_gate"`
+
+	// FormatWarning is the trace format's warning (record.Result's),
+	// written after format and left out when "".
+	FormatWarning string `json:"format_warning,omitempty"`
 	// labelsJSON is Labels as JSON when the result carries it
 	// (record.Result.LabelsJSON).
 	labelsJSON    json.RawMessage
@@ -504,7 +515,8 @@ func contractRef(c record.ContractRef) contractRefView {
 func viewEvaluation(r *record.Result) evaluationView {
 	v := evaluationView{
 		Contract: contractRef(r.Contract), TaskID: r.TaskID, RunID: r.RunID, Agent: r.Agent, Labels: r.Labels,
-		Format: r.Format, Score: r.Score, Grade: r.Grade, Passed: r.Passed, MinScore: r.MinScore, SafetyGate: r.SafetyGate,
+		Format: r.Format, FormatWarning: r.FormatWarning,
+		Score: r.Score, Grade: r.Grade, Passed: r.Passed, MinScore: r.MinScore, SafetyGate: r.SafetyGate,
 		Options: r.Options, Metrics: r.Metrics, ExpectedCalls: r.ExpectedCalls, TraceCalls: r.TraceCalls,
 		ScoredCalls: r.ScoredCalls, ScoredIndexes: r.ScoredIndexes, FinalAnswer: r.FinalAnswer, Checks: r.Checks, Issues: r.Issues,
 		labelsJSON: r.LabelsJSON,

@@ -79,6 +79,12 @@ type Result struct {
 	Issues        json.RawMessage
 	// FinalAnswer is the trace's final answer (nil when absent).
 	FinalAnswer *string
+	// FormatWarning is the trace format's warning when the trace was read
+	// (format.Parsed.Warning, redacted like the caller's identifiers);
+	// "" when there was none and for a regrade result, which reads the
+	// stored calls and no document (column format_warning, migration
+	// 00018).
+	FormatWarning string
 	// LabelsJSON is Labels as JSON (json.Marshal's bytes), encoded once
 	// by the server for both the row and the answer; nil when Labels is
 	// empty or the writer leaves it to the store.

@@ -30,7 +30,7 @@ var resultColumnTypes = []string{
 	"text", "text", "text", "jsonb", "text",
 	"double precision", "text", "boolean", "double precision", "boolean",
 	"text", "text", "text", "text",
-	"text", "text", "text", "text",
+	"text", "text", "text", "text", "text",
 }
 
 // copyResultsSQL is the COPY statement of appendResultTuple's tuples.
@@ -82,9 +82,9 @@ func copyResults(ctx context.Context, conn *pgxpool.Conn, group []*writeReq, con
 }
 
 // appendResultTuple appends r as one binary COPY tuple of resultColumns,
-// with resultRow's values: NULL for an empty contract name, task, run or
-// agent, a version of 0 and a nil final answer; {} for no labels; empty
-// text for nil JSON parts.
+// with resultRow's values: NULL for an empty contract name, task, run,
+// agent or format warning, a version of 0 and a nil final answer; {} for
+// no labels; empty text for nil JSON parts.
 func appendResultTuple(b []byte, r *record.Result) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(resultColumns)))
 	return appendResultFields(b, r, false)
@@ -140,7 +140,8 @@ func appendResultFields(b []byte, r *record.Result, sharedExpected bool) []byte 
 	}
 	b = appendField(b, r.Metrics)
 	b = appendField(b, r.Checks)
-	return appendField(b, r.Issues)
+	b = appendField(b, r.Issues)
+	return appendNullText(b, r.FormatWarning)
 }
 
 // appendField appends a field of the bytes v (empty, never NULL, for nil).

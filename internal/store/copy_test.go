@@ -39,8 +39,8 @@ func TestResultCopyTypes(t *testing.T) {
 // TestCopyMatchesPgx stores the same results with copyResults and with
 // pgx's CopyFrom of resultRow and compares every stored column: NULLs,
 // labels, registry and inline contracts, times with microseconds, a
-// missing final answer, non-ASCII text, and a group with a conflicted
-// batch left out.
+// missing final answer, non-ASCII text, a format warning (NULL when
+// none), and a group with a conflicted batch left out.
 func TestCopyMatchesPgx(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
@@ -57,6 +57,7 @@ func TestCopyMatchesPgx(t *testing.T) {
 		},
 		func(r *record.Result) { r.Labels = map[string]string{"k": "v"} }, // LabelsJSON left to the store
 		func(r *record.Result) { r.Options, r.Checks = nil, json.RawMessage(`{}`) },
+		func(r *record.Result) { r.FormatWarning = "the trace has no calls, though ... é at /0/type" },
 	}
 	var ours, theirs []*writeReq
 	for i, mod := range mods {

@@ -25,7 +25,7 @@ var resultColumns = []string{
 	"task_id", "run_id", "agent", "labels", "trace_format",
 	"score", "grade", "passed", "min_score", "safety_gate",
 	"options", "expected_calls", "trace_calls", "scored_indexes",
-	"final_answer", "metrics", "checks", "issues",
+	"final_answer", "metrics", "checks", "issues", "format_warning",
 }
 
 // nSummaryWritten is the number of leading resultColumns that belong to a
@@ -84,7 +84,7 @@ func resultRow(r *record.Result) []any {
 		nullString(r.TaskID), nullString(r.RunID), nullString(r.Agent), labels, r.Format,
 		r.Score, r.Grade, r.Passed, r.MinScore, r.SafetyGate,
 		text(r.Options), text(r.ExpectedCalls), text(r.TraceCalls), text(r.ScoredIndexes),
-		r.FinalAnswer, text(r.Metrics), text(r.Checks), text(r.Issues),
+		r.FinalAnswer, text(r.Metrics), text(r.Checks), text(r.Issues), nullString(r.FormatWarning),
 	}
 }
 
@@ -180,11 +180,15 @@ func (s *summaryScan) fill(r *record.ResultSummary) error {
 func scanResult(row pgx.Row) (record.Result, error) {
 	var r record.Result
 	var s summaryScan
+	var warning *string
 	dest := append(s.dest(&r.ResultSummary),
 		&r.Options, &r.ExpectedCalls, &r.TraceCalls, &r.ScoredIndexes,
-		&r.FinalAnswer, &r.Metrics, &r.Checks, &r.Issues)
+		&r.FinalAnswer, &r.Metrics, &r.Checks, &r.Issues, &warning)
 	if err := row.Scan(dest...); err != nil {
 		return r, err
+	}
+	if warning != nil {
+		r.FormatWarning = *warning
 	}
 	if r.TraceCalls == nil {
 		// A regrade result that shares its original's trace calls, whose

@@ -223,6 +223,62 @@ func TestMigration17(t *testing.T) {
 	}
 }
 
+// TestMigration18 checks results.format_warning (migration 00018): a
+// result's warning is stored and read back, one without is NULL; down
+// drops the column (and the warning), up adds it again empty, and results
+// are written and read on it again.
+func TestMigration18(t *testing.T) {
+	db, _ := mustMigrated(t)
+	ctx := context.Background()
+	const warning = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai format does not read: tool_call_id at /0/tool_call_id"
+	with := newResult(t, 1, func(r *record.Result) { r.FormatWarning = warning })
+	without := newResult(t, 2, nil)
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{with, without}}); err != nil {
+		t.Fatal(err)
+	}
+	column := func(id uuid.UUID) *string {
+		t.Helper()
+		var w *string
+		if err := db.pool.QueryRow(ctx, `SELECT format_warning FROM results WHERE id = $1`, id).Scan(&w); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if w := column(with.ID); w == nil || *w != warning {
+		t.Errorf("format_warning = %v, want %q", w, warning)
+	}
+	if w := column(without.ID); w != nil {
+		t.Errorf("format_warning of a result without one = %q, want NULL", *w)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 17); err != nil {
+		t.Fatalf("DownTo(17): %v", err)
+	}
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'results' AND column_name = 'format_warning'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after down: %d format_warning columns (%v), want 0", n, err)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v; want %d", v, err, LatestVersion())
+	}
+	got, err := db.GetResult(ctx, 1, with.ID)
+	if err != nil || got.FormatWarning != "" || string(got.Metrics) != string(with.Metrics) {
+		t.Errorf("after up: GetResult = warning %q, metrics %s, %v; want no warning, %s", got.FormatWarning, got.Metrics, err, with.Metrics)
+	}
+	again := newResult(t, 3, func(r *record.Result) { r.FormatWarning = warning })
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{again}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetResult(ctx, 1, again.ID); err != nil || got.FormatWarning != warning {
+		t.Errorf("after up: GetResult(new) warning = %q, %v; want %q", got.FormatWarning, err, warning)
+	}
+}
+
 func TestContracts(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
@@ -336,6 +392,7 @@ func TestResults(t *testing.T) {
 				r.Labels = map[string]string{"env": "prod", "team": "x"}
 				r.FinalAnswer = nil
 				r.RunID = "run-1"
+				r.FormatWarning = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai format does not read: tool_call_id at /0/tool_call_id"
 			}
 		}))
 	}
@@ -359,6 +416,9 @@ func TestResults(t *testing.T) {
 	// scored_indexes byte for byte.
 	if diff := cmp.Diff(all[5], got, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" {
 		t.Errorf("GetResult (-want +got):\n%s", diff)
+	}
+	if got, err := db.GetResult(ctx, 1, all[6].ID); err != nil || got.FormatWarning != "" {
+		t.Errorf("GetResult(no warning) format warning = %q, %v; want \"\"", got.FormatWarning, err)
 	}
 	if _, err := db.GetResult(ctx, 1, uuid.Must(uuid.NewV7())); !errors.Is(err, engine.ErrNotFound) {
 		t.Errorf("GetResult(unknown) = %v, want ErrNotFound", err)

@@ -36,6 +36,16 @@ def test_flight_example_register_grade_replay_fetch(client):
     assert (dry["stored"], "id" in dry, dry["grade"], dry["passed"], dry["score"]) == (False, False, "F", False, 0.3833333333333333)
 
 
+def test_format_warning_on_the_answer_and_on_get(client):
+    ev = client.evaluate(gold=GOLD, trace=[{"type": "function_call_output", "call_id": "c1", "output": "ok"}], task_id=f"warn-{RUN_TAG}")
+    want = ("the trace has no calls, though 1 value in it looks like tool calls or results that the openai-responses format"
+            " does not read: type function_call_output at /0/type")
+    assert (ev["format"], ev.get("format_warning")) == ("openai-responses", want)
+    assert client.get_evaluation(ev["id"])["format_warning"] == want
+    plain = client.evaluate(gold=GOLD, trace=TRACE, store=False)
+    assert (plain["format"], "format_warning" in plain) == ("openai", False)
+
+
 def test_evaluate_batch_2500_items_in_order(client):
     ok_trace = [{"tool": "search_flights", "args": {"destination": "LIS", "date": "2026-12-18"}}]
     items = [{"contract": CONTRACT, "trace": {"not": "a trace"} if i == 1700 else ok_trace + [{"tool": "reserve_seat", "args": {"flight_id": f"FL-{i}"}}],

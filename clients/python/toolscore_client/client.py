@@ -185,7 +185,11 @@ class Client:
         The request is a dict (``{"contract": "flights", "trace": [...]}``)
         or keyword fields (``contract="flights", trace=[...]``), or both.
         The Idempotency-Key is new per call (or ``idempotency_key``) and
-        reused on every retry, so a retried call is stored once.
+        reused on every retry, so a retried call is stored once. The
+        answer is openapi.yaml's Evaluation; its optional
+        ``format_warning`` (a str, also on :meth:`get_evaluation`) is
+        present only when the trace format read the trace with a caveat,
+        such as 0 calls from a document holding what looks like tool calls.
         """
         body = {**(request or {}), **fields}
         return self._request("POST", "/v1/evaluations", query=_store(store), json_body=body,

@@ -247,7 +247,12 @@ export class Client {
 
   // Evaluations
 
-  /** Grades one trace (POST /v1/evaluations); stored unless store is false. */
+  /**
+   * Grades one trace (POST /v1/evaluations); stored unless store is false.
+   * The answer's optional format_warning (also on getEvaluation) is set only
+   * when the trace format read the trace with a caveat, such as 0 calls from
+   * a document holding what looks like tool calls.
+   */
   async evaluate(req: EvaluationRequest, opts: EvaluateOptions = {}): Promise<Evaluation> {
     return this.request<Evaluation>({
       method: "POST", path: "/v1/evaluations", query: storeQuery(opts.store), json: req,

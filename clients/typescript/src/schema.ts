@@ -1340,6 +1340,8 @@ export interface components {
                 [key: string]: string;
             };
             format: components["schemas"]["TraceFormat"];
+            /** @description Only when the trace format read the trace with a caveat, the warning the CLI prints (`toolscore: FILE: warning: ...`): the trace has no calls though the document holds what looks like tool calls or results that the format does not read (or, for LangSmith, llm runs that asked for tools no run recorded), naming the first places as JSON pointers (with `line N:` for JSON Lines and SSE), such as "the trace has no calls, though 1 value in it looks like tool calls or results that the openai-responses format does not read: type function_call_output at /0/type". Secrets in it are redacted. Stored with the result and returned by GET; absent on a regrade result (it grades the stored calls, not the document: see its original). */
+            format_warning?: string;
             /** @description The composite score, in [0, 1] up to floating-point rounding (1.0000000000000002 occurs). */
             score: number;
             grade: components["schemas"]["Grade"];

@@ -48,6 +48,17 @@ test("the flight example: register, grade, replay, fetch", { skip }, async () =>
   assert.deepEqual([dry.stored, dry.id, dry.grade, dry.passed, dry.score], [false, undefined, "F", false, 0.3833333333333333]);
 });
 
+test("format_warning: the trace format's caveat on the answer and on GET, absent without one", { skip }, async () => {
+  const ev = await client.evaluate({ gold, trace: [{ type: "function_call_output", call_id: "c1", output: "ok" }], task_id: `warn-${runTag}` });
+  const want = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai-responses format does not read: type function_call_output at /0/type";
+  assert.deepEqual([ev.format, ev.format_warning], ["openai-responses", want]);
+  const got = await client.getEvaluation(ev.id!);
+  assert.equal(got.format_warning, want);
+  const plain = await client.evaluate({ gold, trace }, { store: false });
+  assert.equal(plain.format, "openai");
+  assert.equal("format_warning" in plain, false);
+});
+
 test("evaluateBatch: 2,500 items in three NDJSON requests, answered in order", { skip }, async () => {
   const items: EvaluationRequest[] = Array.from({ length: 2500 }, (_, i) => ({
     contract: contract as EvaluationRequest["contract"],
