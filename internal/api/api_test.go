@@ -236,9 +236,9 @@ func TestCreateEvaluationErrors(t *testing.T) {
 		wantDetail string
 	}{
 		{name: "bad json", body: "{\n  \"trace\": [1,\n  ]}", wantStatus: 400, wantSlug: "invalid-json",
-			wantDetail: "line 3:3 (byte 19): invalid character ']' looking for beginning of value"},
+			wantDetail: "line 3:3 (byte 19): invalid character ']' looking for beginning of value (at /trace/1)"},
 		{name: "truncated json", body: `{"trace": [`, wantStatus: 400, wantSlug: "invalid-json",
-			wantDetail: "line 1:12 (byte 11): unexpected end of JSON input"},
+			wantDetail: "line 1:12 (byte 11): unexpected end of JSON input (at /trace)"},
 		{name: "trailing data", body: `{"trace": []} {}`, wantStatus: 400, wantSlug: "invalid-json",
 			wantDetail: "line 1:15 (byte 14): unexpected data after the JSON document"},
 		{name: "empty body", body: " ", wantStatus: 400, wantSlug: "invalid-json", wantDetail: "the body is empty"},
@@ -309,8 +309,8 @@ func TestCreateEvaluationErrors(t *testing.T) {
 func TestBadJSONLocation(t *testing.T) {
 	b := setup(t, nil)
 	p := problemOf(t, b.do(t, "POST", "/v1/evaluations", "{\n  \"trace\": [1,\n  ]}"), 400, "invalid-json")
-	if p.Offset == nil || *p.Offset != 19 || p.Line != 3 || p.Column != 3 {
-		t.Errorf("offset, line, column = %v, %d, %d; want 19, 3, 3", *p.Offset, p.Line, p.Column)
+	if p.Offset == nil || *p.Offset != 19 || p.Line != 3 || p.Column != 3 || p.Pointer == nil || *p.Pointer != "/trace/1" {
+		t.Errorf("offset, line, column, pointer = %v, %d, %d, %v; want 19, 3, 3, /trace/1", p.Offset, p.Line, p.Column, p.Pointer)
 	}
 }
 
@@ -635,8 +635,8 @@ func TestContracts(t *testing.T) {
 		t.Errorf("errors = %+v, want a /contract_version pointer", p.Errors)
 	}
 	p = problemOf(t, b.do(t, "POST", "/v1/contracts/x/versions", "{\"required\": [}"), 400, "invalid-json")
-	if p.Line != 1 || p.Column != 15 {
-		t.Errorf("line:col = %d:%d, want 1:15", p.Line, p.Column)
+	if p.Line != 1 || p.Column != 15 || p.Pointer == nil || *p.Pointer != "/required/0" {
+		t.Errorf("line:col, pointer = %d:%d, %v; want 1:15, /required/0", p.Line, p.Column, p.Pointer)
 	}
 }
 

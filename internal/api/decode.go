@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Media types the API reads.
@@ -218,7 +219,10 @@ func jsonKind(k string) string {
 	return k
 }
 
-// syntaxError locates a syntax error at byte offset off.
+// syntaxError locates a syntax error encoding/json found at byte offset
+// off of data, with the JSON pointer of the value being read there as
+// jsondoc's parser names it. When that parser stops elsewhere (at one of
+// its limits, before off) the pointer is not known and left out.
 func syntaxError(data []byte, off int64, msg string) error {
 	if off > int64(len(data)) {
 		off = int64(len(data))
@@ -233,7 +237,25 @@ func syntaxError(data []byte, off int64, msg string) error {
 		}
 	}
 	se := &engine.SyntaxError{Offset: int(off), Line: line, Column: col, Msg: msg}
-	return &apiError{kind: probInvalidJSON, detail: fmt.Sprintf("line %d:%d (byte %d): %s", line, col, off, msg), syntax: se}
+	var jse *jsondoc.SyntaxError
+	_, err := jsondoc.Parse(data) // only on this error path
+	known := errors.As(err, &jse) && jse.Offset == se.Offset
+	if known {
+		se.Pointer = jse.Pointer
+	}
+	return &apiError{kind: probInvalidJSON, detail: syntaxDetail(se), syntax: se, noPointer: !known}
+}
+
+// syntaxDetail is the detail of a 400 invalid-json: "line L:C (byte N):
+// msg", then " (at /pointer)" when the error is inside the top-level
+// value (a long pointer shortened as jsondoc.ShortPointer does; the
+// problem's pointer member holds it whole).
+func syntaxDetail(se *engine.SyntaxError) string {
+	d := fmt.Sprintf("line %d:%d (byte %d): %s", se.Line, se.Column, se.Offset, se.Msg)
+	if se.Pointer != "" {
+		d += " (at " + jsondoc.ShortPointer(se.Pointer) + ")"
+	}
+	return d
 }
 
 // escapePointer escapes one JSON pointer reference token (RFC 6901).

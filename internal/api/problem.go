@@ -38,10 +38,14 @@ type Problem struct {
 	// into the body or a query parameter name.
 	Errors []FieldProblem `json:"errors,omitempty"`
 	// Offset, Line and Column locate a JSON syntax error (400 invalid-json):
-	// 0-based byte offset, 1-based line and column (in bytes).
-	Offset *int64 `json:"offset,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Column int    `json:"column,omitempty"`
+	// 0-based byte offset, 1-based line and column (in bytes). Pointer is
+	// the RFC 6901 JSON pointer of the value being read there ("" for the
+	// top level: an empty body, a key or data after the document), nil
+	// when not known.
+	Offset  *int64  `json:"offset,omitempty"`
+	Line    int     `json:"line,omitempty"`
+	Column  int     `json:"column,omitempty"`
+	Pointer *string `json:"pointer,omitempty"`
 	// MissingScope names the scope the key lacks (403 forbidden).
 	MissingScope string `json:"missing_scope,omitempty"`
 }
@@ -107,10 +111,12 @@ var (
 // apiError is an error that knows its problem. Handlers return it (or any
 // error; see problemFor).
 type apiError struct {
-	kind       problemKind
-	detail     string
-	errors     []FieldProblem
-	syntax     *engine.SyntaxError
+	kind   problemKind
+	detail string
+	errors []FieldProblem
+	syntax *engine.SyntaxError
+	// noPointer says that syntax.Pointer is not known (syntaxError).
+	noPointer  bool
 	retryAfter int // seconds; 0 for no Retry-After header
 	cause      error
 	// invalidToken adds error="invalid_token" to a 401's WWW-Authenticate
@@ -210,6 +216,10 @@ func (e *apiError) problem(r *http.Request) Problem {
 	if e.syntax != nil {
 		off := int64(e.syntax.Offset)
 		p.Offset, p.Line, p.Column = &off, e.syntax.Line, e.syntax.Column
+		if !e.noPointer {
+			ptr := e.syntax.Pointer
+			p.Pointer = &ptr
+		}
 	}
 	return p
 }

@@ -139,9 +139,8 @@ func parseRequestText(data []byte, s string) (jsondoc.Value, error) {
 	if strings.HasSuffix(msg, "after top-level value") {
 		msg = "unexpected data after the JSON document"
 	}
-	return jsondoc.Value{}, &apiError{kind: probInvalidJSON,
-		detail: fmt.Sprintf("line %d:%d (byte %d): %s", se.Line, se.Column, se.Offset, msg),
-		syntax: &engine.SyntaxError{Offset: se.Offset, Line: se.Line, Column: se.Column, Pointer: se.Pointer, Msg: msg}, cause: err}
+	located := &engine.SyntaxError{Offset: se.Offset, Line: se.Line, Column: se.Column, Pointer: se.Pointer, Msg: msg}
+	return jsondoc.Value{}, &apiError{kind: probInvalidJSON, detail: syntaxDetail(located), syntax: located, cause: err}
 }
 
 // readRequest fills req from the request object v as encoding/json would

@@ -112,8 +112,8 @@ func TestParseRequestSyntax(t *testing.T) {
 		doc, slug, detail string
 		errors            []FieldProblem
 	}{
-		{"{\n  \"trace\": [1,\n  ]}", "invalid-json", "line 3:3 (byte 19): invalid character ']' looking for beginning of value", nil},
-		{`{"trace": [`, "invalid-json", "line 1:12 (byte 11): unexpected end of JSON input", nil},
+		{"{\n  \"trace\": [1,\n  ]}", "invalid-json", "line 3:3 (byte 19): invalid character ']' looking for beginning of value (at /trace/1)", nil},
+		{`{"trace": [`, "invalid-json", "line 1:12 (byte 11): unexpected end of JSON input (at /trace)", nil},
 		{`{"trace": []} {}`, "invalid-json", "line 1:15 (byte 14): unexpected data after the JSON document", nil},
 		{`{"trace": [` + long + `]}`, "invalid-trace", "/trace/0: numeric literal longer than 500 bytes",
 			[]FieldProblem{{Pointer: "/trace/0", Message: "numeric literal longer than 500 bytes"}}},

@@ -30,19 +30,26 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	s := "line " + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column) + ": " + e.Msg
 	if p := e.Pointer; p != "" {
-		if len(p) > 120 {
-			head, tail := 50, len(p)-50
-			for head > 0 && !utf8.RuneStart(p[head]) {
-				head--
-			}
-			for tail < len(p) && !utf8.RuneStart(p[tail]) {
-				tail++
-			}
-			p = p[:head] + "…" + p[tail:]
-		}
-		s += " (at " + p + ")"
+		s += " (at " + ShortPointer(p) + ")"
 	}
 	return s
+}
+
+// ShortPointer returns the JSON pointer p as messages show it: p itself
+// when at most 120 bytes long, else its first and last 50 bytes (moved to
+// whole UTF-8 characters) joined by "…".
+func ShortPointer(p string) string {
+	if len(p) <= 120 {
+		return p
+	}
+	head, tail := 50, len(p)-50
+	for head > 0 && !utf8.RuneStart(p[head]) {
+		head--
+	}
+	for tail < len(p) && !utf8.RuneStart(p[tail]) {
+		tail++
+	}
+	return p[:head] + "…" + p[tail:]
 }
 
 // LineCol converts a byte offset of s into a 1-based line and column

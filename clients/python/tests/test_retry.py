@@ -173,6 +173,17 @@ def test_client_errors_are_typed_problems(scripted):
     assert len(s.seen) == 1
 
 
+def test_an_invalid_json_problem_keeps_its_place(scripted):
+    body = {"type": "https://toolscore.dev/problems/invalid-json", "title": "Request body is not valid JSON", "status": 400,
+            "detail": "line 1:15 (byte 14): invalid character ']' looking for beginning of value (at /trace/1)",
+            "instance": "/v1/evaluations", "request_id": "ef-2", "offset": 14, "line": 1, "column": 15, "pointer": "/trace/1"}
+    s = scripted((400, {"Content-Type": "application/problem+json"}, body))
+    with pytest.raises(ToolscoreError) as e:
+        Client(s.url).evaluate(REQ)
+    p = e.value.problem
+    assert (e.value.slug, p.offset, p.line, p.column, p.pointer) == ("invalid-json", 14, 1, 15, "/trace/1")
+
+
 def test_an_error_that_is_not_a_problem_is_still_a_toolscore_error(scripted):
     s = scripted((502, {"Content-Type": "text/html"}, b"<html>bad gateway</html>"))
     with pytest.raises(ToolscoreError) as e:

@@ -55,6 +55,8 @@ class Problem:
     line: Optional[int] = None
     column: Optional[int] = None
     missing_scope: Optional[str] = None
+    pointer: Optional[str] = None
+    """400 invalid-json: the JSON pointer of the value being read at the syntax error ("" for the top level)."""
 
     @property
     def slug(self) -> str:
@@ -77,6 +79,7 @@ class Problem:
             line=v.get("line"),
             column=v.get("column"),
             missing_scope=v.get("missing_scope"),
+            pointer=v.get("pointer"),
         )
 
 

@@ -910,6 +910,8 @@ export interface components {
             line?: number;
             /** @description 400 invalid-json: 1-based column (in bytes) of the syntax error. */
             column?: number;
+            /** @description 400 invalid-json: the JSON pointer (RFC 6901) of the value being read at the syntax error, such as `/trace/1` for `{"trace": [1, ]}`; "" for the top level (an empty body, data after the document, or a container whose next key or value is missing). The detail ends with it too, as ` (at /trace/1)`, shortened there when longer than 120 bytes. */
+            pointer?: string;
             missing_scope?: components["schemas"]["Scope"];
         };
         /** @description One problem at one place of a request. */

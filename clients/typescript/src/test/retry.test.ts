@@ -142,6 +142,20 @@ test("client errors are typed problems and not retried", async () => {
   assert.equal(seen.length, 1);
 });
 
+test("an invalid-json problem keeps its place: offset, line, column and pointer", async () => {
+  const body = {
+    type: "https://toolscore.dev/problems/invalid-json", title: "Request body is not valid JSON", status: 400,
+    detail: "line 1:15 (byte 14): invalid character ']' looking for beginning of value (at /trace/1)",
+    instance: "/v1/evaluations", request_id: "r-2", offset: 14, line: 1, column: 15, pointer: "/trace/1",
+  };
+  const { fetch } = scripted([new Response(JSON.stringify(body), { status: 400, headers: { "Content-Type": "application/problem+json" } })]);
+  await assert.rejects(new Client({ baseUrl: "http://ts.test", fetch }).evaluate(req), (err: unknown) => {
+    assert.ok(err instanceof ToolscoreError);
+    assert.deepEqual([err.slug, err.problem.offset, err.problem.line, err.problem.column, err.problem.pointer], ["invalid-json", 14, 1, 15, "/trace/1"]);
+    return true;
+  });
+});
+
 test("an error that is not problem+json still becomes a ToolscoreError", async () => {
   const { fetch } = scripted([new Response("<html>bad gateway</html>", { status: 502, statusText: "Bad Gateway", headers: { "Content-Type": "text/html" } })]);
   await assert.rejects(new Client({ baseUrl: "http://ts.test", fetch }).stats(), (err: unknown) => {
