@@ -150,7 +150,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // Errors: 403 forbidden naming the missing scope; 401 without a
 // principal; 500 for a route missing from routeScopes (fail closed).
 func (s *Server) authorize(r *http.Request) error {
-	key := r.Method + " " + routePattern(r)
+	key := routeMethod(r) + " " + routePattern(r)
 	need, ok := routeScopes[key]
 	if !ok {
 		return fmt.Errorf("route %s has no scope in routeScopes", key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -47,9 +48,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// openapi serves the OpenAPI 3.1 document.
+// openapi serves the OpenAPI 3.1 document, with its length (which HEAD
+// answers too).
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(s.cfg.OpenAPI)))
 	_, _ = w.Write(s.cfg.OpenAPI)
 	return nil
 }

@@ -164,7 +164,7 @@ var queryParams = map[string][]string{
 //
 // Errors: 400 invalid-parameter naming the parameter.
 func checkParams(r *http.Request) error {
-	allowed, ok := queryParams[r.Method+" "+routePattern(r)]
+	allowed, ok := queryParams[routeMethod(r)+" "+routePattern(r)]
 	if !ok || r.URL.RawQuery == "" {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
@@ -265,7 +266,10 @@ func (s *Server) handlePublic(h handlerFunc) http.HandlerFunc {
 // new resource (regrades, harness runs) adds one call here.
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.observe, s.recoverer, s.authenticate)
+	// GetHead serves HEAD with the GET handler of a route that has no HEAD
+	// handler of its own (net/http sends its status and headers, never its
+	// body); routeMethod names that route's method.
+	r.Use(s.requestID, s.observe, s.recoverer, s.authenticate, middleware.GetHead)
 	r.NotFound(s.handlePublic(func(w http.ResponseWriter, r *http.Request) error {
 		return newError(probNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))
@@ -290,13 +294,27 @@ func (s *Server) routes() chi.Router {
 }
 
 // allowed returns the methods routed for path, for the Allow header of a
-// 405.
+// 405: HEAD wherever GET is (middleware.GetHead).
 func (s *Server) allowed(path string) []string {
 	var out []string
+	get := false
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if s.router.Match(chi.NewRouteContext(), m, path) {
+		if s.router.Match(chi.NewRouteContext(), m, path) || m == http.MethodHead && get {
 			out = append(out, m)
+			get = get || m == http.MethodGet
 		}
 	}
 	return out
+}
+
+// routeMethod returns the method of the route serving r: GET for a HEAD
+// request that middleware.GetHead gave to a GET route, else r.Method.
+// The per-route tables (routeScopes, queryParams) are keyed by it.
+func routeMethod(r *http.Request) string {
+	if r.Method == http.MethodHead {
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RouteMethod == http.MethodGet {
+			return http.MethodGet
+		}
+	}
+	return r.Method
 }
