@@ -205,6 +205,32 @@ def test_a_429_that_is_not_a_problem_is_queue_full_and_retried_after_retry_after
     assert len(s.seen) == 1
 
 
+def test_a_503_that_is_not_a_problem_is_unavailable_and_retried_after_retry_after(scripted):
+    bare = (503, {"Retry-After": "2"}, b"")
+    s = scripted(bare, ok(201, GRADED))
+    waits = Waits()
+    assert Client(s.url, sleep=waits).evaluate(REQ)["id"] == GRADED["id"]
+    assert len(s.seen) == 2 and len(waits.slept) == 1 and 2.0 <= waits.slept[0] <= 2.4
+    assert s.seen[0]["headers"]["Idempotency-Key"] == s.seen[1]["headers"]["Idempotency-Key"]
+
+    # Without Retry-After, or on a call that is not safe to repeat, it is
+    # raised at once, as a problem 503 is.
+    for answer, call in [((503, {}, b""), lambda c: c.evaluate(REQ)),
+                         ((503, {"Retry-After": "1", "Content-Type": "text/html"}, b"<html>Service Unavailable</html>"),
+                          lambda c: c.create_regrade("flights@2"))]:
+        s = scripted(answer)
+        with pytest.raises(ToolscoreError) as e:
+            call(Client(s.url, sleep=Waits()))
+        assert (e.value.status, e.value.slug, e.value.problem.type) == (503, "unavailable", "https://toolscore.dev/problems/unavailable")
+        assert len(s.seen) == 1
+
+    # Another 5xx without a problem stays internal.
+    s = scripted((500, {}, b""))
+    with pytest.raises(ToolscoreError) as e:
+        Client(s.url, sleep=Waits()).evaluate(REQ)
+    assert (e.value.status, e.value.slug) == (500, "internal")
+
+
 def test_the_api_key_is_a_bearer_token(scripted):
     s = scripted(ok(200, {"group_by": "agent", "groups": []}))
     Client(s.url, api_key="tsk_test_123").stats(group_by="agent")

@@ -87,8 +87,9 @@ class ToolscoreError(Exception):
     """A request that failed with an HTTP status (after the retries).
 
     ``problem`` is the server's problem+json, or one made from the status
-    when the body was not a problem (a proxy's error page, say):
-    ``queue-full`` for a 429, ``internal`` for a 5xx, ``invalid-request``
+    when the body was not a problem (none, or a proxy's error page, say):
+    ``queue-full`` for a 429, ``unavailable`` for a 503 (retried as a
+    problem 503 is), ``internal`` for another 5xx, ``invalid-request``
     for another status.
     """
 
@@ -490,6 +491,15 @@ class Client:
             waited += delay
 
 
+def _bare_slug(status: int) -> str:
+    """The problem slug of an error answer whose body is no problem, by its status."""
+    if status == 429:
+        return "queue-full"
+    if status == 503:
+        return "unavailable"
+    return "internal" if status >= 500 else "invalid-request"
+
+
 def _to_error(e: urllib.error.HTTPError) -> ToolscoreError:
     retry_after = parse_retry_after(e.headers.get("Retry-After"))
     body = e.read()
@@ -502,7 +512,7 @@ def _to_error(e: urllib.error.HTTPError) -> ToolscoreError:
         except ValueError:
             pass
     if problem is None:
-        slug = "queue-full" if e.code == 429 else "internal" if e.code >= 500 else "invalid-request"
+        slug = _bare_slug(e.code)
         problem = Problem(type=PROBLEM_TYPE_BASE + slug, title=e.reason or f"HTTP {e.code}", status=e.code,
                           detail=body[:200].decode("utf-8", "replace"))
     return ToolscoreError(e.code, problem, retry_after)

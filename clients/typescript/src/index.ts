@@ -81,8 +81,9 @@ export const PROBLEM_TYPE_BASE = "https://toolscore.dev/problems/";
 /**
  * A request that failed with an HTTP status. problem is the server's
  * problem+json body, or one made from the status when the body was not
- * a problem (a proxy's page, say): queue-full for a 429, internal for a
- * 5xx, invalid-request for another status.
+ * a problem (none, or a proxy's page, say): queue-full for a 429,
+ * unavailable for a 503 (retried as a problem 503 is), internal for
+ * another 5xx, invalid-request for another status.
  */
 export class ToolscoreError extends Error {
   /** The HTTP status. */
@@ -581,12 +582,19 @@ async function toError(res: Response): Promise<ToolscoreError> {
     }
   }
   problem ??= {
-    type: `${PROBLEM_TYPE_BASE}${res.status === 429 ? "queue-full" : res.status >= 500 ? "internal" : "invalid-request"}` as Problem["type"],
+    type: `${PROBLEM_TYPE_BASE}${bareSlug(res.status)}` as Problem["type"],
     title: res.statusText || `HTTP ${res.status}`,
     status: res.status,
     detail: text.slice(0, 200),
   };
   return new ToolscoreError(res.status, problem, retryAfter);
+}
+
+/** The problem slug of an error answer whose body is no problem, by its status. */
+function bareSlug(status: number): string {
+  if (status === 429) return "queue-full";
+  if (status === 503) return "unavailable";
+  return status >= 500 ? "internal" : "invalid-request";
 }
 
 /** Retry-After in seconds: a number of seconds or an HTTP date; undefined when absent or unreadable. */

@@ -190,6 +190,37 @@ test("a 429 that is not problem+json is queue-full and retried after its Retry-A
   assert.equal(seen.length, 1);
 });
 
+test("a 503 that is not problem+json is unavailable and retried after its Retry-After when repeating is safe", async () => {
+  const bare = (headers: Record<string, string>, body: string | null = null) => new Response(body, { status: 503, statusText: "Service Unavailable", headers });
+  const retries: RetryEvent[] = [];
+  const ok = scripted([bare({ "Retry-After": "1" }), json(201, graded)]);
+  await new Client({ baseUrl: "http://ts.test", fetch: ok.fetch, retry: { baseDelayMs: 1 }, onRetry: (e) => retries.push(e) }).evaluate(req);
+  assert.equal(ok.seen.length, 2);
+  assert.equal(ok.seen[0]!.headers["Idempotency-Key"], ok.seen[1]!.headers["Idempotency-Key"]);
+  assert.deepEqual(retries.map((r) => [r.attempt, r.status]), [[1, 503]]);
+  assert.ok(retries[0]!.delayMs >= 1000 && retries[0]!.delayMs <= 1200, `delay ${retries[0]!.delayMs} ms, want Retry-After's 1 s plus at most 20 %`);
+
+  // Without Retry-After, or on a call that is not safe to repeat, it is
+  // thrown at once, as a problem 503 is.
+  for (const [answer, call] of [
+    [bare({}), (c: Client) => c.evaluate(req)],
+    [bare({ "Retry-After": "1", "Content-Type": "text/html" }, "<html>Service Unavailable</html>"), (c: Client) => c.createRegrade({ contract: "flights@2" })],
+  ] as const) {
+    const { fetch, seen } = scripted([answer]);
+    await assert.rejects(call(new Client({ baseUrl: "http://ts.test", fetch })), (err: unknown) => {
+      assert.ok(err instanceof ToolscoreError);
+      assert.deepEqual([err.status, err.slug, err.problem.type], [503, "unavailable", "https://toolscore.dev/problems/unavailable"]);
+      return true;
+    });
+    assert.equal(seen.length, 1);
+  }
+
+  // Another 5xx without a problem stays internal.
+  const { fetch } = scripted([new Response(null, { status: 500 })]);
+  await assert.rejects(new Client({ baseUrl: "http://ts.test", fetch }).evaluate(req), (err: unknown) =>
+    err instanceof ToolscoreError && err.status === 500 && err.slug === "internal");
+});
+
 test("the API key is sent as a Bearer token", async () => {
   const { fetch, seen } = scripted([json(200, { group_by: "agent", groups: [] })]);
   await new Client({ baseUrl: "http://ts.test", fetch, apiKey: "tsk_test_123" }).stats({ group_by: "agent" });
