@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -145,6 +146,135 @@ func (p *contractParser) compileObject(dst *cval, v jsondoc.Value) bool {
 	return true
 }
 
+// compileDoc compiles the arguments object v into dst as compileObject
+// does, in one walk of v's nodes, when nothing in v is a matcher or read
+// another way by compileExpected: no object key starting with "$" and no
+// object with a repeated key, at any depth. It reports whether it did;
+// when it did not, b and dst are as they were (the nodes it had taken are
+// zeroed and given back) and v is for the plain reading.
+func (b *cbuilder) compileDoc(dst *cval, v jsondoc.Value) bool {
+	saved := *b
+	if b.compileNodes(dst, v.Nodes()) {
+		return true
+	}
+	// Zero what was handed out: from the arrays b started with up to
+	// where they stand now, or all of them when b took new chunks.
+	if b.chunks == saved.chunks {
+		clear(saved.nodes[:len(saved.nodes)-len(b.nodes)])
+		clear(saved.keys[:len(saved.keys)-len(b.keys)])
+	} else {
+		clear(saved.nodes)
+		clear(saved.keys)
+	}
+	*b = saved
+	*dst = cval{}
+	return false
+}
+
+// openNode is an object or array compileNodes is filling: its node, the
+// index of that node, how many of its n children are compiled and
+// whether all of them are pure (setPure).
+type openNode struct {
+	e       *cval
+	at      int32
+	m, n    int32
+	allPure bool
+}
+
+// compileNodes compiles the object or array node 0 of ns into dst as
+// compileExpected does, from the same arrays of b in the same order, in
+// one loop over the nodes in document order (no recursion, no matcher
+// test, no second look at the children for setPure). It reports false
+// when it meets an object key starting with "$" or an object with a
+// repeated key; compileDoc then undoes it.
+func (b *cbuilder) compileNodes(dst *cval, ns jsondoc.Nodes) bool {
+	var buf [8]openNode
+	open := buf[:0]
+	e, i := dst, 0
+	for {
+		// e becomes the value of node i.
+		switch kind := ns.Kind(i); kind {
+		case jsondoc.Object, jsondoc.Array:
+			if ns.RepeatsKey(i) {
+				return false
+			}
+			n := int32(ns.Count(i))
+			e.op = copArray
+			if kind == jsondoc.Object {
+				e.op, e.keys = copObject, b.allocKeys(int(n))
+			}
+			e.kids = b.alloc(int(n))
+			open = append(open, openNode{e: e, at: int32(i), n: n, allPure: true})
+			i++
+		default:
+			pure := true
+			switch kind {
+			case jsondoc.String:
+				s, _, _ := ns.Str(i)
+				e.setString(s)
+			case jsondoc.Number:
+				lit, _ := ns.Value(i).Num()
+				e.s = lit
+				if n, ok := parseNumber(lit); ok {
+					e.op, e.num = copNumber, b.number(n)
+				} else {
+					e.op, pure = copNever, false
+				}
+			case jsondoc.Bool:
+				f, _ := ns.Value(i).Bool()
+				e.op, e.flag = copBool, f
+			default:
+				e.op = copNull
+			}
+			i++
+			if len(open) == 0 {
+				return true
+			}
+			top := &open[len(open)-1]
+			top.allPure = top.allPure && pure
+			top.m++
+		}
+		// Close the containers whose children are all compiled.
+		top := &open[len(open)-1]
+		for top.m == top.n {
+			pure := top.allPure
+			if pure {
+				top.e.flag, top.e.s = true, ns.Value(int(top.at)).Raw()
+			}
+			if open = open[:len(open)-1]; len(open) == 0 {
+				return true
+			}
+			top = &open[len(open)-1]
+			top.allPure = top.allPure && pure
+			top.m++
+		}
+		// The next child of the innermost open container.
+		if top.e.op == copObject {
+			k, _, _ := ns.Str(i)
+			if len(k) > 0 && k[0] == '$' {
+				return false
+			}
+			top.e.keys[top.m] = k
+			top.e.keyBits |= keyBit(k)
+			i++
+		}
+		e = &top.e.kids[top.m]
+	}
+}
+
+// pure reports whether a node compiled from a document counts as pure
+// for its parent (setPure): a string, number, boolean or null, or a pure
+// object or array.
+func (e *cval) pure() bool {
+	switch e.op {
+	case copString, copNumber, copBool, copNull:
+		return true
+	case copObject, copArray:
+		return e.flag
+	}
+	return false
+}
+
 // setPure marks an object or array node compiled from the document value
 // v as pure when nothing inside it is a matcher (or a value Compare
 // cannot read), keeping v's source text in s: a value with the same
@@ -152,13 +282,7 @@ func (p *contractParser) compileObject(dst *cval, v jsondoc.Value) bool {
 // test).
 func (e *cval) setPure(v jsondoc.Value) {
 	for i := range e.kids {
-		switch k := &e.kids[i]; k.op {
-		case copString, copNumber, copBool, copNull:
-		case copObject, copArray:
-			if !k.flag {
-				return
-			}
-		default:
+		if !e.kids[i].pure() {
 			return
 		}
 	}
@@ -180,9 +304,16 @@ func slot[T any](chunk *[]T, last *int) *T {
 // space trimSpace removes at each end of s.
 func (e *cval) setString(s string) {
 	e.op, e.s = copString, s
-	if len(trimSpaceFast(s)) == len(s) {
-		return
+	if len(s) == 0 || s[0] < utf8.RuneSelf && s[len(s)-1] < utf8.RuneSelf && !asciiSpace[s[0]] && !asciiSpace[s[len(s)-1]] {
+		return // trimSpaceFast's test: nothing to trim
 	}
+	e.trimLengths()
+}
+
+// trimLengths sets the lengths of the white space trimSpace removes at
+// each end of a string node's s (flag when they do not fit).
+func (e *cval) trimLengths() {
+	s := e.s
 	left := strings.TrimLeftFunc(s, unicode.IsSpace)
 	right := strings.TrimRightFunc(left, unicode.IsSpace)
 	lead, trail := len(s)-len(left), len(left)-len(right)
@@ -210,6 +341,8 @@ type cbuilder struct {
 	nums  []number
 	// the sizes of the last chunks.
 	nodeChunk, keyChunk, numChunk int
+	// chunks counts the chunks of nodes and keys taken.
+	chunks int
 }
 
 // number returns a pointer to n in b's numbers.
@@ -229,6 +362,7 @@ func nextChunk(last *int, n int) int {
 func (b *cbuilder) alloc(n int) []cval {
 	if n > len(b.nodes) {
 		b.nodes = make([]cval, nextChunk(&b.nodeChunk, n))
+		b.chunks++
 	}
 	s := b.nodes[:n:n]
 	b.nodes = b.nodes[n:]
@@ -238,6 +372,7 @@ func (b *cbuilder) alloc(n int) []cval {
 func (b *cbuilder) allocKeys(n int) []string {
 	if n > len(b.keys) {
 		b.keys = make([]string, nextChunk(&b.keyChunk, n))
+		b.chunks++
 	}
 	s := b.keys[:n:n]
 	b.keys = b.keys[n:]

@@ -402,6 +402,11 @@ func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
 	case jsondoc.Invalid, jsondoc.Null:
 	case jsondoc.Object:
 		cv := &p.cb.alloc(1)[0]
+		if p.cb.compileDoc(cv, a) {
+			// No matcher anywhere: compiled in one walk of its nodes.
+			ec.Args = docArgs(slot(&p.args, &p.argsChunk), cv, a)
+			break
+		}
 		matchers := p.matchers
 		if !p.compileObject(cv, a) {
 			// A valid matcher is not arguments; an invalid one's error

@@ -1,5 +1,7 @@
 package jsondoc
 
+import "unsafe"
+
 // Nodes is a read-only view of the values of one value's subtree as the
 // document stores them: node 0 is the value itself, then the values
 // inside it in document order, an object's members as key (a String
@@ -8,9 +10,13 @@ package jsondoc
 // (a scan of all its strings, an index); Value's methods read a value the
 // plain way.
 type Nodes struct {
+	// d is the document; first points at node 0, d.nodes[base], and n
+	// is the number of nodes. The view is four words, so that a Nodes
+	// passed around or read in a loop stays in registers.
 	d     *Doc
-	nodes []node
+	first *node
 	base  uint32
+	n     uint32
 }
 
 // Nodes returns the view of v's subtree (empty for the zero Value).
@@ -18,19 +24,27 @@ func (v Value) Nodes() Nodes {
 	if v.d == nil {
 		return Nodes{}
 	}
-	return Nodes{d: v.d, nodes: v.d.nodes[v.i:v.d.next(v.i)], base: v.i}
+	return Nodes{d: v.d, first: &v.d.nodes[v.i], base: v.i, n: v.d.next(v.i) - v.i}
+}
+
+// at returns node i; it panics when i is not in [0, Len()).
+func (n Nodes) at(i int) *node {
+	if uint(i) >= uint(n.n) {
+		panic("jsondoc: Nodes index out of range")
+	}
+	return (*node)(unsafe.Add(unsafe.Pointer(n.first), uintptr(i)*unsafe.Sizeof(node{})))
 }
 
 // Len returns the number of nodes.
-func (n Nodes) Len() int { return len(n.nodes) }
+func (n Nodes) Len() int { return int(n.n) }
 
 // Kind returns node i's kind (String for an object key).
-func (n Nodes) Kind(i int) Kind { return n.nodes[i].kind }
+func (n Nodes) Kind(i int) Kind { return n.at(i).kind }
 
 // Str returns the text of string node i (decoded) and whether it is an
 // object key, with ok true; "", false, false for any other node.
 func (n Nodes) Str(i int) (s string, key, ok bool) {
-	nd := &n.nodes[i]
+	nd := n.at(i)
 	if nd.kind != String {
 		return "", false, false
 	}
@@ -42,27 +56,27 @@ func (n Nodes) Str(i int) (s string, key, ok bool) {
 }
 
 // IsKey reports whether string node i is an object key.
-func (n Nodes) IsKey(i int) bool { return n.nodes[i].flag&flagKey != 0 }
+func (n Nodes) IsKey(i int) bool { return n.at(i).flag&flagKey != 0 }
 
 // RepeatsKey reports whether node i is an object with a repeated key
 // (its Members then leave some members out).
 func (n Nodes) RepeatsKey(i int) bool {
-	nd := &n.nodes[i]
+	nd := n.at(i)
 	return nd.kind == Object && nd.flag&flagDup != 0
 }
 
 // Count returns the number of elements of array node i or of members of
 // object node i (repeated keys counted each time), 0 for any other node.
 func (n Nodes) Count(i int) int {
-	if n.nodes[i].kind < Array {
-		return 0
+	if nd := n.at(i); nd.kind >= Array {
+		return int(nd.n)
 	}
-	return int(n.nodes[i].n)
+	return 0
 }
 
 // Skip returns the index of the node after node i's subtree.
 func (n Nodes) Skip(i int) int {
-	if nd := &n.nodes[i]; nd.kind >= Array {
+	if nd := n.at(i); nd.kind >= Array {
 		return int(nd.end - n.base)
 	}
 	return i + 1
@@ -70,7 +84,9 @@ func (n Nodes) Skip(i int) int {
 
 // Value returns node i as a Value (for a key, the key as a string Value
 // of its own).
-func (n Nodes) Value(i int) Value { return Value{d: n.d, i: n.base + uint32(i)} }
+func (n Nodes) Value(i int) Value {
+	return Value{d: n.d, i: n.base + uint32(i)}
+}
 
 // AppendStrings appends to texts the strings of v and of everything inside
 // it that are no object key and have at least minLen bytes, in document
