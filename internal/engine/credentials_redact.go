@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // minGlobalSecretLen is the shortest secret-named argument value that is
@@ -92,7 +93,7 @@ type redactor struct {
 	// the contract as it is, and contractTexts are its shown arguments'
 	// issue texts (see shownArgsCache.texts).
 	contractSame  bool
-	contractTexts map[*args]string
+	contractTexts map[*args]*sharedText
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -432,17 +433,25 @@ type shownArgsCache struct {
 	// same reports that m shows every argument map as it is (nothing
 	// hidden).
 	same bool
-	// texts are the shown arguments of m (its values) as issue texts
-	// render them (textArena.shown of shownArgs), by their identity.
-	texts map[*args]string
+	// texts hold, by the identity of the shown arguments of m (its
+	// values), their issue text (textArena.shown of shownArgs), rendered
+	// on first use: most arguments of a contract are never shown in an
+	// issue, and a contract read for one evaluation renders none it does
+	// not show.
+	texts map[*args]*sharedText
 }
+
+// sharedText is the issue text of a contract's shown arguments, shared by
+// the evaluations of the contract: nil until one renders it, then the
+// same text whichever evaluation stored it.
+type sharedText = atomic.Pointer[string]
 
 // get returns the cache of contract c for scanner, making it on the first
 // call, whether it shows every argument map as it is, and the texts of
 // the shown arguments; nil, false and nil when it was made with another
 // scanner, or when a scan failed while making it (the caller then hides
 // per evaluation).
-func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool, map[*args]string) {
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool, map[*args]*sharedText) {
 	sc.once.Do(func() {
 		sc.scanner = scanner
 		var all []Args
@@ -469,14 +478,14 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Arg
 		r := &redactor{named: true, scanner: scanner}
 		shown := r.hideWrittenAll(all)
 		m := make(map[*args]Args, len(all))
-		texts := make(map[*args]string, len(all))
-		var ta textArena
+		texts := make(map[*args]*sharedText, len(all))
+		slots := make([]sharedText, len(all))
 		same := true
 		for i, a := range all {
 			m[a.a] = shown[i]
 			same = same && shown[i].same(a)
 			if _, ok := texts[shown[i].a]; !ok && shown[i].a != nil {
-				texts[shown[i].a] = ta.shown(shownArgs(shown[i]))
+				texts[shown[i].a] = &slots[i]
 			}
 		}
 		if !r.scanFailed {

@@ -551,15 +551,26 @@ func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 
 // shownText returns expected arguments a as issue texts render them,
 // t.shown(shownArgs(red.expectedArgs(a))): the contract's text of the
-// arguments shown when they are the contract's (shownArgsCache.texts),
-// else rendered into ev.text.
+// arguments shown when they are the contract's (shownArgsCache.texts:
+// rendered by the first evaluation that shows them, which keeps a copy
+// for the others), else rendered into ev.text.
 func (ev *evaluation) shownText(a Args) string {
 	red := ev.redactor()
 	sa := red.expectedArgs(a)
-	if s, ok := red.contractTexts[sa.a]; ok && sa.a != nil {
-		return s
+	st, shared := red.contractTexts[sa.a]
+	if shared && sa.a != nil {
+		if s := st.Load(); s != nil {
+			return *s
+		}
 	}
-	return ev.text.shown(shownArgs(sa))
+	s := ev.text.shown(shownArgs(sa))
+	if shared && sa.a != nil {
+		// The shared copy is the string's own: ev.text's blocks belong to
+		// this evaluation's result.
+		c := strings.Clone(s)
+		st.Store(&c)
+	}
+	return s
 }
 
 // shownArg is an expected value as issue texts render it: a document's
