@@ -590,7 +590,9 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	case stdin == 1 && expPath == "-":
 		return failf("only one of EXPECTATION and TRACE can be - (standard input)")
 	}
-	go warmSecretScanner()
+	var warm sync.WaitGroup
+	warm.Go(warmSecretScanner)
+	defer warm.Wait()
 	expData, err := readInput(s, expPath)
 	if err != nil {
 		return err

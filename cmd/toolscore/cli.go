@@ -85,7 +85,8 @@ var secretScanner = sync.OnceValue(func() engine.SecretScanner { return secrets.
 // any text builds (its keyword automaton, a few milliseconds on one core
 // that every grading goroutine would wait for), by scanning one text that
 // holds no keyword (so no rule is built): a batch calls it on a goroutine
-// of its own while it reads the expectation and the first traces.
+// of its own while it reads the expectation and the first traces, and
+// waits for it before it returns.
 func warmSecretScanner() {
 	sc := secretScanner()
 	n := 32

@@ -629,6 +629,18 @@ func TestLineCol(t *testing.T) {
 	}
 }
 
+func TestLineColBreaks(t *testing.T) {
+	s := "ab\rcd\r\n\rx\n"
+	for _, tc := range []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {5, 2, 3}, {6, 2, 4}, {7, 3, 1}, {8, 4, 1}, {9, 4, 2}, {10, 5, 1}, {99, 5, 1}, {-1, 1, 1}} {
+		if l, c := LineColBreaks(s, tc.off); l != tc.line || c != tc.col {
+			t.Errorf("LineColBreaks(%d) = %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
+		}
+	}
+	if l, c := LineColBreaks("ab\ncd", 4); l != 2 || c != 2 {
+		t.Errorf("LineColBreaks without CR = %d:%d, want 2:2", l, c)
+	}
+}
+
 func TestMarshalUnmarshal(t *testing.T) {
 	type call struct {
 		Args   Value `json:"args"`

@@ -62,6 +62,29 @@ func LineCol(s string, off int) (line, col int) {
 	return line, off - (strings.LastIndexByte(prefix, '\n') + 1) + 1
 }
 
+// LineColBreaks is LineCol for a text whose lines may also end in a bare
+// CR, as Server-Sent Events' lines may (CR, LF and CRLF each end one
+// line); it is LineCol when s holds no CR before off.
+func LineColBreaks(s string, off int) (line, col int) {
+	off = min(max(off, 0), len(s))
+	if strings.IndexByte(s[:off], '\r') < 0 {
+		return LineCol(s, off)
+	}
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		switch s[i] {
+		case '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				continue
+			}
+			line, start = line+1, i+1
+		case '\n':
+			line, start = line+1, i+1
+		}
+	}
+	return line, off - start + 1
+}
+
 // Parse reads one JSON document from data, which is copied once (strings
 // of the result share that copy). Only white space may follow the value.
 // Errors are *SyntaxError.

@@ -352,8 +352,18 @@ func (in *Input) relocate(err error) error {
 		return err
 	}
 	se.Offset = in.docOffset(se.Offset)
-	se.Line, se.Column = jsondoc.LineCol(in.src, se.Offset)
+	se.Line, se.Column = in.lineCol(se.Offset)
 	return err
+}
+
+// lineCol is the 1-based line and column of offset off of the document:
+// an SSE stream's lines may end in a bare CR, a JSON or JSON Lines
+// document's only in LF (a CR there is white space).
+func (in *Input) lineCol(off int) (line, col int) {
+	if in.Form == FormSSE {
+		return jsondoc.LineColBreaks(in.src, off)
+	}
+	return jsondoc.LineCol(in.src, off)
 }
 
 // recordLine is the 1-based line on which record i starts, or 0 when the
@@ -362,6 +372,6 @@ func (in *Input) recordLine(i int) int {
 	if in.Form == FormJSON || i < 0 || i >= len(in.recs) {
 		return 0
 	}
-	line, _ := jsondoc.LineCol(in.src, in.docOffset(in.recs[i].Offset()))
+	line, _ := in.lineCol(in.docOffset(in.recs[i].Offset()))
 	return line
 }

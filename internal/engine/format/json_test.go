@@ -105,6 +105,8 @@ func TestSSEErrorLocation(t *testing.T) {
 		{"data: {\"a\":1}\n\ndata: {\"a\":}\n\n", "line 3:12: invalid character '}' looking for beginning of value (at /1/a)"},
 		{"data: {\"a\":\ndata:  tru}\n\n", "line 2:11: invalid character '}' in literal true (expecting 'e') (at /0/a)"},
 		{"data: {\"a\":1} {\"b\":\n\ndata: 2}\n\n", "line 1:20: unexpected end of JSON input (at /1)"},
+		{"data: {\"a\":1}\r\rdata: {\"a\":}\r\r", "line 3:12: invalid character '}' looking for beginning of value (at /1/a)"},
+		{"data: {\"a\":1}\r\n\r\ndata: {\"a\":}\r\n\r\n", "line 3:12: invalid character '}' looking for beginning of value (at /1/a)"},
 	}
 	for _, tc := range tests {
 		_, err := readInput([]byte(tc.in))
