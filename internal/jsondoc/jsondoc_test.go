@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -286,6 +287,7 @@ func checkAgainstStd(t *testing.T, data []byte) {
 	if valid := Valid(string(data)); valid != (err == nil) {
 		t.Fatalf("Valid(%q) = %v, Parse error %v", data, valid, err)
 	}
+	checkPadded(t, data, v, err)
 	if err != nil {
 		var se *SyntaxError
 		if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(data) {
@@ -339,6 +341,35 @@ func checkAgainstStd(t *testing.T, data []byte) {
 				t.Fatalf("Elements(%q)[%d] = %q, want %s", data, i, elems[i], raw[i])
 			}
 		}
+	}
+}
+
+// checkPadded requires data followed by white space to read as data
+// does (v, err): the same nodes and decoded text, or the same error
+// before the end of data. read takes its fast paths (a key or white
+// space from one word) only with bytes to spare after them, so the text
+// near the end of data takes the plain paths, and in the padded text the
+// fast ones.
+func checkPadded(t *testing.T, data []byte, v Value, err error) {
+	t.Helper()
+	padded := append(bytes.Clone(data), "                "...)
+	pv, perr := Parse(padded)
+	if err == nil {
+		if perr != nil {
+			t.Fatalf("Parse(%q) error %v, without the white space after it none", padded, perr)
+		}
+		if !reflect.DeepEqual(v.d.nodes, pv.d.nodes) || v.d.esc != pv.d.esc {
+			t.Fatalf("Parse(%q) and Parse(%q) differ:\n%v %q\n%v %q", data, padded, v.d.nodes, v.d.esc, pv.d.nodes, pv.d.esc)
+		}
+		return
+	}
+	se, _ := err.(*SyntaxError)
+	pse, _ := perr.(*SyntaxError)
+	if se == nil || pse == nil {
+		t.Fatalf("Parse(%q) error %v, Parse(%q) error %v", data, err, padded, perr)
+	}
+	if se.Offset < len(data) && *se != *pse {
+		t.Fatalf("Parse(%q) error %+v, Parse(%q) error %+v", data, se, padded, pse)
 	}
 }
 
@@ -450,6 +481,9 @@ func TestAgainstEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
 		s := randJSON(r, 0)
+		if r.IntN(2) == 0 {
+			s = indent(r, s)
+		}
 		for range r.IntN(3) {
 			if r.IntN(2) == 0 {
 				s = mutate(r, s)
@@ -459,6 +493,25 @@ func TestAgainstEncodingJSON(t *testing.T) {
 	}
 }
 
+// indent returns the JSON text s pretty-printed (with "\n" and up to
+// three spaces, or "\r\n" and a tab, a line's indentation often longer
+// than one word), or s when encoding/json does not read it.
+func indent(r *rand.Rand, s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	ind := strings.Repeat(" ", 1+r.IntN(3))
+	if r.IntN(5) == 0 {
+		ind = "\t"
+	}
+	b, _ := json.MarshalIndent(v, "", ind)
+	if r.IntN(5) == 0 {
+		b = bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+	}
+	return string(b)
+}
+
 // FuzzParse compares Parse, the encoders and the splitters with
 // encoding/json.
 func FuzzParse(f *testing.F) {
@@ -466,10 +519,65 @@ func FuzzParse(f *testing.F) {
 		`{"a":[1,2.5,-0,1e9,"x\u00e9\ud83d\ude00"],"b":{"c":null,"d":true}}`,
 		`"\ud800\udc00\ud800"`, "\"\xed\xa0\x80\"", `[{"k":1,"k":2}]`, `01`, `1.e5`, `-`, `"\u00"`, ` [ ] `,
 		`{"b":1,"a":2,"b":3}`, `{"<":"&","\u2028":1}`,
+		"[\n {\n  \"tool\": \"x\",\n  \"args\": {\n   \"q\": [\n    2.5,\n    \"\\u0041\"\n   ],\n   \"q\": {}\n  }\n }\n]",
 	} {
 		f.Add([]byte(s))
 	}
+	for _, name := range []string{"small_trace", "medium_gold"} {
+		data, err := os.ReadFile("../engine/testdata/perf/" + name + ".json")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkAgainstStd(t, data) })
+}
+
+// TestRepeatedKeys checks that a key is found repeated (the last member
+// with it wins) whether it is read from one word or not (near the end of
+// the text, eight bytes or longer, escaped).
+func TestRepeatedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		doc string
+		dup bool
+	}{
+		{`{"a": 1, "b": 2, "a": 3}`, true},
+		{`{"a": 1, "\u0061": 3}`, true},
+		{`{"\u0061": 1, "a": 3}`, true},
+		{`{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "a": 10}`, true},
+		{`{"abcdefgh": 1, "abcdefgi": 3}`, false},
+		{`{"abcdefgh": 1, "abcdefgh": 3}`, true},
+		{`{"abcdefghij": 1, "abcdefgh\u0069j": 3}`, true},
+		{`{"": 1, "": 3}`, true},
+		{`{"": 1, "\u0000": 3}`, false},
+		{`{"a": 1, "a\u0000": 3}`, false},
+		{`{"é": 1, "\u00e9": 3}`, true},
+		{`{"key": 1, "kez": 2, "keys": 3}`, false},
+	} {
+		for _, doc := range []string{tc.doc, tc.doc + "               "} {
+			v, err := ParseString(doc)
+			if err != nil {
+				t.Fatalf("ParseString(%q): %v", doc, err)
+			}
+			if got := v.Nodes().RepeatsKey(0); got != tc.dup {
+				t.Errorf("ParseString(%q): RepeatsKey %v, want %v", doc, got, tc.dup)
+			}
+			var want map[string]any
+			d := json.NewDecoder(strings.NewReader(doc))
+			d.UseNumber()
+			if err := d.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(any(want), v.Any()); diff != "" {
+				t.Errorf("ParseString(%q) mismatch (-want +got):\n%s", doc, diff)
+			}
+			for k, wv := range want {
+				if got := v.Get(k).Any(); !reflect.DeepEqual(got, wv) {
+					t.Errorf("ParseString(%q).Get(%q) = %v, want %v", doc, k, got, wv)
+				}
+			}
+		}
+	}
 }
 
 func TestLimits(t *testing.T) {

@@ -138,6 +138,7 @@ type Parser struct {
 	s     string
 	seq   bool   // s is a sequence of values
 	seqN  uint32 // values of the sequence read so far
+	cur   uint32 // the innermost open container (read)
 	depth int    // open containers
 	start int    // index in nodes of the current document's first node
 	bufAt int    // offset in buf of the current document's first string
@@ -244,41 +245,58 @@ const smallMin = 128
 // noParent is the parent link of a top-level container.
 const noParent = ^uint32(0)
 
+// topN is read's count of the members or elements read when no
+// container is open; no container's count (twice its members or
+// elements, plus 1 for an object, each member at least four bytes long)
+// reaches it.
+const topN = ^uint32(0)
+
 // read reads p.s into p.nodes: one document, or with p.seq a sequence of
 // values.
 //
 // It is one loop over the text, with no calls on the common paths (Go
 // keeps no register across a call) and no recursion. While a container
 // is open its node keeps, instead of what it gets when it closes, the
-// link to the enclosing container (end), an object's key bits (rend, see
-// keyHash) and, for the containers that enclose the one being read, the
-// count of members or elements read so far (n). The current container's
-// count and kind are locals. A *SyntaxError's pointer is built from the
-// links only when reading fails (located).
+// link to the enclosing container (end) and, for the containers that
+// enclose the one being read, the count of members or elements read so
+// far (n) and an object's key bits (rend, see keyBit). The current
+// container's count, kind and key bits are locals. A *SyntaxError's
+// pointer is built from the links only when reading fails (located).
 func (p *Parser) read() error {
 	b := unsafe.Slice(unsafe.StringData(p.s), len(p.s))
-	nodes := p.nodes
-	cur := noParent // the innermost open container
-	// n is twice the count of members or elements of cur read so far,
-	// plus 1 when cur is an object.
-	n := uint32(0)
+	// nodes[:k] are the nodes read, the rest of it room for more
+	// (newNode).
+	k := len(p.nodes)
+	nodes := p.nodes[:cap(p.nodes)]
+	// p.cur is the innermost open container, kept in memory: it is
+	// read when a container opens or closes, and whether one is open
+	// is told by n. n is twice the count of members or elements of
+	// cur read so far, plus 1 when cur is an object, or topN when no
+	// container is open; kb is an object's key bits.
+	p.cur = noParent
+	n, kb := uint32(topN), uint32(0)
 	i := 0
 	var (
 		c     byte
 		j     int
 		msg   string
 		inner bool // the failure is inside the value cur is reading
+		nd    *node
 	)
 	if p.seq {
-		nodes = append(nodes, node{kind: Array, flag: flagSeq})
+		nodes, nd = newNode(nodes, k)
+		*nd = node{kind: Array, flag: flagSeq}
+		k++
 	}
 
 value: // a value is expected at i, after white space
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
-		i = skipWS(b, i)
+		if i = skipNL(b, i); b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
 	if uint(i) >= uint(len(b)) {
-		if cur != noParent {
+		if n != topN {
 			msg = "unexpected end of JSON input"
 			goto fail
 		}
@@ -292,18 +310,20 @@ value: // a value is expected at i, after white space
 	case '"':
 		j = scanPlain(b, i+1)
 		if j < len(b) && b[j] == '"' {
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
+			nodes, nd = newNode(nodes, k)
+			k++
 			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, 0, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
 			i = j + 1
 			goto after
 		}
 		{
-			nd, end, err := p.strRest(i, j)
+			snd, end, err := p.strRest(i, j)
 			if err != nil {
-				return p.located(err, nodes, cur, n, true)
+				return p.located(err, nodes[:k], p.cur, n, true)
 			}
-			nodes = append(nodes, nd)
+			nodes, nd = newNode(nodes, k)
+			k++
+			*nd = snd
 			i = end
 		}
 		goto after
@@ -312,27 +332,27 @@ value: // a value is expected at i, after white space
 			msg, inner = fmt.Sprintf("exceeded max depth of %d nested arrays and objects", MaxDepth), true
 			goto fail
 		}
-		if cur != noParent {
-			nodes[cur].n = n
+		if n != topN {
+			nodes[p.cur].n, nodes[p.cur].rend = n, kb
 		}
-		nodes = more(nodes)
-		nd := &nodes[len(nodes)-1]
-		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Array+Kind(c>>5&1), 0, 0, uint32(i), cur, 0 // '[' 0x5b, '{' 0x7b
-		cur, n = uint32(len(nodes)-1), uint32(c>>5&1)
+		nodes, nd = newNode(nodes, k)
+		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Array+Kind(c>>5&1), 0, 0, uint32(i), p.cur, 0 // '[' 0x5b, '{' 0x7b
+		p.cur, n, kb = uint32(k), uint32(c>>5&1), 0
+		k++
 		i++
 		if n != 0 {
 			goto key
 		}
 		goto value
 	case ']':
-		if cur != noParent && n == 0 { // an empty array
+		if n == 0 { // an empty array
 			i++
 			goto closed
 		}
 	case 't':
 		if len(b)-i >= 4 && string(b[i:i+4]) == "true" {
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
+			nodes, nd = newNode(nodes, k)
+			k++
 			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Bool, flagTrue, 4, uint32(i), 0, 0
 			i += 4
 			goto after
@@ -341,8 +361,8 @@ value: // a value is expected at i, after white space
 		goto fail
 	case 'f':
 		if len(b)-i >= 5 && string(b[i:i+5]) == "false" {
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
+			nodes, nd = newNode(nodes, k)
+			k++
 			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Bool, 0, 5, uint32(i), 0, 0
 			i += 5
 			goto after
@@ -351,8 +371,8 @@ value: // a value is expected at i, after white space
 		goto fail
 	case 'n':
 		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
+			nodes, nd = newNode(nodes, k)
+			k++
 			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Null, 0, 4, uint32(i), 0, 0
 			i += 4
 			goto after
@@ -401,8 +421,8 @@ value: // a value is expected at i, after white space
 				msg, inner = fmt.Sprintf("numeric literal longer than %d bytes", MaxNumberLen), true
 				goto fail
 			}
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
+			nodes, nd = newNode(nodes, k)
+			k++
 			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Number, 0, uint32(j-i), uint32(i), 0, 0
 			i = j
 			goto after
@@ -412,7 +432,7 @@ value: // a value is expected at i, after white space
 	goto fail
 
 after: // a value ends at i
-	if cur == noParent {
+	if n == topN {
 		if p.seq {
 			p.seqN++
 			goto value
@@ -425,8 +445,31 @@ after: // a value ends at i
 		goto done
 	}
 	n += 2
+	if i+8 <= len(b) {
+		// The white space of pretty-printed JSON: a comma, a line
+		// break and the indentation of the next member or element
+		// (up to six spaces), or a line break, the indentation (up to
+		// seven) and the closing bracket.
+		x := le64(b, i)
+		if uint16(x) == ','|'\n'<<8 {
+			i += 2 + bits.TrailingZeros64(x>>16^0x2020202020202020)>>3
+			if n&1 != 0 {
+				goto key
+			}
+			goto value
+		}
+		if uint8(x) == '\n' {
+			j = i + 1 + bits.TrailingZeros64(x>>8^0x2020202020202020)>>3
+			if j < len(b) && b[j] == ']'+byte(n&1)<<5 {
+				i = j + 1
+				goto closed
+			}
+		}
+	}
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
-		i = skipWS(b, i)
+		if i = skipNL(b, i); b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
 	if uint(i) >= uint(len(b)) {
 		msg = "unexpected end of JSON input"
@@ -453,23 +496,29 @@ after: // a value ends at i
 
 closed: // cur's closing bracket ends at i
 	{
-		nd := &nodes[cur]
-		up, kbits := nd.end, nd.rend
-		nd.n, nd.end, nd.rend = n>>1, uint32(len(nodes)-p.start), uint32(i)
-		if kbits == ^uint32(0) && n&1 != 0 && p.repeatedKey(nodes, cur) {
+		cur := p.cur
+		nd = &nodes[cur]
+		up := nd.end
+		nd.n, nd.end, nd.rend = n>>1, uint32(k-p.start), uint32(i)
+		// An object of m members whose keys have fewer than m bits may
+		// repeat a key.
+		if n&1 != 0 && bits.OnesCount32(kb) < int(n>>1) && p.repeatedKey(nodes[:k], cur) {
 			nd.flag |= flagDup
 		}
 		p.depth--
-		cur = up
-		if cur != noParent {
-			n = nodes[cur].n
+		p.cur = up
+		n = topN
+		if up != noParent {
+			n, kb = nodes[up].n, nodes[up].rend
 		}
 	}
 	goto after
 
 key: // an object's key is expected at i, after white space
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
-		i = skipWS(b, i)
+		if i = skipNL(b, i); b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
 	if uint(i) >= uint(len(b)) {
 		msg = "unexpected end of JSON input"
@@ -483,39 +532,60 @@ key: // an object's key is expected at i, after white space
 		msg = "invalid character " + p.quoteAt(i) + " looking for beginning of object key string"
 		goto fail
 	}
-	{
-		var h uint32
-		j = scanPlain(b, i+1)
-		if j < len(b) && b[j] == '"' {
-			nodes = more(nodes)
-			nd := &nodes[len(nodes)-1]
-			nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
-			// keyHash, computed from the bytes around the text: an
-			// empty key's "first" and "last" bytes are its quotes.
-			h = uint32(j-i-1)*31 + uint32(b[i+1])*7 + uint32(b[j-1])
-			i = j + 1
-		} else {
-			nd, end, err := p.strRest(i, j)
-			if err != nil {
-				return p.located(err, nodes, cur, n, false)
+	if i+12 <= len(b) {
+		// A key of up to seven plain bytes, from one word: its text
+		// and its bit.
+		x := le64(b, i+1)
+		if m := careMask(x); m != 0 {
+			t := uint(bits.TrailingZeros64(m)) // 8*len + 7
+			l := t >> 3
+			bit := uint32(1) << ((x&(1<<(t&56)-1) + uint64(l)) * keyMul >> 59) // keyBit
+			if b[i+1+int(l)] == '"' {
+				kb |= bit
+				nodes, nd = newNode(nodes, k)
+				k++
+				nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(l), uint32(i+1), uint32(i), uint32(i+int(l)+2)
+				i += int(l) + 2
+				if binary.LittleEndian.Uint16(b[i:i+2]) == ':'|' '<<8 {
+					i += 2
+					goto value
+				}
+				goto colon
 			}
-			nd.flag |= flagKey
-			nodes = append(nodes, nd)
-			h = keyHash(p.keyText(nodes, uint32(len(nodes)-1)))
-			i = end
 		}
-		if kbits, bit := &nodes[cur].rend, uint32(1)<<(h&31); *kbits&bit == 0 {
-			*kbits |= bit
+	}
+	j = scanPlain(b, i+1)
+	if j < len(b) && b[j] == '"' {
+		nodes, nd = newNode(nodes, k)
+		k++
+		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
+		kb |= keyBit(b, i+1, j-i-1)
+		i = j + 1
+	} else {
+		snd, end, err := p.strRest(i, j)
+		if err != nil {
+			return p.located(err, nodes[:k], p.cur, n, false)
+		}
+		nodes, nd = newNode(nodes, k)
+		k++
+		*nd = snd
+		nd.flag |= flagKey
+		if nd.flag&flagEsc != 0 {
+			kb |= keyBit(p.buf, int(nd.off), int(nd.n))
 		} else {
-			*kbits = ^uint32(0)
+			kb |= keyBit(b, int(nd.off), int(nd.n))
 		}
+		i = end
 	}
 	if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:i+2]) == ':'|' '<<8 { // ": ", the usual separator
 		i += 2
 		goto value
 	}
+colon: // a key ends at i
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
-		i = skipWS(b, i)
+		if i = skipNL(b, i); b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
 	if uint(i) >= uint(len(b)) {
 		msg = "unexpected end of JSON input"
@@ -535,18 +605,46 @@ badNumber:
 
 done:
 	if p.seq {
-		nd := &nodes[p.start]
-		nd.n, nd.end, nd.rend = p.seqN, uint32(len(nodes)-p.start), uint32(len(b))
+		nd = &nodes[p.start]
+		nd.n, nd.end, nd.rend = p.seqN, uint32(k-p.start), uint32(len(b))
 	}
-	p.nodes = nodes
+	p.nodes = nodes[:k]
 	return nil
 
 fail:
-	return p.located(p.fail(i, msg), nodes, cur, n, inner)
+	return p.located(p.fail(i, msg), nodes[:k], p.cur, n, inner)
+}
+
+// newNode returns nodes, grown when node k is past its end, and node k,
+// whose every field the caller sets (a reused buffer holds old nodes).
+func newNode(nodes []node, k int) ([]node, *node) {
+	for k >= len(nodes) {
+		nodes = growNodes(nodes)
+	}
+	return nodes, &nodes[k]
+}
+
+// growNodes returns nodes with more room, as long as its capacity.
+func growNodes(nodes []node) []node {
+	nodes = slices.Grow(nodes, 1)
+	return nodes[:cap(nodes)]
 }
 
 // space marks the bytes JSON counts as white space.
 var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+// skipNL returns the index after the line break at b[i] and the spaces
+// after it, when it is a line break followed by up to seven spaces and a
+// byte that is not a space (the white space of pretty-printed JSON), else
+// i.
+func skipNL(b []byte, i int) int {
+	if i+9 <= len(b) && b[i] == '\n' {
+		if w := le64(b, i+1) ^ 0x2020202020202020; w != 0 {
+			return i + 1 + bits.TrailingZeros64(w)>>3
+		}
+	}
+	return i
+}
 
 // skipWS returns the index of the first byte of b at or after i that is
 // not white space. After each white space byte it passes over up to
@@ -565,16 +663,6 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// more returns nodes one node longer, growing it when it is full; the
-// caller sets every field of the new node (a reused buffer holds old
-// ones).
-func more(nodes []node) []node {
-	if len(nodes) == cap(nodes) {
-		nodes = slices.Grow(nodes, 1)
-	}
-	return nodes[:len(nodes)+1]
-}
-
 // le64 returns the eight bytes of b at i as a little-endian word.
 func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
 
@@ -584,18 +672,22 @@ func le64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]
 // bytes are left without one, it returns where they start.
 func scanPlain(b []byte, i int) int {
 	for i+8 <= len(b) {
-		// For the low seven bits t of each byte, the high bit of
-		// (t^q)+0x7f is set when t is not q, and that of t+0x60 when
-		// t is not a control character; x's own high bit marks bytes
-		// >= 0x80. No sum carries into the next byte.
-		x := binary.LittleEndian.Uint64(b[i : i+8])
-		t := x & 0x7f7f7f7f7f7f7f7f
-		if m := (^((t ^ 0x2222222222222222 + 0x7f7f7f7f7f7f7f7f) & (t ^ 0x5c5c5c5c5c5c5c5c + 0x7f7f7f7f7f7f7f7f) & (t + 0x6060606060606060)) | x) & 0x8080808080808080; m != 0 {
+		if m := careMask(le64(b, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8
 	}
 	return i
+}
+
+// careMask returns the bytes of the word x that need care in a string
+// literal, as scanPlain counts them, as their high bits, exactly up to
+// and including the first (the lowest) of them: a byte of x^q - 0x01 has
+// its high bit set when the byte of x is q or >= 0x80, one of x - 0x20
+// when it is a control character or >= 0x80, and only a byte that
+// needs care borrows from the next.
+func careMask(x uint64) uint64 {
+	return ((x ^ 0x2222222222222222 - 0x0101010101010101) | (x ^ 0x5c5c5c5c5c5c5c5c - 0x0101010101010101) | (x - 0x2020202020202020) | x) & 0x8080808080808080
 }
 
 // badLiteral returns the offset and the message of the error in the
@@ -659,17 +751,28 @@ func (p *Parser) unexpected(i int, what string) string {
 	return "invalid character " + p.quoteAt(i) + " " + what
 }
 
-// keyHash chooses an object key's bit in read's 32-bit set of the keys
-// of an object (its low five bits), from the key's length and its first
-// and last bytes (for the empty key, its two quotes): keys whose bits all
-// differ are distinct, so an object's keys are compared (repeatedKey)
-// only when two bits collide, which read marks by setting all of them.
-func keyHash(t string) uint32 {
-	if len(t) == 0 {
-		return '"'*7 + '"'
+// keyBit chooses an object key's bit in read's 32-bit set of the keys
+// of an object, from the key's length n and its first eight bytes (all of
+// a shorter key), b[i:i+n]: keys with different bits differ, so the keys
+// of an object whose set has as many bits as the object has members are
+// distinct and not compared (repeatedKey).
+func keyBit(b []byte, i, n int) uint32 {
+	var w uint64
+	if i+8 <= len(b) {
+		w = le64(b, i)
+		if n < 8 {
+			w &= 1<<(uint(n)*8&63) - 1
+		}
+	} else {
+		for k := range min(n, 8) {
+			w |= uint64(b[i+k]) << (8 * k)
+		}
 	}
-	return uint32(len(t))*31 + uint32(t[0])*7 + uint32(t[len(t)-1])
+	return 1 << ((w + uint64(n)) * keyMul >> 59)
 }
+
+// keyMul is keyBit's multiplier, 2**64 over the golden ratio.
+const keyMul = 0x9e3779b97f4a7c15
 
 // repeatedKey reports whether two keys of the object node obj (just read)
 // have the same text; nodes holds the document, whose first node is
@@ -677,7 +780,11 @@ func keyHash(t string) uint32 {
 func (p *Parser) repeatedKey(nodes []node, obj uint32) bool {
 	base := p.start
 	nd := &nodes[obj]
-	keys := make([]uint32, 0, nd.n)
+	var small [8]uint32
+	keys := small[:0]
+	if nd.n > uint32(len(small)) {
+		keys = make([]uint32, 0, nd.n)
+	}
 	j := obj + 1
 	for range nd.n {
 		keys = append(keys, j)
