@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -25,6 +26,14 @@ var htmlSafe, plainSafe = func() (html, plain [utf8.RuneSelf]bool) {
 	return html, plain
 }()
 
+// htmlSafe8 and plainSafe8 are htmlSafe and plainSafe over every byte
+// value (false from 0x80 on), for loops that need no range check.
+var htmlSafe8, plainSafe8 = func() (html, plain [256]bool) {
+	copy(html[:], htmlSafe[:])
+	copy(plain[:], plainSafe[:])
+	return html, plain
+}()
+
 // AppendString appends s as a JSON string exactly as json.Marshal writes
 // it (encoding/json's appendString with HTML escaping on): ", \ and
 // control characters escaped (\b \f \n \r \t by name, others as \u00XX),
@@ -39,35 +48,21 @@ func AppendString(b []byte, s string) []byte { return appendString(b, s, &htmlSa
 func AppendStringNoHTML(b []byte, s string) []byte { return appendString(b, s, &plainSafe) }
 
 func appendString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
-	b = append(b, '"')
 	html := safe == &htmlSafe
+	i := plainRun(s, 0, html)
+	b = append(b, '"')
+	if i == len(s) { // nothing to escape (most names and texts)
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
-		// Skip what is written as it is: eight bytes at a time, then one
-		// by one (the byte that stopped the words, or the last few).
-		for i+8 <= len(s) {
-			x := load8(s, i)
-			var bad uint64
-			if html {
-				bad = escapesHTML(x)
-			} else {
-				bad = escapesPlain(x)
-			}
-			if bad != 0 {
-				i += bits.TrailingZeros64(bad) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(s) && s[i] < utf8.RuneSelf && safe[s[i]] {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
+	for i < len(s) {
+		// s[i] may not be written as itself (plainRun stops early at
+		// times): an ASCII byte to escape, or the first byte of a
+		// multi-byte (or invalid) sequence.
 		if c := s[i]; c < utf8.RuneSelf {
 			if safe[c] {
-				i++
+				i = plainRun(s, i+1, html)
 				continue
 			}
 			b = append(b, s[start:i]...)
@@ -89,25 +84,83 @@ func appendString(b []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 			}
 			i++
 			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				start = i + size
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+				start = i + size
+			}
 			i += size
-			continue
 		}
-		i += size
-		start = i
+		i = plainRun(s, i, html)
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plainRun returns an index of s at or after i before which every byte
+// from i on is written by appendString as itself (HTML-escaped with
+// html): the first byte it escapes or that is >= 0x80, or len(s) when
+// there is none; at times an earlier byte, which is then written as
+// itself (the caller looks at it again).
+//
+// It reads eight bytes at a time (see suspects), the last eight of a
+// string of eight bytes or more overlapping those already read, and a
+// shorter string one byte at a time.
+func plainRun(s string, i int, html bool) int {
+	if len(s) < 8 {
+		safe := &plainSafe8
+		if html {
+			safe = &htmlSafe8
+		}
+		for i < len(s) && safe[s[i]] {
+			i++
+		}
+		return i
+	}
+	last := len(s) - 8
+	for ; i <= last; i += 8 {
+		if bad := suspects(load8(s, i), html); bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+	}
+	if i < len(s) {
+		// The bytes of the last word before i were read already; a byte
+		// of theirs that is flagged can make the next one flagged too,
+		// which is then an early stop.
+		if bad := suspects(load8(s, last), html) &^ (1<<(8*uint(i-last)) - 1); bad != 0 {
+			return last + bits.TrailingZeros64(bad)/8
+		}
+	}
+	return len(s)
+}
+
+// suspects returns, for the eight bytes of x (little-endian), a word in
+// which only high bits of bytes are set: that of the first byte of x that
+// appendString does not write as itself (HTML-escaped with html: a byte
+// below 0x20 or from 0x80, '"' or '\\', with html '<', '>' or '&'), if
+// any, and of none before it; bytes after it may be flagged whatever they
+// are (a borrow from the subtraction that detects it). A word without
+// such a byte gives 0.
+func suspects(x uint64, html bool) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := x ^ '"'*ones
+	bs := x ^ '\\'*ones
+	bad := (x - 0x20*ones) | x | (q-ones)&^q | (bs-ones)&^bs
+	if html {
+		// '<' and '>' (0x3c and 0x3e) are 0x3c with bit 1 set or not;
+		// '&' is 0x26.
+		lt := (x &^ (2 * ones)) ^ '<'*ones
+		amp := x ^ '&'*ones
+		bad |= (lt-ones)&^lt | (amp-ones)&^amp
+	}
+	return bad & highs
 }
 
 // escapesHTML returns, for the eight bytes of x (little-endian), a word
@@ -133,11 +186,10 @@ func zero(y uint64) uint64 {
 	return ^(((y & low7) + low7) | y) & highs
 }
 
-// load8 returns the eight bytes of s at i as a little-endian word.
+// load8 returns the eight bytes of s at i as a little-endian word; the
+// caller makes sure that i >= 0 and i+8 <= len(s).
 func load8(s string, i int) uint64 {
-	b := unsafe.Slice(unsafe.StringData(s), len(s))[i : i+8 : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i)), 8))
 }
 
 // AppendFloat appends the finite f exactly as json.Marshal writes a
@@ -292,55 +344,75 @@ func (d *Doc) tokensAsWritten(j uint32, html bool) (raw string, compact, ok bool
 		return "", false, false
 	}
 	// The compact length of the tokens, which equals the text's length
-	// exactly when nothing lies between them; a plain string's literal
-	// is its text and two quotes, a key's also its ':'.
+	// exactly when nothing lies between them: a plain string's literal is
+	// its text and two quotes; a number or literal is its text; an array
+	// of n elements has its brackets and n-1 commas, an object of n
+	// members also the n colons of its keys.
 	size := uint32(0)
+	flags := uint8(0)
 	nodes := d.nodes[j:top.end]
 	for k := range nodes {
 		nd := &nodes[k]
+		flags |= nd.flag
+		n := nd.n
 		switch nd.kind {
 		case String:
-			if nd.flag&(flagEsc|flagWide) != 0 {
-				return "", false, false
-			}
-			size += nd.n + 2 + uint32(nd.flag&flagKey/flagKey) // a key: its ':'
+			size += n + 2
 		case Object:
 			if !d.plainKeysSorted(j + uint32(k)) {
 				return "", false, false
 			}
+			size += n
 			fallthrough
 		case Array:
-			size += 2
-			if nd.n > 0 {
-				size += nd.n - 1 // the commas
+			size += n + 1
+			if n == 0 {
+				size++
 			}
 		default:
-			size += nd.n
+			size += n
 		}
+	}
+	// The flags of strings: no text with escapes or bytes >= 0x80.
+	if flags&(flagEsc|flagWide) != 0 {
+		return "", false, false
 	}
 	return raw, size == uint32(len(raw)), true
 }
 
 // plainKeysSorted reports whether object j's keys are in strictly
 // increasing order (so each is there once) and none has escapes (whose
-// text is not in the source): the keys tokensAsWritten accepts.
+// text is not in the source): the keys tokensAsWritten accepts. Keys
+// are compared by their first bytes when these differ (most neighbouring
+// keys do).
 func (d *Doc) plainKeysSorted(j uint32) bool {
 	nd := &d.nodes[j]
 	if nd.flag&flagDup != 0 {
 		return false
 	}
-	prev := ""
+	src := d.src
+	var prev, prevN uint32 // the previous key's offset and length
 	k := j + 1
 	for i := range nd.n {
 		kn := &d.nodes[k]
 		if kn.flag&flagEsc != 0 {
 			return false
 		}
-		key := d.src[kn.off : kn.off+kn.n]
-		if i > 0 && !keyAfter(prev, key) {
-			return false
+		off, n := kn.off, kn.n
+		if i > 0 {
+			// An empty key is the least, so only the first may be one.
+			if n == 0 {
+				return false
+			}
+			if c, p := src[off], src[prev]; prevN > 0 && c != p {
+				if c < p {
+					return false
+				}
+			} else if src[off:off+n] <= src[prev:prev+prevN] {
+				return false
+			}
 		}
-		prev = key
+		prev, prevN = off, n
 		if vn := &d.nodes[k+1]; vn.kind >= Array {
 			k = vn.end
 		} else {
@@ -348,15 +420,6 @@ func (d *Doc) plainKeysSorted(j uint32) bool {
 		}
 	}
 	return true
-}
-
-// keyAfter reports whether key > prev, from their first bytes when they
-// differ (most neighbouring keys do).
-func keyAfter(prev, key string) bool {
-	if len(prev) > 0 && len(key) > 0 && prev[0] != key[0] {
-		return prev[0] < key[0]
-	}
-	return key > prev
 }
 
 // appendCompact appends raw, the text of a value that tokensAsWritten

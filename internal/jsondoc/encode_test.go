@@ -154,24 +154,43 @@ func TestAppendShortFloat(t *testing.T) {
 	}
 }
 
-// TestAppendStringEveryByte checks every byte value at every place of an
-// eight-byte block and of the bytes after the last whole block against
-// encoding/json, in both modes.
+// TestAppendStringEveryByte checks every byte value at every place of
+// strings of 1 to 19 bytes (shorter than a block, whole blocks, and the
+// bytes after the last whole block, which are read in an overlapping
+// block) against encoding/json, in both modes.
 func TestAppendStringEveryByte(t *testing.T) {
 	for c := range 256 {
-		for at := range 19 {
-			s := []byte(strings.Repeat("a", 19))
-			s[at] = byte(c)
-			want, err := json.Marshal(string(s))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := AppendString(nil, string(s)); string(got) != string(want) {
-				t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
-			}
-			if got, want := AppendStringNoHTML(nil, string(s)), encodeNoHTML(t, string(s)); string(got) != want {
-				t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
+		for n := 1; n <= 19; n++ {
+			for at := range n {
+				s := []byte(strings.Repeat("a", n))
+				s[at] = byte(c)
+				checkAppendString(t, string(s))
+				if at > 0 { // after an escape or a multi-byte sequence
+					s[0] = '"'
+					checkAppendString(t, string(s))
+					s[0] = 0xc3
+					if at > 1 {
+						s[1] = 0xa9
+					}
+					checkAppendString(t, string(s))
+				}
 			}
 		}
+	}
+}
+
+// checkAppendString compares AppendString and AppendStringNoHTML of s
+// with encoding/json.
+func checkAppendString(t *testing.T, s string) {
+	t.Helper()
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+		t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
+	}
+	if got, want := AppendStringNoHTML([]byte("x"), s), "x"+encodeNoHTML(t, s); string(got) != want {
+		t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
 	}
 }
