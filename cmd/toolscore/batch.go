@@ -203,8 +203,11 @@ func (j *batchJob) run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			rd := format.NewReader()
+			// Each worker's writer keeps the JSON of the texts its
+			// results repeat; the expected calls' is the batch's.
+			w := &resultjson.Writer{Mode: resultjson.NoHTML, Expected: &j.expected}
 			for c := range chunks {
-				j.gradeChunk(ctx, rd, c.c)
+				j.gradeChunk(ctx, rd, w, c.c)
 				done <- c
 			}
 		}()
@@ -283,21 +286,21 @@ func (j *batchJob) deliver(ctx context.Context, c *batchChunk) {
 }
 
 // gradeChunk grades every trace of c with rd, filling c.outs and, with
-// --json, c.out.
-func (j *batchJob) gradeChunk(ctx context.Context, rd *format.Reader, c *batchChunk) {
+// --json, c.out (written by w).
+func (j *batchJob) gradeChunk(ctx context.Context, rd *format.Reader, w *resultjson.Writer, c *batchChunk) {
 	for i := range c.items {
 		it := &c.items[i]
-		o := j.grade(ctx, rd, it, c)
+		o := j.grade(ctx, rd, w, it, c)
 		o.lineEnd = len(c.out)
 		c.outs = append(c.outs, o)
 		it.data = nil
 	}
 }
 
-// grade parses and grades one trace with rd, appending its JSON line to
-// c.out with --json. The outcome keeps nothing of the trace or its
-// result: rd reads the next trace into the same memory.
-func (j *batchJob) grade(ctx context.Context, rd *format.Reader, it *batchItem, c *batchChunk) batchOutcome {
+// grade parses and grades one trace with rd, appending its JSON line
+// (written by w) to c.out with --json. The outcome keeps nothing of the
+// trace or its result: rd reads the next trace into the same memory.
+func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.Writer, it *batchItem, c *batchChunk) batchOutcome {
 	o := batchOutcome{seq: it.seq, source: it.source, size: it.size}
 	fail := func(msg string) batchOutcome {
 		o.err = msg
@@ -329,7 +332,7 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, it *batchItem, 
 		// Room for the line with the chunk's buffer grown as append
 		// grows it: the writer adds only its own line's estimate.
 		c.out = slices.Grow(c.out, lineRoom)
-		line, err := report.AppendSavedWith(c.out, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, &j.expected)
+		line, err := report.AppendSavedWith(c.out, report.Header{ExpectationSHA256: j.expSHA, Source: it.source}, res, w)
 		if err != nil {
 			c.out = c.out[:at]
 			return fail(err.Error())

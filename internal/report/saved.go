@@ -20,6 +20,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -71,10 +72,11 @@ func AppendSaved(dst []byte, h Header, res *engine.EvaluationResult) ([]byte, er
 	return AppendSavedWith(dst, h, res, nil)
 }
 
-// AppendSavedWith is AppendSaved with res's expected calls taken from
-// (and kept in) expected, for the results of one contract; nil is no
-// cache.
-func AppendSavedWith(dst []byte, h Header, res *engine.EvaluationResult, expected *resultjson.ExpectedCache) ([]byte, error) {
+// AppendSavedWith is AppendSaved with res written by w, which keeps what
+// the results of one contract share (their expected calls, the JSON of
+// their texts); w.Mode must be resultjson.NoHTML. A nil w writes as
+// AppendSaved.
+func AppendSavedWith(dst []byte, h Header, res *engine.EvaluationResult, w *resultjson.Writer) ([]byte, error) {
 	h.FormatVersion = FormatVersion
 	dst = append(dst, `{"format_version":`...)
 	dst = strconv.AppendInt(dst, int64(h.FormatVersion), 10)
@@ -96,7 +98,16 @@ func AppendSavedWith(dst []byte, h Header, res *engine.EvaluationResult, expecte
 	}
 	// res's members after h's: its object without the opening brace.
 	start := len(dst)
-	out, err := resultjson.NoHTML.AppendResultWith(dst, res, expected)
+	var out []byte
+	var err error
+	switch {
+	case w == nil:
+		out, err = resultjson.NoHTML.AppendResult(dst, res)
+	case w.Mode != resultjson.NoHTML:
+		return dst, errors.New("encode result: a saved result is written in mode NoHTML")
+	default:
+		out, err = w.AppendResult(dst, res)
+	}
 	if err != nil {
 		return dst, fmt.Errorf("encode result: %w", err)
 	}

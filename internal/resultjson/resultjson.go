@@ -70,10 +70,41 @@ func (e Mode) AppendResultWith(dst []byte, res *engine.EvaluationResult, expecte
 	if cap(dst)-len(dst) < roomyResult {
 		b = grow(dst, resultHint(res))
 	}
-	if b, ok := e.appendResult(b, res, expected); ok {
+	if b, ok := (enc{Mode: e}).appendResult(b, res, expected); ok {
 		return b, nil
 	}
 	return e.marshal(dst, res)
+}
+
+// A Writer writes results one after another, keeping what they share:
+// the JSON of their texts and figures (in a cache of its own, see
+// jsondoc.WriteCache) and, in Expected, that of their expected calls (an
+// ExpectedCache holds the results of one contract; the writers of a batch
+// share one). Its bytes are those of Mode's AppendResultWith with
+// Expected. A Writer is not safe for concurrent use; the zero value
+// writes in mode Marshal without an ExpectedCache.
+type Writer struct {
+	// Mode is the escaping of the results' strings.
+	Mode Mode
+	// Expected, when not nil, keeps the results' expected calls.
+	Expected *ExpectedCache
+
+	texts jsondoc.WriteCache
+}
+
+// AppendResult appends res's JSON to dst as w.Mode's AppendResultWith
+// does with w.Expected, and returns the extended buffer; the error is
+// encoding/json's, for a value it refuses, and dst is then returned
+// unchanged in length.
+func (w *Writer) AppendResult(dst []byte, res *engine.EvaluationResult) ([]byte, error) {
+	b := dst
+	if cap(dst)-len(dst) < roomyResult {
+		b = grow(dst, resultHint(res))
+	}
+	if b, ok := (enc{w.Mode, &w.texts}).appendResult(b, res, w.Expected); ok {
+		return b, nil
+	}
+	return w.Mode.marshal(dst, res)
 }
 
 // AppendMetrics appends m's JSON to dst and returns the extended buffer:
@@ -83,7 +114,7 @@ func (e Mode) AppendResultWith(dst []byte, res *engine.EvaluationResult, expecte
 // call arguments it cannot encode); dst is then returned unchanged in
 // length.
 func (e Mode) AppendMetrics(dst []byte, m *engine.Metrics) ([]byte, error) {
-	if b, ok := e.appendMetrics(grow(dst, metricsHint(m)), m); ok {
+	if b, ok := (enc{Mode: e}).appendMetrics(grow(dst, metricsHint(m)), m); ok {
 		return b, nil
 	}
 	return e.marshal(dst, m)
@@ -94,7 +125,7 @@ func (e Mode) AppendMetrics(dst []byte, m *engine.Metrics) ([]byte, error) {
 // Calls is null, an empty Findings and empty finding fields are left
 // out). It cannot fail: every field is a string or an integer.
 func (e Mode) AppendChecks(dst []byte, c *engine.Checks) []byte {
-	return e.appendChecks(grow(dst, checksHint(c)), c)
+	return enc{Mode: e}.appendChecks(grow(dst, checksHint(c)), c)
 }
 
 // AppendIssues appends the JSON of issues to dst and returns the extended
@@ -102,7 +133,7 @@ func (e Mode) AppendChecks(dst []byte, c *engine.Checks) []byte {
 // except that a nil list is [] (as for an empty one), which is how results
 // store it. It cannot fail: every field is a string or an integer.
 func (e Mode) AppendIssues(dst []byte, issues []engine.Issue) []byte {
-	return e.appendIssues(grow(dst, issuesHint(issues)), issues, false)
+	return enc{Mode: e}.appendIssues(grow(dst, issuesHint(issues)), issues, false)
 }
 
 // AppendInts appends the JSON array of ints (such as
@@ -117,7 +148,7 @@ func AppendInts(dst []byte, ints []int) []byte {
 // exactly the bytes encoding/json writes for c in mode e. It cannot fail:
 // arguments and results are jsondoc.Values.
 func (e Mode) AppendToolCall(dst []byte, c *engine.ToolCall) []byte {
-	return e.appendToolCall(grow(dst, callHint(c)), c)
+	return enc{Mode: e}.appendToolCall(grow(dst, callHint(c)), c)
 }
 
 // AppendToolCalls appends the JSON array of calls to dst and returns the
@@ -128,7 +159,7 @@ func (e Mode) AppendToolCalls(dst []byte, calls []engine.ToolCall) []byte {
 	for i := range calls {
 		n += callHint(&calls[i])
 	}
-	return e.appendToolCalls(grow(dst, n), calls, false)
+	return enc{Mode: e}.appendToolCalls(grow(dst, n), calls, false)
 }
 
 // AppendCalls appends res's trace calls and then its scored calls, each
@@ -139,7 +170,7 @@ func (e Mode) AppendToolCalls(dst []byte, calls []engine.ToolCall) []byte {
 // result values) is copied from the trace calls' bytes rather than
 // encoded again.
 func (e Mode) AppendCalls(dst []byte, res *engine.EvaluationResult) (b []byte, split int) {
-	return e.appendCalls(grow(dst, callsHint(res)), res, "", false)
+	return enc{Mode: e}.appendCalls(grow(dst, callsHint(res)), res, "", false)
 }
 
 // AppendExpectedCalls appends the JSON array of calls to dst and returns
@@ -148,7 +179,7 @@ func (e Mode) AppendCalls(dst []byte, res *engine.EvaluationResult) (b []byte, s
 // encoding/json's, for arguments it refuses; dst is then returned
 // unchanged in length.
 func (e Mode) AppendExpectedCalls(dst []byte, calls []engine.ExpectedCall) ([]byte, error) {
-	if b, ok := e.appendExpectedCalls(grow(dst, 2+64*len(calls)), calls, false); ok {
+	if b, ok := (enc{Mode: e}).appendExpectedCalls(grow(dst, 2+64*len(calls)), calls, false); ok {
 		return b, nil
 	}
 	if calls == nil {
@@ -176,12 +207,19 @@ func (e Mode) marshal(dst []byte, v any) ([]byte, error) {
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
 }
 
+// enc writes in one mode, its strings and floats through a cache when
+// texts is not nil.
+type enc struct {
+	Mode
+	texts *jsondoc.WriteCache
+}
+
 // str appends s as a JSON string in mode e.
-func (e Mode) str(b []byte, s string) []byte {
-	if e == NoHTML {
-		return jsondoc.AppendStringNoHTML(b, s)
+func (e enc) str(b []byte, s string) []byte {
+	if e.Mode == NoHTML {
+		return e.texts.AppendStringNoHTML(b, s)
 	}
-	return jsondoc.AppendString(b, s)
+	return e.texts.AppendString(b, s)
 }
 
 // roomyResult is the room in a buffer beyond which AppendResultWith does
@@ -271,19 +309,19 @@ func callsHint(res *engine.EvaluationResult) int {
 
 func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-func (e Mode) appendResult(b []byte, res *engine.EvaluationResult, expected *ExpectedCache) ([]byte, bool) {
+func (e enc) appendResult(b []byte, res *engine.EvaluationResult, expected *ExpectedCache) ([]byte, bool) {
 	if !isFinite(res.Score) || !isFinite(res.MinScore) {
 		return b, false
 	}
 	var ok bool
 	b = append(b, `{"score":`...)
-	b = jsondoc.AppendFloat(b, res.Score)
+	b = e.texts.AppendFloat(b, res.Score)
 	b = append(b, `,"grade":`...)
 	b = e.str(b, string(res.Grade))
 	b = append(b, `,"passed":`...)
 	b = strconv.AppendBool(b, res.Passed)
 	b = append(b, `,"min_score":`...)
-	b = jsondoc.AppendFloat(b, res.MinScore)
+	b = e.texts.AppendFloat(b, res.MinScore)
 	b = append(b, `,"safety_gate":`...)
 	b = strconv.AppendBool(b, res.SafetyGate)
 	b = append(b, `,"metrics":`...)
@@ -292,7 +330,7 @@ func (e Mode) appendResult(b []byte, res *engine.EvaluationResult, expected *Exp
 	}
 	b = append(b, `,"expected_calls":`...)
 	if expected != nil && res.ExpectedCalls != nil { // (the cache writes nil as [])
-		exp, err := expected.ExpectedCalls(e, res)
+		exp, err := expected.ExpectedCalls(e.Mode, res)
 		if err != nil {
 			return b, false
 		}
@@ -354,7 +392,7 @@ func appendInts(b []byte, v []int, nullNil bool) []byte {
 }
 
 // strings appends a []string, null when nil.
-func (e Mode) strings(b []byte, v []string) []byte {
+func (e enc) strings(b []byte, v []string) []byte {
 	if v == nil {
 		return append(b, "null"...)
 	}
@@ -370,7 +408,7 @@ func (e Mode) strings(b []byte, v []string) []byte {
 
 // appendToolCall appends c as encoding/json writes an engine.ToolCall
 // (TestToolCallFields keeps the two in step, field by field).
-func (e Mode) appendToolCall(b []byte, c *engine.ToolCall) []byte {
+func (e enc) appendToolCall(b []byte, c *engine.ToolCall) []byte {
 	b = append(b, `{"tool":`...)
 	b = e.str(b, c.Tool)
 	b = append(b, `,"args":`...)
@@ -400,7 +438,7 @@ func (e Mode) appendToolCall(b []byte, c *engine.ToolCall) []byte {
 
 // appendToolCalls appends calls; a nil list is null when nullNil, else
 // [].
-func (e Mode) appendToolCalls(b []byte, calls []engine.ToolCall, nullNil bool) []byte {
+func (e enc) appendToolCalls(b []byte, calls []engine.ToolCall, nullNil bool) []byte {
 	if calls == nil && nullNil {
 		return append(b, "null"...)
 	}
@@ -418,7 +456,7 @@ func (e Mode) appendToolCalls(b []byte, calls []engine.ToolCall, nullNil bool) [
 // lists as null when nullNil), and returns the buffer and its length
 // before sep. A scored call equal to the trace call ScoredIndexes names
 // is copied from that call's bytes.
-func (e Mode) appendCalls(b []byte, res *engine.EvaluationResult, sep string, nullNil bool) ([]byte, int) {
+func (e enc) appendCalls(b []byte, res *engine.EvaluationResult, sep string, nullNil bool) ([]byte, int) {
 	share := len(res.ScoredIndexes) == len(res.ScoredCalls) && len(res.ScoredCalls) > 0
 	if !share {
 		b = e.appendToolCalls(b, res.TraceCalls, nullNil)
@@ -465,7 +503,7 @@ func (e Mode) appendCalls(b []byte, res *engine.EvaluationResult, sep string, nu
 
 // appendExpectedCalls appends calls (a nil list as null when nullNil,
 // else []); false when some arguments cannot be encoded.
-func (e Mode) appendExpectedCalls(b []byte, calls []engine.ExpectedCall, nullNil bool) ([]byte, bool) {
+func (e enc) appendExpectedCalls(b []byte, calls []engine.ExpectedCall, nullNil bool) ([]byte, bool) {
 	if calls == nil && nullNil {
 		return append(b, "null"...), true
 	}
@@ -482,13 +520,13 @@ func (e Mode) appendExpectedCalls(b []byte, calls []engine.ExpectedCall, nullNil
 	return append(b, ']'), true
 }
 
-func (e Mode) appendExpectedCall(b []byte, c *engine.ExpectedCall) ([]byte, bool) {
+func (e enc) appendExpectedCall(b []byte, c *engine.ExpectedCall) ([]byte, bool) {
 	b = append(b, `{"tool":`...)
 	b = e.str(b, c.Tool)
 	b = append(b, `,"args":`...)
 	if d := c.Args.Document(); d.Exists() {
 		// Read from a document, with no matcher: its JSON is the map's.
-		if e == NoHTML {
+		if e.Mode == NoHTML {
 			b = d.AppendJSONNoHTML(b)
 		} else {
 			b = d.AppendJSON(b)
@@ -539,41 +577,41 @@ func metricsFinite(m *engine.Metrics) bool {
 
 // appendMetrics appends m; false when a float is not finite or a chosen
 // option's group or arguments cannot be encoded.
-func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
+func (e enc) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 	if !metricsFinite(m) {
 		return b, false
 	}
 	b = append(b, `{"selection_accuracy":`...)
-	b = jsondoc.AppendFloat(b, m.SelectionAccuracy)
+	b = e.texts.AppendFloat(b, m.SelectionAccuracy)
 	b = append(b, `,"invocation_accuracy":`...)
-	b = jsondoc.AppendFloat(b, m.InvocationAccuracy)
+	b = e.texts.AppendFloat(b, m.InvocationAccuracy)
 	b = append(b, `,"required_call_recall":`...)
-	b = jsondoc.AppendFloat(b, m.RequiredCallRecall)
+	b = e.texts.AppendFloat(b, m.RequiredCallRecall)
 
 	b = append(b, `,"argument_metrics":{"precision":`...)
-	b = jsondoc.AppendFloat(b, m.Arguments.Precision)
+	b = e.texts.AppendFloat(b, m.Arguments.Precision)
 	b = append(b, `,"recall":`...)
-	b = jsondoc.AppendFloat(b, m.Arguments.Recall)
+	b = e.texts.AppendFloat(b, m.Arguments.Recall)
 	b = append(b, `,"f1":`...)
-	b = jsondoc.AppendFloat(b, m.Arguments.F1)
+	b = e.texts.AppendFloat(b, m.Arguments.F1)
 
 	b = append(b, `},"sequence_metrics":{"edit_distance":`...)
-	b = jsondoc.AppendFloat(b, m.Sequence.EditDistance)
+	b = e.texts.AppendFloat(b, m.Sequence.EditDistance)
 	b = append(b, `,"normalized_distance":`...)
-	b = jsondoc.AppendFloat(b, m.Sequence.NormalizedDistance)
+	b = e.texts.AppendFloat(b, m.Sequence.NormalizedDistance)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = jsondoc.AppendFloat(b, m.Sequence.SequenceAccuracy)
+	b = e.texts.AppendFloat(b, m.Sequence.SequenceAccuracy)
 
 	b = append(b, `},"efficiency_metrics":{"redundant_count":`...)
 	b = appendInt(b, m.Efficiency.RedundantCount)
 	b = append(b, `,"total_calls":`...)
 	b = appendInt(b, m.Efficiency.TotalCalls)
 	b = append(b, `,"redundant_rate":`...)
-	b = jsondoc.AppendFloat(b, m.Efficiency.RedundantRate)
+	b = e.texts.AppendFloat(b, m.Efficiency.RedundantRate)
 
 	tc := &m.ToolCorrectness
 	b = append(b, `},"tool_correctness_metrics":{"tool_correctness":`...)
-	b = jsondoc.AppendFloat(b, tc.ToolCorrectness)
+	b = e.texts.AppendFloat(b, tc.ToolCorrectness)
 	b = append(b, `,"expected_tools":`...)
 	b = e.strings(b, tc.ExpectedTools)
 	b = append(b, `,"called_tools":`...)
@@ -589,15 +627,15 @@ func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 
 	w := &m.Weights
 	b = append(b, `},"weights":{"selection_accuracy":`...)
-	b = jsondoc.AppendFloat(b, w.SelectionAccuracy)
+	b = e.texts.AppendFloat(b, w.SelectionAccuracy)
 	b = append(b, `,"argument_f1":`...)
-	b = jsondoc.AppendFloat(b, w.ArgumentF1)
+	b = e.texts.AppendFloat(b, w.ArgumentF1)
 	b = append(b, `,"sequence_accuracy":`...)
-	b = jsondoc.AppendFloat(b, w.SequenceAccuracy)
+	b = e.texts.AppendFloat(b, w.SequenceAccuracy)
 	b = append(b, `,"redundant_rate":`...)
-	b = jsondoc.AppendFloat(b, w.RedundantRate)
+	b = e.texts.AppendFloat(b, w.RedundantRate)
 	b = append(b, `,"required_call_recall":`...)
-	b = jsondoc.AppendFloat(b, w.RequiredCallRecall)
+	b = e.texts.AppendFloat(b, w.RequiredCallRecall)
 	b = append(b, '}')
 
 	if cm := m.Contract; cm != nil {
@@ -610,7 +648,7 @@ func (e Mode) appendMetrics(b []byte, m *engine.Metrics) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-func (e Mode) appendContractMetrics(b []byte, cm *engine.ContractMetrics) ([]byte, bool) {
+func (e enc) appendContractMetrics(b []byte, cm *engine.ContractMetrics) ([]byte, bool) {
 	b = append(b, `{"contract_version":`...)
 	b = appendInt(b, cm.ContractVersion)
 	b = append(b, `,"required_count":`...)
@@ -649,7 +687,7 @@ func (e Mode) appendContractMetrics(b []byte, cm *engine.ContractMetrics) ([]byt
 			b = append(b, `{"options":`...)
 			b = appendInts(b, cs.Options, true)
 			b = append(b, `,"score":`...)
-			b = jsondoc.AppendFloat(b, cs.Score)
+			b = e.texts.AppendFloat(b, cs.Score)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -658,13 +696,13 @@ func (e Mode) appendContractMetrics(b []byte, cm *engine.ContractMetrics) ([]byt
 	b = append(b, `},"optional_matched":`...)
 	b = appendInts(b, cm.OptionalMatched, true)
 	b = append(b, `,"min_score":`...)
-	b = jsondoc.AppendFloat(b, cm.MinScore)
+	b = e.texts.AppendFloat(b, cm.MinScore)
 	b = append(b, `,"passed":`...)
 	b = strconv.AppendBool(b, cm.Passed)
 	return append(b, '}'), true
 }
 
-func (e Mode) appendChosen(b []byte, ch *engine.ChosenOption) ([]byte, bool) {
+func (e enc) appendChosen(b []byte, ch *engine.ChosenOption) ([]byte, bool) {
 	var ok bool
 	b = append(b, `{"group":`...)
 	if b, ok = e.appendValue(b, ch.Group, 0); !ok {
@@ -688,7 +726,7 @@ const maxValueDepth = 200
 // type (and anything nested deeper than maxValueDepth) is written by
 // encoding/json itself. It reports false, for a value encoding/json
 // refuses.
-func (e Mode) appendValue(b []byte, v any, depth int) ([]byte, bool) {
+func (e enc) appendValue(b []byte, v any, depth int) ([]byte, bool) {
 	if depth > maxValueDepth {
 		return e.appendMarshal(b, v)
 	}
@@ -728,7 +766,7 @@ func (e Mode) appendValue(b []byte, v any, depth int) ([]byte, bool) {
 		if !isFinite(x) {
 			return b, false
 		}
-		return jsondoc.AppendFloat(b, x), true
+		return e.texts.AppendFloat(b, x), true
 	case int:
 		return appendInt(b, x), true
 	case jsondoc.Value:
@@ -742,7 +780,7 @@ func (e Mode) appendValue(b []byte, v any, depth int) ([]byte, bool) {
 }
 
 // appendObject appends m with its keys sorted, null when nil.
-func (e Mode) appendObject(b []byte, m map[string]any, depth int) ([]byte, bool) {
+func (e enc) appendObject(b []byte, m map[string]any, depth int) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
@@ -772,7 +810,7 @@ func (e Mode) appendObject(b []byte, m map[string]any, depth int) ([]byte, bool)
 
 // appendMarshal appends what encoding/json writes for v in mode e, or
 // reports false when it refuses v.
-func (e Mode) appendMarshal(b []byte, v any) ([]byte, bool) {
+func (e enc) appendMarshal(b []byte, v any) ([]byte, bool) {
 	out, err := e.marshal(b, v)
 	return out, err == nil
 }
@@ -880,7 +918,7 @@ func appendScalar(b []byte, v any) []byte {
 	return append(b, "null"...)
 }
 
-func (e Mode) appendChecks(b []byte, c *engine.Checks) []byte {
+func (e enc) appendChecks(b []byte, c *engine.Checks) []byte {
 	b = append(b, `{"pass":`...)
 	b = appendInt(b, c.Pass)
 	b = append(b, `,"fail":`...)
@@ -901,7 +939,7 @@ func (e Mode) appendChecks(b []byte, c *engine.Checks) []byte {
 	return append(b, "]}"...)
 }
 
-func (e Mode) appendCheck(b []byte, ch *engine.Check) []byte {
+func (e enc) appendCheck(b []byte, ch *engine.Check) []byte {
 	b = append(b, `{"name":`...)
 	b = e.str(b, ch.Name)
 	b = append(b, `,"status":`...)
@@ -939,7 +977,7 @@ func (e Mode) appendCheck(b []byte, ch *engine.Check) []byte {
 }
 
 // appendIssues appends issues; a nil list is null when nullNil, else [].
-func (e Mode) appendIssues(b []byte, issues []engine.Issue, nullNil bool) []byte {
+func (e enc) appendIssues(b []byte, issues []engine.Issue, nullNil bool) []byte {
 	if issues == nil && nullNil {
 		return append(b, "null"...)
 	}
@@ -953,7 +991,7 @@ func (e Mode) appendIssues(b []byte, issues []engine.Issue, nullNil bool) []byte
 	return append(b, ']')
 }
 
-func (e Mode) appendIssue(b []byte, is *engine.Issue) []byte {
+func (e enc) appendIssue(b []byte, is *engine.Issue) []byte {
 	b = append(b, `{"kind":`...)
 	b = e.str(b, is.Kind)
 	b = append(b, `,"severity":`...)

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -93,6 +94,16 @@ func compareParts(t *testing.T, what string, m *engine.Metrics, c *engine.Checks
 	check(t, what+": ints", resultjson.Marshal, nonNil(ints), resultjson.AppendInts([]byte(prefix), ints), nil)
 }
 
+// sharedWriters are the writers of compareResult for every result, one
+// per mode (without an ExpectedCache: the results are of many contracts).
+var sharedWriters = struct {
+	sync.Mutex
+	w map[resultjson.Mode]*resultjson.Writer
+}{w: map[resultjson.Mode]*resultjson.Writer{
+	resultjson.Marshal: {Mode: resultjson.Marshal},
+	resultjson.NoHTML:  {Mode: resultjson.NoHTML},
+}}
+
 // compareResult compares AppendResult and the writers of the stored parts
 // (calls, expected calls, and the others through compareParts) with
 // encoding/json on res, in both modes.
@@ -106,6 +117,17 @@ func compareResult(t *testing.T, what string, res *engine.EvaluationResult) {
 			got, err := mode.AppendResultWith([]byte(prefix), res, cache)
 			check(t, what+": result with a cache, "+strconv.Itoa(k), mode, res, got, err)
 		}
+		w := &resultjson.Writer{Mode: mode, Expected: &resultjson.ExpectedCache{}}
+		for k := range 2 { // writes the texts, then takes them from its cache
+			got, err := w.AppendResult([]byte(prefix), res)
+			check(t, what+": result through a Writer, "+strconv.Itoa(k), mode, res, got, err)
+		}
+		// One writer for every result the tests write, so that texts of
+		// other results fill and replace its cache's slots.
+		sharedWriters.Lock()
+		got, err = sharedWriters.w[mode].AppendResult([]byte(prefix), res)
+		sharedWriters.Unlock()
+		check(t, what+": result through a shared Writer", mode, res, got, err)
 
 		b, split := mode.AppendCalls([]byte(prefix), res)
 		check(t, what+": trace calls", mode, nonNil(res.TraceCalls), b[:split], nil)
