@@ -171,96 +171,146 @@ func (b *cbuilder) compileDoc(dst *cval, v jsondoc.Value) bool {
 	return false
 }
 
-// openNode is an object or array compileNodes is filling: its node, the
-// index of that node, how many of its n children are compiled and
-// whether all of them are pure (setPure).
-type openNode struct {
-	e       *cval
-	at      int32
-	m, n    int32
-	allPure bool
-}
-
 // compileNodes compiles the object or array node 0 of ns into dst as
 // compileExpected does, from the same arrays of b in the same order, in
-// one loop over the nodes in document order (no recursion, no matcher
-// test, no second look at the children for setPure). It reports false
-// when it meets an object key starting with "$" or an object with a
-// repeated key; compileDoc then undoes it.
+// one walk over the nodes in document order (no matcher test, no second
+// look at the children for setPure). It reports false when it meets an
+// object key starting with "$", an object with a repeated key, or a
+// number parseNumber cannot read (none that JSON allows); compileDoc
+// then undoes it. Every object and array it compiles is then pure: its
+// values are strings, numbers, booleans, nulls and pure objects and
+// arrays.
 func (b *cbuilder) compileNodes(dst *cval, ns jsondoc.Nodes) bool {
-	var buf [8]openNode
-	open := buf[:0]
-	e, i := dst, 0
-	for {
-		// e becomes the value of node i.
-		switch kind := ns.Kind(i); kind {
-		case jsondoc.Object, jsondoc.Array:
-			if ns.RepeatsKey(i) {
-				return false
-			}
-			n := int32(ns.Count(i))
-			e.op = copArray
-			if kind == jsondoc.Object {
-				e.op, e.keys = copObject, b.allocKeys(int(n))
-			}
-			e.kids = b.alloc(int(n))
-			open = append(open, openNode{e: e, at: int32(i), n: n, allPure: true})
-			i++
-		default:
-			pure := true
-			switch kind {
-			case jsondoc.String:
-				s, _, _ := ns.Str(i)
-				e.setString(s)
-			case jsondoc.Number:
-				lit, _ := ns.Value(i).Num()
-				e.s = lit
-				if n, ok := parseNumber(lit); ok {
-					e.op, e.num = copNumber, b.number(n)
-				} else {
-					e.op, pure = copNever, false
-				}
-			case jsondoc.Bool:
-				f, _ := ns.Value(i).Bool()
-				e.op, e.flag = copBool, f
-			default:
-				e.op = copNull
-			}
-			i++
-			if len(open) == 0 {
-				return true
-			}
-			top := &open[len(open)-1]
-			top.allPure = top.allPure && pure
-			top.m++
-		}
-		// Close the containers whose children are all compiled.
-		top := &open[len(open)-1]
-		for top.m == top.n {
-			pure := top.allPure
-			if pure {
-				top.e.flag, top.e.s = true, ns.Value(int(top.at)).Raw()
-			}
-			if open = open[:len(open)-1]; len(open) == 0 {
-				return true
-			}
-			top = &open[len(open)-1]
-			top.allPure = top.allPure && pure
-			top.m++
-		}
-		// The next child of the innermost open container.
-		if top.e.op == copObject {
+	_, ok := b.fillNodes(dst, ns, 0)
+	return ok
+}
+
+// fillNodes compiles the object or array node i of ns into e (see
+// compileNodes) and returns the index of the node after its subtree.
+func (b *cbuilder) fillNodes(e *cval, ns jsondoc.Nodes, i int) (int, bool) {
+	at := i
+	kind := ns.Kind(i)
+	if ns.RepeatsKey(i) {
+		return 0, false
+	}
+	n := ns.Count(i)
+	var keys []string
+	var bits uint64
+	obj := kind == jsondoc.Object
+	e.op = copArray
+	if obj {
+		e.op, keys = copObject, b.allocKeys(n)
+	}
+	kids := b.alloc(n)
+	i++
+	for m := range kids {
+		if obj {
 			k, _, _ := ns.Str(i)
 			if len(k) > 0 && k[0] == '$' {
-				return false
+				return 0, false
 			}
-			top.e.keys[top.m] = k
-			top.e.keyBits |= keyBit(k)
+			keys[m] = k
+			bits |= keyBit(k)
 			i++
 		}
-		e = &top.e.kids[top.m]
+		kid := &kids[m]
+		switch ns.Kind(i) {
+		case jsondoc.Object, jsondoc.Array:
+			var ok bool
+			if i, ok = b.fillNodes(kid, ns, i); !ok {
+				return 0, false
+			}
+			continue
+		case jsondoc.String:
+			s, _, _ := ns.Str(i)
+			kid.op, kid.s = copString, s
+			if len(s) > 0 && (trimEnd[s[0]] || trimEnd[s[len(s)-1]]) {
+				kid.trimLengths()
+			}
+		case jsondoc.Number:
+			lit, _ := ns.Value(i).Num()
+			num := slot(&b.nums, &b.numChunk)
+			if !readNumber(num, lit) {
+				return 0, false
+			}
+			kid.op, kid.s, kid.num = copNumber, lit, num
+		case jsondoc.Bool:
+			f, _ := ns.Value(i).Bool()
+			kid.op, kid.flag = copBool, f
+		default:
+			kid.op = copNull
+		}
+		i++
 	}
+	e.keys, e.kids, e.keyBits = keys, kids, bits
+	e.flag, e.s = true, ns.Value(at).Raw()
+	return i, true
 }
+
+// readNumber sets *n to parseNumber(lit) and reports parseNumber's ok:
+// in one pass over lit for the literals of parseSmallInt without a sign
+// or with "-" and of parseSimpleDecimal (the same values, computed the
+// same way), through parseNumber for any other.
+func readNumber(n *number, lit string) bool {
+	s := lit
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return readNumberSlow(n, lit)
+	}
+	var mant uint64
+	point := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if d := c - '0'; d <= 9 {
+			mant = mant*10 + uint64(d)
+			continue
+		}
+		if c != '.' || point >= 0 {
+			return readNumberSlow(n, lit)
+		}
+		point = i
+	}
+	if point < 0 {
+		// parseSmallInt: 1 to 18 digits.
+		v := int64(mant)
+		if neg {
+			v = -v
+		}
+		*n = number{isInt: true, i: v, small: true, text: lit}
+		return true
+	}
+	// parseSimpleDecimal: digits on both sides of the point, 16 bytes at
+	// most.
+	if len(s) < 3 || len(s) > 16 || point == 0 || point == len(s)-1 {
+		return readNumberSlow(n, lit)
+	}
+	f := float64(mant)
+	if neg {
+		f = -f
+	}
+	*n = number{f: f / pow10[len(s)-1-point], text: lit}
+	return true
+}
+
+// readNumberSlow is readNumber through parseNumber.
+func readNumberSlow(n *number, lit string) bool {
+	var ok bool
+	*n, ok = parseNumber(lit)
+	return ok
+}
+
+// trimEnd marks the bytes at an end of a string that make setString
+// compute its trim lengths: ASCII white space and the bytes of
+// multi-byte characters (trimSpaceFast's test).
+var trimEnd = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= utf8.RuneSelf || asciiSpace[c]
+	}
+	return t
+}()
 
 // pure reports whether a node compiled from a document counts as pure
 // for its parent (setPure): a string, number, boolean or null, or a pure

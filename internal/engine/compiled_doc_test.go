@@ -136,3 +136,25 @@ func dumpCval(e *cval) string {
 	walk(e, 0)
 	return b.String()
 }
+
+// FuzzReadNumber checks readNumber, compileDoc's one-pass reading of a
+// number literal, against parseNumber: the same number and the same ok
+// for any text.
+func FuzzReadNumber(f *testing.F) {
+	for _, s := range []string{
+		"0", "-0", "7", "-12", "123456789012345678", "1234567890123456789", "+5", "",
+		"-", "1.5", "-0.25", "0.1", "123456789012345.6", "1234567890123456.7", "1.", ".5",
+		"1.2.3", "1e5", "-1E-5", "00", "1x", "9223372036854775807", "-9223372036854775808",
+		"12345678901234.56", "1.234567890123456", "-.5", "1.-5",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got number
+		gotOK := readNumber(&got, s)
+		want, wantOK := parseNumber(s)
+		if gotOK != wantOK || gotOK && fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Fatalf("readNumber(%q) = %#v, %v; parseNumber gives %#v, %v", s, got, gotOK, want, wantOK)
+		}
+	})
+}
