@@ -16,15 +16,16 @@ type planCache struct{ p atomic.Pointer[contractPlan] }
 // expected calls' arguments compiled (cval), and the optional and
 // forbidden rules compiled likewise.
 type contractPlan struct {
-	// names are the contract's tool names by id; ids maps them back.
+	// names are the contract's tool names by id.
 	names []string
-	ids   map[string]int
 	// byName lists the ids in name order.
 	byName []int
-	// byHash[keyHash(n)] is 1 + the id of the one tool name n with that
-	// hash, 0 when no name has it, manyNames when several do (then ids
-	// says).
-	byHash [64]int32
+	// byHash[keyHash(n)] is 1 + the id of the last tool name n with that
+	// hash, 0 when no name has it; sameHash[id] is 1 + the id of the name
+	// before id with the same hash, 0 when there is none (id follows the
+	// chain).
+	byHash   [64]int32
+	sameHash []int
 	// exps are every expected call of the steps and options, by idx.
 	exps []planExp
 	// steps are the required steps in order.
@@ -98,15 +99,23 @@ func newPlan(c *Contract) *contractPlan {
 			nExp += len(calls)
 		}
 	}
+	// At most one tool name per expected call and rule.
+	maxNames := nExp + len(c.Optional) + len(c.Forbidden)
 	p := &contractPlan{
-		ids:    make(map[string]int, 8),
+		names:  make([]string, 0, maxNames),
 		steps:  make([]planStep, len(c.Required)),
 		exps:   make([]planExp, 0, nExp),
 		groups: make([]int, 0, nGroups),
-		runs:   make([][]int, nGroups+1),
 	}
-	idxs := make([]int, 0, 2*nExp) // the options' calls, then the runs'
-	opts := make([][]int, 0, nOpts)
+	// One array of ints holds the options' calls then the runs' (idxs),
+	// sameHash and byName; one array of slices the options then runs.
+	ints := make([]int, 2*nExp+2*maxNames)
+	idxs := ints[: 0 : 2*nExp]
+	p.sameHash = ints[2*nExp : 2*nExp : 2*nExp+maxNames]
+	byName := ints[2*nExp+maxNames:]
+	lists := make([][]int, nOpts+nGroups+1)
+	opts := lists[:0:nOpts]
+	p.runs = lists[nOpts:]
 	compile := Args.compiled
 	exp := func(call *ExpectedCall) int {
 		p.exps = append(p.exps, planExp{call: call, args: compile(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
@@ -154,50 +163,37 @@ func newPlan(c *Contract) *contractPlan {
 	for i := range c.Forbidden {
 		p.forbidden[i] = planRule{tool: p.intern(c.Forbidden[i].Tool), args: compile(c.Forbidden[i].Args)}
 	}
-	p.byName = make([]int, len(p.names))
+	p.byName = byName[:len(p.names):len(p.names)]
 	for i := range p.byName {
 		p.byName[i] = i
 	}
 	slices.SortFunc(p.byName, func(a, b int) int { return strings.Compare(p.names[a], p.names[b]) })
-	p.indexNames()
 	return p
 }
-
-// indexNames sets byHash from names.
-func (p *contractPlan) indexNames() {
-	for id, n := range p.names {
-		if h := &p.byHash[keyHash(n)]; *h == 0 {
-			*h = int32(id) + 1
-		} else {
-			*h = manyNames
-		}
-	}
-}
-
-// manyNames is what contractPlan.byHash holds for a hash several tool
-// names have.
-const manyNames = -1
 
 // id returns the id of a tool name of the contract, and whether name is
 // one.
 func (p *contractPlan) id(name string) (int, bool) {
-	switch h := p.byHash[keyHash(name)]; h {
-	case 0:
-		return 0, false
-	case manyNames:
-		id, ok := p.ids[name]
-		return id, ok
-	default:
-		return int(h - 1), p.names[h-1] == name
+	for j := int(p.byHash[keyHash(name)]); j != 0; j = p.sameHash[j-1] {
+		if p.names[j-1] == name {
+			return j - 1, true
+		}
 	}
+	return 0, false
 }
 
+// intern returns the id of a tool name, giving it the next id when it is
+// new.
 func (p *contractPlan) intern(name string) int {
-	if id, ok := p.ids[name]; ok {
-		return id
+	h := &p.byHash[keyHash(name)]
+	for j := int(*h); j != 0; j = p.sameHash[j-1] {
+		if p.names[j-1] == name {
+			return j - 1
+		}
 	}
 	id := len(p.names)
-	p.ids[name] = id
 	p.names = append(p.names, name)
+	p.sameHash = append(p.sameHash, int(*h))
+	*h = int32(id) + 1
 	return id
 }

@@ -70,23 +70,34 @@ func TestScoringPlan(t *testing.T) {
 	}
 }
 
-// FuzzPlanToolID checks the plan's tool name lookup (a 6-bit hash, the
-// name map for a hash several names share) against the name map.
+// FuzzPlanToolID checks the plan's tool name lookup (a 6-bit hash, a
+// chain of the names that share one) against a map of the names, each
+// with the id of its first interning.
 func FuzzPlanToolID(f *testing.F) {
 	f.Add("get_weather,search,gw,ab,ba,a", "get_weather")
 	f.Add("x,y", "z")
 	f.Add("", "")
+	f.Add("ab,ba,ab,aab,aba,ba", "aba")
 	f.Fuzz(func(t *testing.T, names, name string) {
-		p := &contractPlan{ids: map[string]int{}}
-		for _, n := range strings.Split(names, ",") {
-			p.intern(n)
+		list := strings.Split(names, ",")
+		p := &contractPlan{names: make([]string, 0, len(list)), sameHash: make([]int, 0, len(list))}
+		ids := map[string]int{}
+		for _, n := range list {
+			id := p.intern(n)
+			want, seen := ids[n]
+			if !seen {
+				want = len(ids)
+				ids[n] = want
+			}
+			if id != want {
+				t.Fatalf("intern(%q) = %d, want %d", n, id, want)
+			}
 		}
-		p.indexNames()
-		wantID, wantOK := p.ids[name]
+		wantID, wantOK := ids[name]
 		if id, ok := p.id(name); ok != wantOK || ok && id != wantID {
 			t.Fatalf("id(%q) = %d, %v; the map says %d, %v", name, id, ok, wantID, wantOK)
 		}
-		for n, want := range p.ids {
+		for n, want := range ids {
 			if id, ok := p.id(n); !ok || id != want {
 				t.Fatalf("id(%q) = %d, %v; want %d", n, id, ok, want)
 			}
