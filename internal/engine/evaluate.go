@@ -93,6 +93,9 @@ type evaluation struct {
 	orderBuf []int
 	markBuf  []bool
 	diff     *argDiff
+	// sc is the scorer, for its index of the trace calls' arguments
+	// (scorer.argIndex); valid until it is released.
+	sc *scorer
 	// checkItems, when set, is where checks puts the evidence checks.
 	checkItems *[numChecks]Check
 	// text holds the result's texts, and ints the blocks the result's

@@ -401,18 +401,30 @@ func (d *argDiff) empty() bool {
 // arguments, compiled as wc (an object node), and got, a trace call's
 // (keys prefixed with prefix, nested objects walked with "." between
 // keys): keys missing, unexpected and mismatched, each list in key order.
-// shownWant and shownGot are the same arguments as results show them
-// (secrets redacted); mismatched values are rendered from them. Key paths
-// and values are texts of t. It reads got's members once, each with its
-// value, and sorts them with the expected keys got lacks; an object with
-// a repeated key, or more than 64 expected keys, is diffed key by key,
+// ms are got's members as appendMembers gives them (the scorer's index of
+// the call), or nil to read them here. shownWant and shownGot are the same
+// arguments as results show them (secrets redacted); mismatched values
+// are rendered from them. Key paths and values are texts of t. It sorts
+// got's members with the expected keys got lacks; an object with a
+// repeated key, or more than 64 expected keys, is diffed key by key,
 // nested objects too (diffKeys).
-func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
+func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, ms []argMember, shownWant shownArg, shownGot jsondoc.Value, strict bool, d *argDiff) {
 	if nodes := got.Nodes(); len(wc.keys) > 64 || nodes.Len() > 0 && nodes.RepeatsKey(0) {
 		diffKeys(t, prefix, wc, got, shownWant, shownGot, strict, d)
 		return
 	}
-	at := keyIndex(wc)
+	if ms == nil {
+		var buf [8]argMember
+		ms, _ = appendMembers(buf[:0], got)
+	}
+	// index gives a key's index in wc.keys when wc has many keys.
+	var index map[string]int
+	if len(wc.keys) > 16 {
+		index = make(map[string]int, len(wc.keys))
+		for i, k := range wc.keys {
+			index[k] = i
+		}
+	}
 	// items are got's members (i: the key's index in wc.keys, or -1), then
 	// the expected keys got lacks (with no value).
 	type item struct {
@@ -422,16 +434,28 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 	}
 	var buf [16]item
 	items := buf[:0]
-	if n := len(wc.keys) + got.Len(); n > len(buf) {
+	if n := len(wc.keys) + len(ms); n > len(buf) {
 		items = make([]item, 0, n)
 	}
 	var seen uint64
-	for k, v := range got.Members() {
-		i := at(k)
+	for _, m := range ms {
+		i := -1
+		if index != nil {
+			if x, ok := index[m.key]; ok {
+				i = x
+			}
+		} else {
+			for x, k := range wc.keys {
+				if k == m.key {
+					i = x
+					break
+				}
+			}
+		}
 		if i >= 0 {
 			seen |= 1 << uint(i)
 		}
-		items = append(items, item{k, i, v})
+		items = append(items, item{m.key, i, m.val})
 	}
 	for i, k := range wc.keys {
 		if seen&(1<<uint(i)) == 0 {
@@ -472,7 +496,7 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 				sg = shownGot.Get(it.key)
 			}
 			if kc.op == copObject && it.av.Kind() == jsondoc.Object {
-				diffArgs(t, t.str(prefix, it.key, "."), kc, it.av, shownWant.member(it.key), sg, strict, d)
+				diffArgs(t, t.str(prefix, it.key, "."), kc, it.av, nil, shownWant.member(it.key), sg, strict, d)
 				continue
 			}
 			d.mismatched = append(d.mismatched, mismatch{key: path(it.key), expected: t.shown(shownWant.member(it.key)), actual: t.docValue(sg)})
@@ -667,7 +691,8 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 			extraArgs(ev.expectedArgs[i], got, d)
 			slices.Sort(d.unexpected)
 		} else {
-			diffArgs(t, "", ev.expectedArgs[i], got, shownArgs(red.expectedArgs(g.Args)), red.call(j, *c).Args, ev.cmp.Strict, d)
+			ms, _ := ev.sc.argIndex(j)
+			diffArgs(t, "", ev.expectedArgs[i], got, ms, shownArgs(red.expectedArgs(g.Args)), red.call(j, *c).Args, ev.cmp.Strict, d)
 		}
 		if d.empty() {
 			continue

@@ -39,7 +39,7 @@ func FuzzDiffArgs(f *testing.F) {
 		for _, strict := range []bool{false, true} {
 			var ta, tb textArena
 			var da, db argDiff
-			diffArgs(&ta, "", want, got, shownWant, shownGot, strict, &da)
+			diffArgs(&ta, "", want, got, nil, shownWant, shownGot, strict, &da)
 			diffKeys(&tb, "", want, got, shownWant, shownGot, strict, &db)
 			if !slices.Equal(da.missing, db.missing) || !slices.Equal(da.unexpected, db.unexpected) || !slices.Equal(da.mismatched, db.mismatched) {
 				t.Fatalf("strict %v: diffArgs gave %+v, diffKeys %+v", strict, da, db)

@@ -534,29 +534,58 @@ func (sc *scorer) arguments(f *figures) {
 
 // satisfy matches expected calls in order to the first unused scored call
 // that fully satisfies each, and returns how many were satisfied. When by
-// is non-nil, by[i] is set to the trace index satisfying G[i], or -1.
+// is non-nil, by[i] is set to the trace index satisfying G[i], or -1. The
+// memo is read in the loop (a pair already compared costs one look), and
+// satisfiesNew compares the others.
 func (sc *scorer) satisfy(by []int) int {
 	if cap(sc.used) < len(sc.scored) {
 		sc.used = make([]bool, len(sc.scored))
 	}
 	used := sc.used[:len(sc.scored)]
 	clear(used)
-	n := 0
+	n, nc := 0, len(sc.t.Calls)
+	scored, nextS := sc.scored, sc.nextS[:len(sc.scored)]
 	for i, x := range sc.G {
 		g := &sc.p.exps[x]
+		k := sc.firstS[g.tool]
+		if g.args == nil {
+			for k >= 0 && used[k] {
+				k = nextS[k]
+			}
+		} else {
+			memo := sc.memo[g.idx*nc : g.idx*nc+nc]
+			full, kb := int32(len(g.args.keys))+1, g.args.keyBits
+			for ; k >= 0; k = nextS[k] {
+				if used[k] {
+					continue
+				}
+				j := scored[k]
+				m := memo[j]
+				if m == 0 {
+					// A key missing from an indexed call's bits: not
+					// satisfied (the same text has the same keys).
+					if ca := &sc.callArgs[j]; ca.built && kb&^ca.bits != 0 {
+						memo[j] = -1
+						continue
+					}
+					m = sc.satisfiesNew(g, j)
+				}
+				// A memo of full from correct is no satisfaction for
+				// unreadable arguments (a count of 0 of no keys).
+				if m == full && (full > 1 || sc.t.Calls[j].ArgsError == "") {
+					break
+				}
+			}
+		}
 		if by != nil {
 			by[i] = -1
 		}
-		for k := sc.firstS[g.tool]; k >= 0; k = sc.nextS[k] {
-			if used[k] || !sc.satisfies(g, sc.scored[k]) {
-				continue
-			}
+		if k >= 0 {
 			used[k] = true
 			n++
 			if by != nil {
-				by[i] = sc.scored[k]
+				by[i] = scored[k]
 			}
-			break
 		}
 	}
 	return n
@@ -581,35 +610,26 @@ func (sc *scorer) correct(g *planExp, i int) int {
 	return int(*m) - 1
 }
 
-// satisfies reports whether trace call i fully satisfies g. It stops at
-// the first argument that differs, and remembers the answer in the memo
-// (-1: not satisfied, the count not known; a full count when satisfied).
-func (sc *scorer) satisfies(g *planExp, i int) bool {
-	if g.args == nil {
-		return true
+// satisfiesNew reports whether trace call i fully satisfies g, for a pair
+// the memo does not know (g's arguments checked): it returns 1 + the
+// number of g's keys when it does, else -1, and stores that in the memo
+// unless the call's arguments could not be read (-1, not stored: correct
+// counts 0 keys of them). It stops at the first argument that differs.
+func (sc *scorer) satisfiesNew(g *planExp, i int) int32 {
+	c := &sc.t.Calls[i]
+	if c.ArgsError != "" {
+		return -1
 	}
-	if sc.t.Calls[i].ArgsError != "" {
-		return false
-	}
-	m := &sc.memo[g.idx*len(sc.t.Calls)+i]
-	switch {
-	case *m > 0:
-		return int(*m)-1 == len(g.args.keys)
-	case *m < 0:
-		return false
-	}
+	m := int32(-1)
 	// The same text satisfies; an expected key's bit missing from the
 	// call's: that key is missing.
-	if g.args.flag && sc.t.Calls[i].Args.Raw() == g.args.s {
-		*m = int32(len(g.args.keys)) + 1
-		return true
+	if g.args.flag && c.Args.Raw() == g.args.s {
+		m = int32(len(g.args.keys)) + 1
+	} else if ms, bits := sc.argIndex(i); g.args.keyBits&^bits == 0 && g.args.satisfiedByIn(ms, sc.strict) {
+		m = int32(len(g.args.keys)) + 1
 	}
-	if ms, bits := sc.argIndex(i); g.args.keyBits&^bits == 0 && g.args.satisfiedByIn(ms, sc.strict) {
-		*m = int32(len(g.args.keys)) + 1
-		return true
-	}
-	*m = -1
-	return false
+	sc.memo[g.idx*len(sc.t.Calls)+i] = m
+	return m
 }
 
 // levenshtein is the edit distance between the tool sequences of G and S.
@@ -720,7 +740,7 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	if cap(sc.markBuf) < len(sc.t.Calls) {
 		sc.markBuf = make([]bool, len(sc.t.Calls))
 	}
-	ev.tmp, ev.scanBuf, ev.diff = sc.tmp, &sc.scanTexts, &sc.diff
+	ev.tmp, ev.scanBuf, ev.diff, ev.sc = sc.tmp, &sc.scanTexts, &sc.diff, sc
 	ev.orderBuf, ev.markBuf = sc.orderBuf, sc.markBuf[:len(sc.t.Calls)]
 	ev.text.sizeFor(minTextBlock + 96*len(sc.t.Calls))
 	if ev.optional == nil {

@@ -84,10 +84,18 @@ func (a *textArena) b(c byte) {
 	a.buf = append(a.buf, c)
 }
 
-// int appends the decimal form of i to the current text.
+// int appends the decimal form of i to the current text (one or two
+// digits, most trace indexes and counts, without strconv).
 func (a *textArena) int(i int) {
 	a.room(20)
-	a.buf = strconv.AppendInt(a.buf, int64(i), 10)
+	switch {
+	case uint(i) < 10:
+		a.buf = append(a.buf, byte('0'+i))
+	case uint(i) < 100:
+		a.buf = append(a.buf, byte('0'+i/10), byte('0'+i%10))
+	default:
+		a.buf = strconv.AppendInt(a.buf, int64(i), 10)
+	}
 }
 
 // str returns the concatenation of parts as one text.

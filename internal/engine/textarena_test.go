@@ -71,3 +71,16 @@ func TestTextArenaOneAtATime(t *testing.T) {
 	}()
 	a.start()
 }
+
+// TestTextArenaInt checks int against strconv.Itoa around its one- and
+// two-digit forms and for negative and large numbers.
+func TestTextArenaInt(t *testing.T) {
+	var a textArena
+	for _, i := range []int{0, 1, 9, 10, 11, 42, 99, 100, 101, 999, 1000, 123456789, -1, -9, -10, -99, -100, 1<<63 - 1, -1 << 63} {
+		a.start()
+		a.int(i)
+		if got, want := a.end(), strconv.Itoa(i); got != want {
+			t.Errorf("int(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
