@@ -149,21 +149,31 @@ func reverseAll(ss []string) []string {
 // bytes, or three letters or digits with which no name or suffix ends.
 func keyMayNameSecret(key string) bool {
 	n := len(key)
-	if n < 3 || !secretKeyLast[key[n-1]] {
-		return false // fewer than three letters and digits, or a last one no name ends with
+	if n < 3 {
+		return false // fewer than three bytes
 	}
 	a, b, c := alnumIdx[key[n-1]], alnumIdx[key[n-2]], alnumIdx[key[n-3]]
 	return a == 0 || b == 0 || c == 0 || secretKeyEnds3[37*int(a)+int(b)]&(1<<c) != 0
 }
 
-// secretKeyLast says which last bytes a key may end with and name a
-// secret: any byte but a letter or digit with which no name or suffix
-// ends (in either case).
-var secretKeyLast = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = alnumIndex(lowerAlnum[c]) == 0 || secretKeyEnds[alnumIndex(lowerAlnum[c])] != 0
+// secretKeyPairs says which last two bytes a key may end with and name a
+// secret: any pair but two letters or digits with which no name or suffix
+// ends (in either case). A key of two or more bytes whose ending is not in
+// it names none (isSecretKey reads the same two characters first).
+var secretKeyPairs = func() (e jsondoc.KeyEnds) {
+	for last := range 256 {
+		a := alnumIdx[last]
+		if a == 0 {
+			e[last] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+			continue
+		}
+		for prev := range 256 {
+			if b := alnumIdx[prev]; b == 0 || secretKeyEnds[a]&(1<<b) != 0 {
+				e.Add(byte(prev), byte(last))
+			}
+		}
 	}
-	return t
+	return e
 }()
 
 // alnumIdx is alnumIndex of lowerAlnum, by byte.
@@ -627,9 +637,9 @@ type literalValue struct {
 func (w *argWalker) collectFlat(v jsondoc.Value) bool {
 	minLen := max(w.minLen, 1)
 	nt, ns := len(w.texts), len(w.shown)
-	// The keys that may name a secret (by their last byte) or are long
-	// enough to be shown; the others are neither.
-	texts, keys, ok := v.AppendStringsKeys(w.texts, w.keys[:0], minLen, &secretKeyLast)
+	// The keys that may name a secret (by their last two bytes) or are
+	// long enough to be shown; the others are neither.
+	texts, keys, ok := v.AppendStringsKeys(w.texts, w.keys[:0], minLen, &secretKeyPairs)
 	w.texts, w.keys = texts, keys
 	if ok {
 		for _, k := range keys {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"github.com/toolscore/toolscore/internal/jsondoc"
 	"maps"
 	"reflect"
 	"slices"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/toolscore/toolscore/internal/engine/secretscan"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // minGlobalSecretLen is the shortest secret-named argument value that is
@@ -512,19 +514,43 @@ func sameScanner(a, b SecretScanner) bool {
 }
 
 // hideWrittenAll returns hideWritten of each of all (expected calls'
-// arguments; the same Args where nothing is hidden), scanning every string they hold with
-// r.scanner in one call rather than one call per string. A first pass
-// lists the strings, from the compiled form where it tells everything
-// (see textsOf), else with hideWritten listing what it would scan; the
-// scanner's findings are grouped by text; then each argument map is
-// returned as it is when the first pass showed it holds nothing to hide
-// and the scanner found nothing, and hideWritten hides the rest.
+// arguments; the same Args where nothing is hidden), scanning every
+// string they hold with r.scanner in one call rather than one call per
+// string. A first pass lists the strings (those shorter than the
+// scanner's MinTextLen left out), from the document's object or the
+// compiled form where they tell everything (see textsOf), else with
+// hideWritten listing what it would scan; the scanner's findings are
+// grouped by text; then each argument map is returned as it is when the
+// first pass showed it holds nothing to hide and the scanner found
+// nothing, and hideWritten hides the rest.
 func (r *redactor) hideWrittenAll(all []Args) []Args {
 	out := make([]Args, len(all))
 	walk := make([]bool, len(all))
-	var texts []string
+	// Texts shorter than the scanner's MinTextLen hold nothing it finds.
+	minLen := 1
+	if m, ok := r.scanner.(secretscan.MinTextLen); ok {
+		minLen = max(m.MinTextLen(), 1)
+	}
+	var texts, keys []string
 	for i, a := range all {
-		if textsOf(a.compiled(), &texts) {
+		if d := a.Document(); d.Exists() {
+			// The document's object is the map's JSON: one flat pass
+			// over its nodes lists its strings and the keys that may
+			// name a secret.
+			n := len(texts)
+			var ok bool
+			texts, keys, ok = d.AppendStringsKeys(texts, keys[:0], minLen, &secretKeyPairs)
+			for _, k := range keys {
+				if ok && keyMayNameSecret(k) && isSecretKey(k) {
+					ok = false
+				}
+			}
+			if ok {
+				continue
+			}
+			texts = texts[:n]
+		}
+		if textsOf(a.compiled(), minLen, &texts) {
 			continue
 		}
 		walk[i] = true
@@ -570,26 +596,27 @@ func (r *redactor) hideWrittenAll(all []Args) []Args {
 }
 
 // textsOf appends to texts the strings hideWritten would scan in the
-// expected value compiled as e, and reports whether that is all
-// hideWritten would do: false for a value it may change otherwise (a
-// value under a secret-named key) or that e does not show whole (a
-// matcher), which hideWritten must then walk itself.
-func textsOf(e *cval, texts *[]string) bool {
+// expected value compiled as e (those shorter than minLen, at least 1,
+// left out), and reports whether that is all hideWritten would do: false
+// for a value it may change otherwise (a value under a secret-named key)
+// or that e does not show whole (a matcher), which hideWritten must then
+// walk itself.
+func textsOf(e *cval, minLen int, texts *[]string) bool {
 	switch e.op {
 	case copObject:
 		for i, k := range e.keys {
-			if isSecretKey(k) || !textsOf(&e.kids[i], texts) {
+			if keyMayNameSecret(k) && isSecretKey(k) || !textsOf(&e.kids[i], minLen, texts) {
 				return false
 			}
 		}
 	case copArray:
 		for i := range e.kids {
-			if !textsOf(&e.kids[i], texts) {
+			if !textsOf(&e.kids[i], minLen, texts) {
 				return false
 			}
 		}
 	case copString:
-		if e.s != "" {
+		if len(e.s) >= minLen {
 			*texts = append(*texts, e.s)
 		}
 	case copNumber, copBool, copNull:

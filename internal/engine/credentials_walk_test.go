@@ -173,8 +173,8 @@ func FuzzCredentialWalk(f *testing.F) {
 	})
 }
 
-// FuzzKeyMayNameSecret checks that keyMayNameSecret is false only for
-// keys that name no secret.
+// FuzzKeyMayNameSecret checks that keyMayNameSecret and secretKeyPairs
+// leave out only keys that name no secret.
 func FuzzKeyMayNameSecret(f *testing.F) {
 	for _, s := range append(append([]string{"api_key", "X-Api-Key", "next_token", "é-pwd", "pwd", "a", "", "API_KEY_"}, secretKeyNames...), secretKeySuffixes...) {
 		f.Add(s)
@@ -182,6 +182,9 @@ func FuzzKeyMayNameSecret(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key string) {
 		if isSecretKey(key) && !keyMayNameSecret(key) {
 			t.Errorf("isSecretKey(%q) but not keyMayNameSecret", key)
+		}
+		if n := len(key); isSecretKey(key) && (n < 2 || !secretKeyPairs.Has(key[n-2], key[n-1])) {
+			t.Errorf("isSecretKey(%q) but its last two bytes are not in secretKeyPairs", key)
 		}
 	})
 }

@@ -121,59 +121,77 @@ func (v Value) AppendStrings(texts []string, minLen int, key func(string) bool) 
 	return texts, true
 }
 
+// KeyEnds is a set of two-byte endings of object keys, for
+// AppendStringsKeys: the pair of bytes prev, last is in it when bit prev
+// of KeyEnds[last] is set (Add sets it, Has tests it).
+type KeyEnds [256][4]uint64
+
+// Add puts the ending prev, last in e.
+func (e *KeyEnds) Add(prev, last byte) { e[last][prev>>6] |= 1 << (prev & 63) }
+
+// Has reports whether the ending prev, last is in e.
+func (e *KeyEnds) Has(prev, last byte) bool { return e[last][prev>>6]&(1<<(prev&63)) != 0 }
+
 // AppendStringsKeys is AppendStrings with the object keys appended to keys
 // instead of handed to a function: the keys that have at least minLen
-// bytes or end with a byte b for which end[b] is set, in document order
-// (the others are left out). It reports false at the first object with a
-// repeated key, with what it appended before it. It is one tight pass over
-// v's nodes that calls nothing for most of them.
-func (v Value) AppendStringsKeys(texts, keys []string, minLen int, end *[256]bool) ([]string, []string, bool) {
+// bytes, or at least two bytes whose last two are an ending in ends, in
+// document order (the others are left out). It reports false at the first
+// object with a repeated key, with what it appended before it. It is one
+// tight pass over v's nodes that calls nothing for most of them.
+func (v Value) AppendStringsKeys(texts, keys []string, minLen int, ends *KeyEnds) ([]string, []string, bool) {
 	if v.d == nil {
 		return texts, keys, true
 	}
-	d := v.d
-	nodes := d.nodes[v.i:d.next(v.i)]
-	src, esc := d.src, d.esc
-	ml := uint32(max(minLen, 0))
-	for i := range nodes {
-		nd := &nodes[i]
-		if nd.kind != String {
-			if nd.kind == Object && nd.flag&flagDup != 0 {
-				return texts, keys, false
-			}
-			continue
-		}
-		n, flag := nd.n, nd.flag
-		if flag&flagKey == 0 {
-			if n >= ml {
-				texts = append(texts, nodeText(nd, src, esc))
-			}
-			continue
-		}
-		if n < ml {
-			if n == 0 {
-				continue
-			}
-			var last byte
-			if flag&flagEsc == 0 {
-				last = src[nd.off+n-1]
-			} else {
-				last = esc[nd.off+n-1]
-			}
-			if !end[last] {
-				continue
-			}
-		}
-		keys = append(keys, nodeText(nd, src, esc))
-	}
-	return texts, keys, true
+	out := stringsKeys{texts, keys}
+	ok := v.d.appendStringsKeys(&out, v.d.nodes[v.i:v.d.next(v.i)], uint32(max(minLen, 0)), ends)
+	return out.texts, out.keys, ok
 }
 
-// nodeText is the text of string node nd of a document with text src and
-// decoded texts esc.
-func nodeText(nd *node, src, esc string) string {
-	if nd.flag&flagEsc != 0 {
-		return esc[nd.off : nd.off+nd.n]
+// stringsKeys are the lists AppendStringsKeys appends to. They are kept
+// in memory rather than in the loop's registers: most nodes append
+// nothing.
+type stringsKeys struct{ texts, keys []string }
+
+// appendStringsKeys is AppendStringsKeys over nodes, a subtree of d's. It
+// steps from node to node by pointer: a node's index is never needed.
+func (d *Doc) appendStringsKeys(out *stringsKeys, nodes []node, minLen uint32, ends *KeyEnds) bool {
+	if len(nodes) == 0 {
+		return true
 	}
-	return src[nd.off : nd.off+nd.n]
+	const size = unsafe.Sizeof(node{})
+	p := unsafe.Pointer(&nodes[0])
+	last := unsafe.Add(p, uintptr(len(nodes)-1)*size)
+	for ; ; p = unsafe.Add(p, size) {
+		nd := (*node)(p)
+		if nd.kind == String {
+			if n, flag := nd.n, nd.flag; n >= minLen {
+				if flag&flagKey != 0 {
+					out.keys = append(out.keys, d.nodeText(nd))
+				} else {
+					out.texts = append(out.texts, d.nodeText(nd))
+				}
+			} else if flag&flagKey != 0 && n >= 2 {
+				src := d.src
+				if flag&flagEsc != 0 {
+					src = d.esc
+				}
+				if s := src[nd.off : nd.off+n]; ends.Has(s[len(s)-2], s[len(s)-1]) {
+					out.keys = append(out.keys, s)
+				}
+			}
+		} else if nd.kind == Object && nd.flag&flagDup != 0 {
+			return false
+		}
+		if p == last {
+			return true
+		}
+	}
+}
+
+// nodeText is the text of string node nd of d.
+func (d *Doc) nodeText(nd *node) string {
+	if nd.flag&flagEsc != 0 {
+		return d.esc[nd.off : nd.off+nd.n]
+	}
+	return d.src[nd.off : nd.off+nd.n]
 }

@@ -17,6 +17,7 @@ func FuzzNodes(f *testing.F) {
 		`"text"`,
 		`{ "s" : "t" , "u":"v"}`,
 		`{"pass\u0077ord": "x", "key": {"a\u00ff": "yy", "": 1}}`,
+		`{"tab": "a", "ke": {"zz": 1, "b_k": "ab", "a": {"aa": "\u00ff_"}}}`,
 	} {
 		f.Add(s)
 	}
@@ -78,20 +79,20 @@ func FuzzNodes(f *testing.F) {
 			}
 		}
 		// AppendStringsKeys: AppendStrings' texts, and the keys it hands
-		// over that are long enough or end with a marked byte.
-		var end [256]bool
-		for _, c := range []byte("aeky\x00\xff_") {
-			end[c] = true
+		// over that are long enough or end with a marked pair of bytes.
+		var ends KeyEnds
+		for _, p := range []string{"ab", "ey", "_k", "\x00\xff", "\xff_", "aa"} {
+			ends.Add(p[0], p[1])
 		}
 		for _, minLen := range []int{0, 1, 3} {
 			var wantKeys []string
 			wantTexts, wantOK := v.AppendStrings([]string{"x"}, minLen, func(k string) bool {
-				if len(k) >= minLen || k != "" && end[k[len(k)-1]] {
+				if len(k) >= minLen || len(k) >= 2 && ends.Has(k[len(k)-2], k[len(k)-1]) {
 					wantKeys = append(wantKeys, k)
 				}
 				return true
 			})
-			texts, keys, ok := v.AppendStringsKeys([]string{"x"}, []string{"y"}, minLen, &end)
+			texts, keys, ok := v.AppendStringsKeys([]string{"x"}, []string{"y"}, minLen, &ends)
 			if ok != wantOK || ok && (!slices.Equal(texts, wantTexts) || keys[0] != "y" || !slices.Equal(keys[1:], wantKeys)) {
 				t.Fatalf("minLen %d: AppendStringsKeys gave %q, %q, %v; AppendStrings %q, %q, %v", minLen, texts, keys, ok, wantTexts, wantKeys, wantOK)
 			}
