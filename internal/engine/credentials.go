@@ -483,7 +483,7 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 		w.texts = append(w.texts, *t.FinalAnswer)
 	}
 	// The shown texts come after the judged ones (one scan for both).
-	w.texts = append(w.texts, w.shown...)
+	w.texts = distinctTexts(append(w.texts, w.shown...))
 	var found []SecretFinding
 	switch {
 	case s == nil:
@@ -548,6 +548,35 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 		})
 		cs.shown = slices.Compact(cs.shown)
 	}
+}
+
+// distinctTexts returns texts without the repeats that a small table of
+// the texts kept so far catches (most repeats in a trace: the same path
+// or name in call after call), compacted in place and the rest of the
+// slice cleared. A scanner finds the same secrets in the same text, and
+// findings are grouped by text, so a repeat left out changes nothing
+// found. Time is linear in the texts' number (one string comparison
+// each).
+func distinctTexts(texts []string) []string {
+	if len(texts) < 2 {
+		return texts
+	}
+	var seen [32]string
+	n := 0
+	for _, t := range texts {
+		h := uint(len(t))
+		if len(t) > 0 {
+			h ^= uint(t[0])<<1 ^ uint(t[len(t)-1])<<3
+		}
+		if h %= uint(len(seen)); seen[h] == t {
+			continue
+		}
+		seen[h] = t
+		texts[n] = t
+		n++
+	}
+	clear(texts[n:])
+	return texts[:n]
 }
 
 // validFinding returns why f, found in texts, breaks the rules of

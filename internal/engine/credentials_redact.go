@@ -563,7 +563,7 @@ func (r *redactor) hideWrittenAll(all []Args) []Args {
 	if r.scanner != nil {
 		r.prescan = true
 		defer func() { r.prescan, r.prescanned = false, nil }()
-		if len(texts) > 0 {
+		if texts = distinctTexts(texts); len(texts) > 0 {
 			found, err := r.scanner.ScanSecrets(context.Background(), texts)
 			if err != nil {
 				r.scanFailed = true

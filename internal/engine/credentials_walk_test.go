@@ -188,3 +188,44 @@ func FuzzKeyMayNameSecret(f *testing.F) {
 		}
 	})
 }
+
+// TestDistinctTexts checks that distinctTexts keeps every distinct
+// non-empty text, first occurrences in order, drops the repeats its
+// table catches, and clears the rest of the slice.
+func TestDistinctTexts(t *testing.T) {
+	in := []string{"report.txt", "a", "report.txt", "b", "a", "", "report.txt"}
+	buf := slices.Clone(in)
+	got := distinctTexts(buf)
+	if want := []string{"report.txt", "a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("distinctTexts(%q) = %q, want %q", in, got, want)
+	}
+	if rest := buf[len(got):]; slices.ContainsFunc(rest, func(s string) bool { return s != "" }) {
+		t.Errorf("distinctTexts left %q after the texts", rest)
+	}
+	// Many texts, some sharing a slot of the table: every distinct one is
+	// kept, each first occurrence before the others.
+	var many []string
+	for i := range 200 {
+		many = append(many, strconv.Itoa(i%70*7), "id-"+strconv.Itoa(i%3))
+	}
+	got = distinctTexts(slices.Clone(many))
+	var firsts []string
+	for _, s := range many {
+		if !slices.Contains(firsts, s) {
+			firsts = append(firsts, s)
+		}
+	}
+	if len(got) > len(many) || len(got) < len(firsts) {
+		t.Fatalf("distinctTexts kept %d of %d texts, %d distinct", len(got), len(many), len(firsts))
+	}
+	for i, j := 0, 0; i < len(firsts); i++ {
+		k := slices.Index(got[j:], firsts[i])
+		if k < 0 {
+			t.Fatalf("distinctTexts lost %q (or put it before an earlier text)", firsts[i])
+		}
+		j += k + 1
+	}
+	if len(got) == len(many) {
+		t.Errorf("distinctTexts dropped no repeat of %d texts, %d distinct", len(many), len(firsts))
+	}
+}
