@@ -175,7 +175,7 @@ func (ev *evaluation) redactor() *redactor {
 			s := ev.opts.SecretScanner
 			ev.memo.red.init(ev.credentialScan().findings, s)
 			red := ev.memo.red
-			red.contractShown, red.contractSame, red.contractTexts = ev.contract.scoringPlan().checks.shown.get(ev.contract, s)
+			red.contractShown, red.contractSame = ev.contract.scoringPlan().checks.shown.get(ev.contract, s)
 		}
 	}
 	return ev.memo.red

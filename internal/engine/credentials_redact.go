@@ -88,14 +88,12 @@ type redactor struct {
 	// (expected calls are rendered by several issues and redact).
 	shownArgs map[*args]Args
 	// contractShown are the contract's arguments as hideWritten shows
-	// them, shared by every evaluation of the contract (see
-	// shownArgsCache); nil outside an evaluation.
-	contractShown map[*args]Args
+	// them, with their issue texts, shared by every evaluation of the
+	// contract (see shownArgsCache); nil outside an evaluation.
+	contractShown map[*args]*shownEntry
 	// contractSame reports that contractShown shows every argument map of
-	// the contract as it is, and contractTexts are its shown arguments'
-	// issue texts (see shownArgsCache.texts).
-	contractSame  bool
-	contractTexts map[*args]*sharedText
+	// the contract as it is.
+	contractSame bool
 	// secrets are every detected secret value (those replaced only at
 	// their path too), for the grounding check's hiding rule.
 	secrets []string
@@ -398,8 +396,8 @@ func (r *redactor) expectedArgs(a Args) Args {
 		v, changed = r.value(a.Map())
 	}
 	if r.named {
-		if shown, ok := r.contractShown[a.a]; ok && !changed {
-			return shown // no detected secret in args: the contract's own
+		if e, ok := r.contractShown[a.a]; ok && !changed {
+			return e.shown // no detected secret in args: the contract's own
 		}
 		if v == nil {
 			v = a.Map()
@@ -431,16 +429,31 @@ func (r *redactor) expectedArgs(a Args) Args {
 type shownArgsCache struct {
 	once    sync.Once
 	scanner SecretScanner
-	m       map[*args]Args
+	m       map[*args]*shownEntry
 	// same reports that m shows every argument map as it is (nothing
 	// hidden).
 	same bool
-	// texts hold, by the identity of the shown arguments of m (its
-	// values), their issue text (textArena.shown of shownArgs), rendered
-	// on first use: most arguments of a contract are never shown in an
-	// issue, and a contract read for one evaluation renders none it does
-	// not show.
-	texts map[*args]*sharedText
+}
+
+// shownEntry is an argument map of a contract as a result shows it (see
+// shownArgsCache), and the issue text of what is shown (textArena.shown
+// of shownArgs of it), rendered on first use: most arguments of a
+// contract are never shown in an issue, and a contract read for one
+// evaluation renders none it does not show.
+type shownEntry struct {
+	shown Args
+	text  sharedText
+}
+
+// contractText returns the shared issue text slot of sa, which
+// expectedArgs(a) returned: the slot of the contract's shown arguments
+// when sa is them, else nil (sa holds a secret detected in the trace, or
+// a is no argument map of the contract).
+func (r *redactor) contractText(a, sa Args) *sharedText {
+	if e, ok := r.contractShown[a.a]; ok && sa.a != nil && sa.same(e.shown) {
+		return &e.text
+	}
+	return nil
 }
 
 // sharedText is the issue text of a contract's shown arguments, shared by
@@ -449,14 +462,13 @@ type shownArgsCache struct {
 type sharedText = atomic.Pointer[string]
 
 // get returns the cache of contract c for scanner, making it on the first
-// call, whether it shows every argument map as it is, and the texts of
-// the shown arguments; nil, false and nil when it was made with another
-// scanner, or when a scan failed while making it (the caller then hides
-// per evaluation).
-func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Args, bool, map[*args]*sharedText) {
+// call, and whether it shows every argument map as it is; nil and false
+// when it was made with another scanner, or when a scan failed while
+// making it (the caller then hides per evaluation).
+func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]*shownEntry, bool) {
 	sc.once.Do(func() {
 		sc.scanner = scanner
-		var all []Args
+		all := make([]Args, 0, len(c.Required)+len(c.Forbidden))
 		add := func(a Args) {
 			if a.Checked() {
 				all = append(all, a)
@@ -479,25 +491,24 @@ func (sc *shownArgsCache) get(c *Contract, scanner SecretScanner) (map[*args]Arg
 		}
 		r := &redactor{named: true, scanner: scanner}
 		shown := r.hideWrittenAll(all)
-		m := make(map[*args]Args, len(all))
-		texts := make(map[*args]*sharedText, len(all))
-		slots := make([]sharedText, len(all))
+		m := make(map[*args]*shownEntry, len(all))
+		entries := make([]shownEntry, len(all))
 		same := true
 		for i, a := range all {
-			m[a.a] = shown[i]
 			same = same && shown[i].same(a)
-			if _, ok := texts[shown[i].a]; !ok && shown[i].a != nil {
-				texts[shown[i].a] = &slots[i]
+			if _, ok := m[a.a]; !ok {
+				entries[i].shown = shown[i]
+				m[a.a] = &entries[i]
 			}
 		}
 		if !r.scanFailed {
-			sc.m, sc.same, sc.texts = m, same, texts
+			sc.m, sc.same = m, same
 		}
 	})
 	if !sameScanner(sc.scanner, scanner) {
-		return nil, false, nil
+		return nil, false
 	}
-	return sc.m, sc.same, sc.texts
+	return sc.m, sc.same
 }
 
 // sameScanner reports whether a and b are the same scanner (both nil, or

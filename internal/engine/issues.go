@@ -575,20 +575,20 @@ func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 
 // shownText returns expected arguments a as issue texts render them,
 // t.shown(shownArgs(red.expectedArgs(a))): the contract's text of the
-// arguments shown when they are the contract's (shownArgsCache.texts:
+// arguments shown when they are the contract's (shownEntry.text:
 // rendered by the first evaluation that shows them, which keeps a copy
 // for the others), else rendered into ev.text.
 func (ev *evaluation) shownText(a Args) string {
 	red := ev.redactor()
 	sa := red.expectedArgs(a)
-	st, shared := red.contractTexts[sa.a]
-	if shared && sa.a != nil {
+	st := red.contractText(a, sa)
+	if st != nil {
 		if s := st.Load(); s != nil {
 			return *s
 		}
 	}
 	s := ev.text.shown(shownArgs(sa))
-	if shared && sa.a != nil {
+	if st != nil {
 		// The shared copy is the string's own: ev.text's blocks belong to
 		// this evaluation's result.
 		c := strings.Clone(s)
