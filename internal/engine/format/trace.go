@@ -16,16 +16,22 @@ import (
 // of values can change under them. Joining costs O(1) amortised per result, so a
 // trace with many calls never costs quadratic time.
 type builder struct {
-	calls  []engine.ToolCall
-	done   []bool         // done[i]: calls[i] has its result
-	byID   map[string]int // id -> earliest call with that id still waiting; nil until the first id
-	dupIDs map[string][]int
-	anyID  bool
-	byName map[string][]int // built on first use: few formats join by name
-	head   int              // calls before head all have their result
-	final  *string          // set by formats that give the answer directly
-	answer string           // the latest turn's text, when turned is true
-	turned bool
+	calls []engine.ToolCall
+	done  []bool // done[i]: calls[i] has its result
+	// byID maps an id to the earliest call with that id still waiting,
+	// dupIDs to the later ones, in order; both are filled only once
+	// indexed is set (popID), before which the few waiting calls a
+	// result can be for are looked at instead.
+	byID    map[string]int
+	dupIDs  map[string][]int
+	indexed bool
+	noScan  bool // tests: index the ids from the first result on
+	anyID   bool
+	byName  map[string][]int // built on first use: few formats join by name
+	head    int              // calls before head all have their result
+	final   *string          // set by formats that give the answer directly
+	answer  string           // the latest turn's text, when turned is true
+	turned  bool
 	// dec reads the argument texts of the trace: own, or the parser of
 	// the Reader that read the document.
 	dec *jsondoc.Parser
@@ -58,20 +64,16 @@ func (in *Input) newBuilder() *builder {
 // add appends a call and returns its index.
 func (b *builder) add(c engine.ToolCall) int {
 	i := len(b.calls)
+	if cap(b.calls) == 0 {
+		b.calls = make([]engine.ToolCall, 0, firstCalls)
+		b.done = make([]bool, 0, firstCalls)
+	}
 	b.calls = append(b.calls, c)
 	b.done = append(b.done, false)
 	if c.ID != "" {
 		b.anyID = true
-		if _, dup := b.byID[c.ID]; dup {
-			if b.dupIDs == nil {
-				b.dupIDs = map[string][]int{}
-			}
-			b.dupIDs[c.ID] = append(b.dupIDs[c.ID], i)
-		} else {
-			if b.byID == nil {
-				b.byID = map[string]int{}
-			}
-			b.byID[c.ID] = i
+		if b.indexed {
+			b.index(i)
 		}
 	}
 	if b.byName != nil {
@@ -80,9 +82,58 @@ func (b *builder) add(c engine.ToolCall) int {
 	return i
 }
 
+// firstCalls is the room a builder's first call makes for calls.
+const firstCalls = 8
+
+// scanIDs is how many calls from the earliest one still waiting popID
+// looks at for the id of a result before it indexes the ids: results
+// usually come soon after their calls.
+const scanIDs = 8
+
+// index adds call i, which has an id, to byID or dupIDs.
+func (b *builder) index(i int) {
+	id := b.calls[i].ID
+	if _, dup := b.byID[id]; dup {
+		if b.dupIDs == nil {
+			b.dupIDs = map[string][]int{}
+		}
+		b.dupIDs[id] = append(b.dupIDs[id], i)
+		return
+	}
+	if b.byID == nil {
+		b.byID = map[string]int{}
+	}
+	b.byID[id] = i
+}
+
 // popID returns the earliest call with the id that has no result yet, or
-// -1.
+// -1: one of the scanIDs calls from the earliest waiting one, else from
+// the index of ids, made from the waiting calls the first time a result
+// needs it (so that joining costs O(1) amortised per result).
 func (b *builder) popID(id string) int {
+	if !b.indexed {
+		for b.head < len(b.calls) && b.done[b.head] {
+			b.head++
+		}
+		end := len(b.calls)
+		if !b.noScan {
+			end = min(end, b.head+scanIDs)
+			for i := b.head; i < end; i++ {
+				if !b.done[i] && b.calls[i].ID == id {
+					return i
+				}
+			}
+		}
+		if end == len(b.calls) && !b.noScan {
+			return -1
+		}
+		b.indexed = true
+		for i := b.head; i < len(b.calls); i++ {
+			if !b.done[i] && b.calls[i].ID != "" {
+				b.index(i)
+			}
+		}
+	}
 	for {
 		i, ok := b.byID[id]
 		if !ok {
