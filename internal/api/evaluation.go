@@ -307,7 +307,8 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if err != nil {
 		return nil, err
 	}
-	parsed, err := parseTrace(req.trace, req.Format)
+	rd := s.traceReader(req.trace)
+	parsed, err := parseTrace(rd, req.trace, req.Format)
 	if err != nil {
 		return nil, err
 	}
@@ -349,6 +350,15 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if err := redactTexts(ctx, s.cfg.SecretScanner, []*string{&warning}, nil); err != nil {
 		return nil, err
 	}
+	if rd != nil {
+		// Parsed's texts may be in the Reader's memory, which the next
+		// evaluation reads into.
+		if res.FinalAnswer != nil {
+			a := strings.Clone(*res.FinalAnswer)
+			res.FinalAnswer = &a
+		}
+		warning = strings.Clone(warning)
+	}
 	out := &record.Result{
 		ResultSummary: record.ResultSummary{
 			ID: id, ProjectID: project, Contract: pc.ref,
@@ -386,7 +396,31 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		verdict = "pass"
 	}
 	s.metrics.evaluations.WithLabelValues(string(res.Grade), verdict).Inc()
+	if rd != nil {
+		// Nothing of out is in the Reader's memory (the final answer and
+		// the warning are copies; the rest is encoded), so the next
+		// evaluation may read into it.
+		s.readers.Put(rd)
+	}
 	return out, nil
+}
+
+// maxReaderTrace is the largest trace (its JSON text, in bytes) whose
+// Reader evaluate keeps for the next one: a larger trace's buffers are
+// left to the garbage collector.
+const maxReaderTrace = 1 << 20
+
+// traceReader returns a format.Reader for the trace value v, one that
+// read an earlier trace when there is one (its buffers reused); nil when
+// v is a string (read by format.Parse).
+func (s *Server) traceReader(v jsondoc.Value) *format.Reader {
+	if v.Kind() == jsondoc.String || len(v.Raw()) > maxReaderTrace {
+		return nil
+	}
+	if rd, ok := s.readers.Get().(*format.Reader); ok {
+		return rd
+	}
+	return format.NewReader()
 }
 
 // mayHoldNUL reports whether a result graded from the request (or batch
@@ -442,15 +476,18 @@ func storedNULProblem(out *record.Result, in *evalInput) error {
 // parseTrace reads the request's trace, a value of the request's tape: a
 // JSON string is the raw trace text (JSON Lines, Server-Sent Events or
 // JSON, as a file would hold it), read by format.Parse; anything else is
-// the trace itself, read as it is by format.ParseValue.
+// the trace itself, read as it is by rd's ParseValue (format.ParseValue
+// when rd is nil).
 //
 // Errors: 422 invalid-trace at /trace (for a JSON layer's limit inside
 // the text of a string trace too).
-func parseTrace(v jsondoc.Value, name string) (*format.Parsed, error) {
+func parseTrace(rd *format.Reader, v jsondoc.Value, name string) (*format.Parsed, error) {
 	var parsed *format.Parsed
 	var err error
 	if text, ok := v.Str(); ok {
 		parsed, err = format.Parse([]byte(text), name)
+	} else if rd != nil {
+		parsed, err = rd.ParseValue(v, name)
 	} else {
 		parsed, err = format.ParseValue(v, name)
 	}

@@ -13,6 +13,7 @@ package api
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -132,6 +133,9 @@ type Server struct {
 	largeReaders chan struct{}
 	ids          *requestIDs
 	router       chi.Router
+	// readers holds format.Readers for the traces evaluate reads
+	// (traceReader).
+	readers sync.Pool
 }
 
 // New builds a Server and starts its worker pool.

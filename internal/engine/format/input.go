@@ -65,17 +65,19 @@ func (in *Input) Object() (jsondoc.Value, bool) {
 // The slice is shared: do not modify it.
 func (in *Input) Records() []jsondoc.Value { return in.recs }
 
-// setValue makes in (zero but for its scratch builder) the FormJSON Input
-// of a value already read.
+// setValue makes in (zero but for its scratch builder and the buffer of
+// recs) the FormJSON Input of a value already read.
 func (in *Input) setValue(v jsondoc.Value) {
 	in.Form, in.value, in.src, in.sub = FormJSON, v, v.Raw(), true
 	if v.Kind() == jsondoc.Array {
-		in.recs = make([]jsondoc.Value, 0, v.Len())
+		if in.recs = in.recs[:0]; in.recs == nil || cap(in.recs) < v.Len() {
+			in.recs = make([]jsondoc.Value, 0, v.Len()) // not nil, even when empty
+		}
 		for _, e := range v.Elems() {
 			in.recs = append(in.recs, e)
 		}
 	} else {
-		in.recs = []jsondoc.Value{v}
+		in.recs = append(in.recs[:0], v)
 	}
 }
 

@@ -56,6 +56,25 @@ func (rd *Reader) Parse(data []byte, name string) (*Parsed, error) {
 	return &rd.out, nil
 }
 
+// ParseValue reads a trace that is already a JSON value as
+// Registry.ParseValue does, with the same result and errors, into the
+// Reader's memory: the argument texts it decodes, the calls and the
+// Parsed it returns are valid until the next Parse or ParseValue (v's
+// document is only read, never reused).
+func (rd *Reader) ParseValue(v jsondoc.Value, name string) (*Parsed, error) {
+	a, requested, err := rd.r.adapter(name)
+	if err != nil {
+		return nil, err
+	}
+	rd.p.Reset()
+	rd.in = Input{recs: rd.in.recs[:0], sse: rd.in.sse[:0], scratch: &rd.b}
+	rd.in.setValue(v)
+	if err := rd.r.parse(&rd.in, a, requested, &rd.out); err != nil {
+		return nil, err
+	}
+	return &rd.out, nil
+}
+
 // unsafeString is b's bytes as a string, without copying: b must not
 // change while the string is in use.
 func unsafeString(b []byte) string {

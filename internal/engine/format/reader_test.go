@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // checkReader checks that rd.Parse reads data exactly as Parse does: the
@@ -21,10 +23,23 @@ func checkReader(t *testing.T, rd *Reader, data []byte, name string) {
 	checkSameParsed(t, data, name, "Reader.Parse", want, werr, got, gerr)
 }
 
+// checkReaderValue checks that rd.ParseValue reads data, when it is one
+// JSON value, exactly as ParseValue does (checkSameParsed).
+func checkReaderValue(t *testing.T, rd *Reader, data []byte, name string) {
+	t.Helper()
+	v, err := jsondoc.Parse(data)
+	if err != nil {
+		return
+	}
+	want, werr := ParseValue(v, name)
+	got, gerr := rd.ParseValue(v, name)
+	checkSameParsed(t, data, name, "Reader.ParseValue", want, werr, got, gerr)
+}
+
 // TestReader reads every example trace (JSON, JSON Lines and SSE, of every
 // format), detected and forced to every format, with one Reader in turn,
 // so that each is read into the memory of all those before it, and
-// compares each with Parse.
+// compares each with Parse, and with ParseValue when detected.
 func TestReader(t *testing.T) {
 	var docs [][]byte
 	err := filepath.WalkDir("testdata", func(path string, d os.DirEntry, err error) error {
@@ -46,6 +61,9 @@ func TestReader(t *testing.T) {
 	for _, name := range names {
 		for _, data := range docs {
 			checkReader(t, rd, data, name)
+			if name == "auto" {
+				checkReaderValue(t, rd, data, name)
+			}
 		}
 	}
 	// The largest first, then the smallest: what is left of the larger
@@ -53,6 +71,8 @@ func TestReader(t *testing.T) {
 	big := openAIMessages(1 << 16)
 	checkReader(t, rd, big, "auto")
 	checkReader(t, rd, []byte(`[{"tool":"a"}]`), "auto")
+	checkReaderValue(t, rd, big, "auto")
+	checkReaderValue(t, rd, []byte(`[{"tool":"a"}]`), "auto")
 	checkReader(t, rd, []byte(`{"calls":[]}`), "auto")
 	if _, err := rd.Parse([]byte(`[]`), "nope"); err == nil {
 		t.Error("Reader.Parse accepted format nope")
@@ -60,7 +80,8 @@ func TestReader(t *testing.T) {
 }
 
 // FuzzReader compares a Reader that has read a seed and the input with
-// Parse (checkReader), on the input and on the seed read again after it.
+// Parse (checkReader) and ParseValue (checkReaderValue), on the input and
+// on the seed read again after it.
 func FuzzReader(f *testing.F) {
 	addSeeds(f)
 	seed := openAIMessages(4 << 10)
@@ -70,5 +91,9 @@ func FuzzReader(f *testing.F) {
 		checkReader(t, rd, data, "auto")
 		checkReader(t, rd, seed, "auto")
 		checkReader(t, rd, data, "auto")
+		checkReaderValue(t, rd, seed, "auto")
+		checkReaderValue(t, rd, data, "auto")
+		checkReaderValue(t, rd, seed, "auto")
+		checkReaderValue(t, rd, data, "auto")
 	})
 }
