@@ -12,7 +12,9 @@ import (
 
 // TestMethodNotAllowed checks that a 405 carries the Allow header (RFC
 // 9110 section 15.5.6) listing the routed methods (HEAD wherever GET is),
-// and that HEAD works on the health routes.
+// and that HEAD works on the health routes. A route without a parameter
+// answers 405 to its other methods although a parameter route beside it
+// matches its path (GET /v1/evaluations/batch is not an evaluation id).
 func TestMethodNotAllowed(t *testing.T) {
 	b := setup(t, nil)
 	tests := []struct{ method, target, allow string }{
@@ -22,6 +24,11 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"GET", "/v1/validate", "POST"},
 		{"POST", "/v1/regrades/0193c6a0-5b1e-7c3a-9d2f-3e1f2a4b5c6d", "GET, HEAD, DELETE"},
 		{"HEAD", "/v1/validate", "POST"},
+		{"GET", "/v1/evaluations/batch", "POST"},
+		{"HEAD", "/v1/evaluations/batch", "POST"},
+		{"DELETE", "/v1/evaluations/batch", "POST"},
+		{"GET", "/v1/traces/regrade", "POST"},
+		{"PUT", "/v1/contracts", "GET, HEAD"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {

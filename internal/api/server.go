@@ -12,6 +12,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -136,6 +137,9 @@ type Server struct {
 	// readers holds format.Readers for the traces evaluate reads
 	// (traceReader).
 	readers sync.Pool
+	// static maps each route pattern without a parameter to the methods
+	// routed on it (refuseStatic).
+	static map[string][]string
 }
 
 // New builds a Server and starts its worker pool.
@@ -273,15 +277,11 @@ func (s *Server) routes() chi.Router {
 	// GetHead serves HEAD with the GET handler of a route that has no HEAD
 	// handler of its own (net/http sends its status and headers, never its
 	// body); routeMethod names that route's method.
-	r.Use(s.requestID, s.observe, s.recoverer, s.authenticate, middleware.GetHead)
+	r.Use(s.requestID, s.observe, s.recoverer, s.authenticate, middleware.GetHead, s.refuseStatic)
 	r.NotFound(s.handlePublic(func(w http.ResponseWriter, r *http.Request) error {
 		return newError(probNotFound, "no route %s %s", r.Method, r.URL.Path)
 	}))
-	r.MethodNotAllowed(s.handlePublic(func(w http.ResponseWriter, r *http.Request) error {
-		allow := s.allowed(r.URL.Path)
-		w.Header().Set("Allow", strings.Join(allow, ", ")) // RFC 9110 section 15.5.6
-		return newError(probMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allow, ", "))
-	}))
+	r.MethodNotAllowed(s.handlePublic(s.methodNotAllowed))
 	s.healthRoutes(r)
 	r.Method(http.MethodGet, "/metrics", s.metricsAuth(promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{})))
 	r.Route("/v1", func(r chi.Router) {
@@ -294,16 +294,63 @@ func (s *Server) routes() chi.Router {
 		s.keyRoutes(r)
 		s.otlpRoutes(r)
 	})
+	s.static = staticRoutes(r)
 	return r
 }
 
+// staticRoutes maps each route pattern of r without a parameter to the
+// methods routed on it.
+func staticRoutes(r chi.Router) map[string][]string {
+	out := map[string][]string{}
+	// chi.Walk fails only when its function does.
+	_ = chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		route = strings.TrimSuffix(strings.ReplaceAll(route, "/*/", "/"), "/*")
+		if !strings.ContainsAny(route, "{*") {
+			out[route] = append(out[route], method)
+		}
+		return nil
+	})
+	return out
+}
+
+// refuseStatic answers 405 to a request whose path is a route without a
+// parameter (Server.static) that has no route for its method, before
+// chi's router, which would give it to a parameter route beside it that
+// matches the path: GET /v1/evaluations/batch is not GET
+// /v1/evaluations/{id} with the id "batch". HEAD goes wherever GET does.
+func (s *Server) refuseStatic(next http.Handler) http.Handler {
+	refuse := s.handlePublic(s.methodNotAllowed)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if methods, ok := s.static[r.URL.Path]; ok && !slices.Contains(methods, r.Method) &&
+			(r.Method != http.MethodHead || !slices.Contains(methods, http.MethodGet)) {
+			refuse(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// methodNotAllowed is the 405 answer to a request for a routed path with
+// a method routed on it: its Allow header names the path's methods.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	allow := strings.Join(s.allowed(r.URL.Path), ", ")
+	w.Header().Set("Allow", allow) // RFC 9110 section 15.5.6
+	return newError(probMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, allow)
+}
+
 // allowed returns the methods routed for path, for the Allow header of a
-// 405: HEAD wherever GET is (middleware.GetHead).
+// 405: HEAD wherever GET is (middleware.GetHead). A route without a
+// parameter has only its own methods (refuseStatic).
 func (s *Server) allowed(path string) []string {
 	var out []string
 	get := false
+	static, isStatic := s.static[path]
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if s.router.Match(chi.NewRouteContext(), m, path) || m == http.MethodHead && get {
+		routed := slices.Contains(static, m)
+		if !isStatic {
+			routed = s.router.Match(chi.NewRouteContext(), m, path)
+		}
+		if routed || m == http.MethodHead && get {
 			out = append(out, m)
 			get = get || m == http.MethodGet
 		}
