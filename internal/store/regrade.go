@@ -435,8 +435,8 @@ func (db *DB) storeSharedExpected(ctx context.Context, regradeID uuid.UUID, shar
 //
 // Every result must name cw.ProjectID and the regrade's target contract
 // version, which the transaction checks against the regrades row: the
-// foreign keys of results check originals only (migration 00014), and
-// this is what guarantees a regrade result's project and contract.
+// references of results are checked for originals only (migrations 00014
+// and 00019), and this is what guarantees a regrade result's project and contract.
 //
 // Errors: engine.ErrNotFound when the regrade does not exist; a result
 // naming another project or contract version (nothing is written);
@@ -487,8 +487,8 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 	var failedIDs []uuid.UUID
 	var reasons []string
 	// target is the contract version every result of the chunk names:
-	// the regrade's, checked below against its row (the foreign keys of
-	// results check originals only, migration 00014).
+	// the regrade's, checked below against its row (the references of
+	// results are checked for originals only, migration 00019).
 	var target *record.ContractRef
 	for i := range cw.Outcomes {
 		o := &cw.Outcomes[i]

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"go.uber.org/zap/zaptest"
@@ -221,6 +222,119 @@ func TestMigration17(t *testing.T) {
 	if err != nil || string(got.Metrics) != string(r.Metrics) {
 		t.Errorf("after up: GetResult metrics = %s, %v; want %s", got.Metrics, err, r.Metrics)
 	}
+}
+
+// TestMigration19 checks the references of results that the constraint
+// trigger results_original_refs checks in place of foreign keys
+// (migration 00019): an original naming an unregistered contract version
+// or an unknown project is refused with the foreign key's error; a
+// regrade result fires nothing; a contract version or a project an
+// original names can be neither deleted nor have its key changed, one no
+// original names can. Down restores 00014's foreign keys (and their
+// checks), up the trigger.
+func TestMigration19(t *testing.T) {
+	f := newRegradeFixture(t, 2, 0)
+	db, ctx := f.db, context.Background()
+	refused := func(what string, err error, constraint string) {
+		t.Helper()
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23503" || pgErr.ConstraintName != constraint {
+			t.Errorf("%s: %v, want a foreign_key_violation of %s", what, err, constraint)
+		}
+	}
+	insert := func(mod func(*record.Result)) error {
+		r := f.both
+		r.ID = uuid.Must(uuid.NewV7())
+		mod(&r)
+		_, err := db.pool.Exec(ctx, `INSERT INTO results (`+strings.Join(resultColumns, ", ")+`, regrade_of, regrade_id)
+			VALUES (`+placeholders(len(resultColumns)+2)+`)`, append(resultRow(&r), nullUUID(r.RegradeOf), nullUUID(r.RegradeID))...)
+		return err
+	}
+	check := func(stage string, fkey bool) {
+		t.Helper()
+		err := insert(func(r *record.Result) { r.Contract.Version = 9 })
+		refused(stage+": an original naming flights@9", err, "results_contract_fkey")
+		err = insert(func(r *record.Result) {
+			r.Contract = record.ContractRef{SHA256: r.Contract.SHA256, Kind: r.Contract.Kind}
+			r.ProjectID = 7
+		})
+		refused(stage+": an inline original of project 7", err, "results_project_fkey")
+		if err := insert(func(r *record.Result) {}); err != nil {
+			t.Errorf("%s: an original naming flights@1: %v", stage, err)
+		}
+		// A regrade result names no reference that is checked (its
+		// regrade's row does): flights@9 goes in.
+		if err := insert(func(r *record.Result) {
+			r.Contract.Version, r.RegradeOf, r.RegradeID = 9, f.both.ID, uuid.Must(uuid.NewV7())
+		}); err != nil {
+			t.Errorf("%s: a regrade result: %v", stage, err)
+		}
+		_, err = db.pool.Exec(ctx, `DELETE FROM contracts WHERE name = 'flights' AND version = 1`)
+		refused(stage+": deleting flights@1", err, "results_contract_fkey")
+		_, err = db.pool.Exec(ctx, `UPDATE contracts SET version = 5 WHERE name = 'flights' AND version = 1`)
+		refused(stage+": renumbering flights@1", err, "results_contract_fkey")
+		if _, err := db.pool.Exec(ctx, `UPDATE contracts SET description = 'x' WHERE name = 'flights' AND version = 1`); err != nil {
+			t.Errorf("%s: describing flights@1: %v", stage, err)
+		}
+		p, err := db.CreateProject(ctx, "p-"+stage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := insert(func(r *record.Result) {
+			r.Contract = record.ContractRef{SHA256: r.Contract.SHA256, Kind: r.Contract.Kind}
+			r.ProjectID = p.ID
+		}); err != nil {
+			t.Errorf("%s: an inline original of project %d: %v", stage, p.ID, err)
+		}
+		_, err = db.pool.Exec(ctx, `DELETE FROM projects WHERE id = $1`, p.ID)
+		refused(stage+": deleting a project with an original", err, "results_project_fkey")
+		_, err = db.pool.Exec(ctx, `UPDATE projects SET id = id + 1000 WHERE id = $1`, p.ID)
+		refused(stage+": renumbering a project with an original", err, "results_project_fkey")
+		var triggers int
+		if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgname = 'results_original_refs'`).Scan(&triggers); err != nil || (triggers == 1) == fkey {
+			t.Errorf("%s: %d results_original_refs triggers (%v)", stage, triggers, err)
+		}
+	}
+	check("up", false)
+	// flights@2 is named only by regrade results and the regrades row
+	// none made yet: it can go.
+	if _, err := db.pool.Exec(ctx, `DELETE FROM contracts WHERE name = 'flights' AND version = 2`); err != nil {
+		t.Errorf("deleting flights@2, which no original names: %v", err)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 18); err != nil {
+		t.Fatalf("DownTo(18): %v", err)
+	}
+	check("down", true)
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v; want %d", v, err, LatestVersion())
+	}
+	check("again", false)
+}
+
+// placeholders returns "$1, ..., $n".
+func placeholders(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", i)
+	}
+	return b.String()
+}
+
+// nullUUID is id as a uuid column's value, NULL for uuid.Nil.
+func nullUUID(id uuid.UUID) any {
+	if id == uuid.Nil {
+		return nil
+	}
+	return [16]byte(id)
 }
 
 // TestMigration18 checks results.format_warning (migration 00018): a
