@@ -364,10 +364,10 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 			ID: id, ProjectID: project, Contract: pc.ref,
 			TaskID: taskID, RunID: runID, Agent: agent, Labels: labels, Format: parsed.Format,
 			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
+			FormatWarning: warning,
 		},
-		Options:       opts,
-		FinalAnswer:   res.FinalAnswer,
-		FormatWarning: warning,
+		Options:     opts,
+		FinalAnswer: res.FinalAnswer,
 	}
 	if len(labels) > 0 {
 		out.LabelsJSON, _ = json.Marshal(labels) // once, for the row and the answer; a map[string]string always marshals
@@ -814,26 +814,29 @@ type evaluationSummaryView struct {
 	CreatedAt time.Time `json:"created_at"`
 	// RegradeOf and RegradeID are set only for a regrade result, as in
 	// evaluationView.
-	RegradeOf  string            `json:"regrade_of,omitempty"`
-	RegradeID  string            `json:"regrade_id,omitempty"`
-	Contract   contractRefView   `json:"contract"`
-	TaskID     string            `json:"task_id,omitempty"`
-	RunID      string            `json:"run_id,omitempty"`
-	Agent      string            `json:"agent,omitempty"`
-	Labels     map[string]string `json:"labels,omitempty"`
-	Format     string            `json:"format"`
-	Score      float64           `json:"score"`
-	Grade      string            `json:"grade"`
-	Passed     bool              `json:"passed"`
-	MinScore   float64           `json:"min_score"`
-	SafetyGate bool              `json:"safety_gate"`
+	RegradeOf string            `json:"regrade_of,omitempty"`
+	RegradeID string            `json:"regrade_id,omitempty"`
+	Contract  contractRefView   `json:"contract"`
+	TaskID    string            `json:"task_id,omitempty"`
+	RunID     string            `json:"run_id,omitempty"`
+	Agent     string            `json:"agent,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Format    string            `json:"format"`
+	// FormatWarning is the stored result's format_warning, as in
+	// evaluationView.
+	FormatWarning string  `json:"format_warning,omitempty"`
+	Score         float64 `json:"score"`
+	Grade         string  `json:"grade"`
+	Passed        bool    `json:"passed"`
+	MinScore      float64 `json:"min_score"`
+	SafetyGate    bool    `json:"safety_gate"`
 }
 
 // viewSummary is the list entry of a stored result.
 func viewSummary(res *record.ResultSummary) evaluationSummaryView {
 	v := evaluationSummaryView{ID: res.ID.String(), CreatedAt: res.CreatedAt,
 		Contract: contractRef(res.Contract), TaskID: res.TaskID, RunID: res.RunID, Agent: res.Agent, Labels: res.Labels,
-		Format: res.Format, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate}
+		Format: res.Format, FormatWarning: res.FormatWarning, Score: res.Score, Grade: res.Grade, Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate}
 	v.RegradeOf, v.RegradeID = regradeLink(res)
 	return v
 }

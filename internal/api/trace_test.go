@@ -62,7 +62,8 @@ func TestStringTrace(t *testing.T) {
 
 // TestFormatWarning checks that the trace format's warning (the CLI's
 // "warning:" line) is in the answer as format_warning, stored, and read
-// back by GET; a trace read without one has no format_warning member.
+// back by GET and in the list's items; a trace read without one has no
+// format_warning member.
 func TestFormatWarning(t *testing.T) {
 	b := setup(t, nil)
 	const want = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai-responses format does not read: type function_call_output at /0/type"
@@ -84,6 +85,16 @@ func TestFormatWarning(t *testing.T) {
 	}
 	if !strings.Contains(got.Body.String(), `"format":"openai-responses","format_warning":`+strconvQuote(want)+`,"score":`) {
 		t.Errorf("GET body does not hold format_warning after format: %s", got.Body)
+	}
+	// The list items carry it too; one stored without a warning has none.
+	stored := decode[evaluationView](t, b.do(t, "POST", "/v1/evaluations", body(`"gold":`+goldList, `"trace":`+traceGood)))
+	list := decode[page[evaluationSummaryView]](t, b.do(t, "GET", "/v1/evaluations", ""))
+	warnings := map[string]string{}
+	for _, it := range list.Items {
+		warnings[it.ID] = it.FormatWarning
+	}
+	if diff := cmp.Diff(map[string]string{v.ID: want, stored.ID: ""}, warnings); diff != "" {
+		t.Errorf("GET /v1/evaluations: format_warning by id (-want +got):\n%s", diff)
 	}
 	// The same through a string trace (raw text), and a dry run.
 	text, _ := json.Marshal(trace)

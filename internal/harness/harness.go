@@ -184,7 +184,7 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 	if err != nil {
 		return fail("unreadable trace: " + err.Error())
 	}
-	tr.Format = parsed.Format
+	tr.Format, tr.FormatWarning = parsed.Format, parsed.Warning
 	if o.Service != nil {
 		ereq := &EvaluationRequest{
 			RunID: o.RunID, TaskID: t.ID, Agent: o.Agent, ContractRef: t.ContractRef,

@@ -75,6 +75,10 @@ type TaskResult struct {
 	Duration time.Duration `json:"-"`
 	// Format is the trace format the answer was read as; "" on error.
 	Format string `json:"format,omitempty"`
+	// FormatWarning is the trace format's warning when it read the answer
+	// with a caveat (format.Parsed.Warning, the CLI's "warning:" line);
+	// "" when there was none and on error.
+	FormatWarning string `json:"format_warning,omitempty"`
 	// Labels are the task's labels from the suite.
 	Labels map[string]string `json:"labels,omitempty"`
 	// EvaluationID is the stored result's id when a Service graded the

@@ -45,6 +45,12 @@ type ResultSummary struct {
 	MinScore float64
 	// SafetyGate reports whether the safety gate was applied.
 	SafetyGate bool
+	// FormatWarning is the trace format's warning when the trace was read
+	// (format.Parsed.Warning, redacted like the caller's identifiers);
+	// "" when there was none and for a regrade result, which reads the
+	// stored calls and no document (column format_warning, migration
+	// 00018).
+	FormatWarning string
 	// RegradeOf is the original result a regrade result re-evaluates, and
 	// RegradeID the regrade that wrote it (columns regrade_of and
 	// regrade_id). Both are uuid.Nil for an original (POST
@@ -79,12 +85,6 @@ type Result struct {
 	Issues        json.RawMessage
 	// FinalAnswer is the trace's final answer (nil when absent).
 	FinalAnswer *string
-	// FormatWarning is the trace format's warning when the trace was read
-	// (format.Parsed.Warning, redacted like the caller's identifiers);
-	// "" when there was none and for a regrade result, which reads the
-	// stored calls and no document (column format_warning, migration
-	// 00018).
-	FormatWarning string
 	// LabelsJSON is Labels as JSON (json.Marshal's bytes), encoded once
 	// by the server for both the row and the answer; nil when Labels is
 	// empty or the writer leaves it to the store.

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/engine/secretscan"
 	"github.com/toolscore/toolscore/internal/harness"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/record"
@@ -112,6 +113,15 @@ func (s *Service) workTask(ctx context.Context, job *river.Job[taskArgs]) error 
 		TopIssue: tr.TopIssue(), Attempts: tr.Attempts, Duration: tr.Duration, Format: tr.Format,
 	}}
 	if tr.Result != nil {
+		// The format's warning quotes the answer's member names and
+		// pointers: stored redacted, as POST /v1/evaluations stores it.
+		if tr.FormatWarning != "" {
+			red, err := secretscan.Redact(ctx, s.cfg.SecretScanner, []string{tr.FormatWarning})
+			if err != nil {
+				return err
+			}
+			tr.FormatWarning = red[0]
+		}
 		res, err := resultRecord(&run, task, &tr)
 		if err != nil {
 			w.Task.Outcome, w.Task.Reason, w.Task.TopIssue, w.Task.Format = string(harness.OutcomeError), err.Error(), err.Error(), ""
@@ -160,7 +170,7 @@ func (g *guardedRunner) Run(ctx context.Context, req *harness.Request) ([]byte, 
 // /v1/evaluations would store it: the inline contract's identity (its
 // canonical sha256), the run's id and agent, the task's id and labels, and
 // the options a regrade needs (min_score for gold tasks with a suite
-// min_score).
+// min_score), and the format's warning (tr's, redacted by the caller).
 //
 // Errors: the result cannot be stored (a NUL character in the trace).
 func resultRecord(run *record.Run, task *harness.Task, tr *harness.TaskResult) (*record.Result, error) {
@@ -191,6 +201,7 @@ func resultRecord(run *record.Run, task *harness.Task, tr *harness.TaskResult) (
 			Contract: record.ContractRef{SHA256: sum, Kind: kind},
 			TaskID:   task.ID, RunID: run.ID.String(), Agent: run.Agent, Labels: task.Labels, Format: tr.Format,
 			Score: res.Score, Grade: string(res.Grade), Passed: res.Passed, MinScore: res.MinScore, SafetyGate: res.SafetyGate,
+			FormatWarning: tr.FormatWarning,
 		},
 		Options:     opts,
 		FinalAnswer: res.FinalAnswer,

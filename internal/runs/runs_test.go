@@ -377,3 +377,38 @@ func TestResumeAfterStop(t *testing.T) {
 		t.Errorf("results of the run = %d, %v; want 6", len(results), err)
 	}
 }
+
+// TestRunFormatWarning checks that a task's stored result carries the
+// trace format's warning, redacted, as POST /v1/evaluations stores it:
+// the agent's answer has no call the openai-responses format reads, and a
+// member whose name holds a GitHub token.
+func TestRunFormatWarning(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	token := "ghp_" + "R7cXk2Vq9LmN4bT8wZ3yH6jF1dS5aQ0pE2uK"
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"trace": [{"type": "function_call_output", "call_id": "c1", "output": "ok", "tool_call_`+token+`": "x"}]}`)
+	}))
+	defer agent.Close()
+	suite := `{"name": "warned", "tasks": [{"id": "t1", "input": "Search.", "contract": {"contract_version": 2, "required": [{"tool": "search"}]}}]}`
+	run, err := b.svc.Create(ctx, record.DefaultProject, record.Run{Suite: []byte(suite), AgentURL: agent.URL,
+		Concurrency: 1, Timeout: 5 * time.Second, Retries: 0})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if got := b.wait(t, run, final); got.State != record.RunCompleted || got.Failed != 1 {
+		t.Fatalf("run = %+v, want completed with 1 failed", got)
+	}
+	_, tasks, err := b.svc.Get(ctx, record.DefaultProject, run.ID)
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("tasks = %+v, %v", tasks, err)
+	}
+	const want = "the trace has no calls, though 2 values in it look like tool calls or results that the openai-responses format does not read: " +
+		"type function_call_output at /0/type, tool_call_[REDACTED:github-pat] at /0/tool_call_[REDACTED:github-pat]"
+	res, err := b.db.GetResult(ctx, record.DefaultProject, tasks[0].ResultID)
+	if err != nil || res.Format != "openai-responses" || res.FormatWarning != want {
+		t.Errorf("stored result: format %q, format_warning %q, %v; want openai-responses, %q", res.Format, res.FormatWarning, err, want)
+	}
+}

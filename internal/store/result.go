@@ -34,9 +34,10 @@ const nSummaryWritten = 17
 
 // summaryColumns are the columns that make a ResultSummary, in the order
 // of summaryScan.dest: resultColumns' leading ones, then the regrade link
-// (NULL for an original). A new slice: appending must not write into
+// (NULL for an original) and the format's warning (resultColumns' last).
+// A new slice: appending must not write into
 // resultColumns.
-var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"regrade_of", "regrade_id"})
+var summaryColumns = slices.Concat(resultColumns[:nSummaryWritten], []string{"regrade_of", "regrade_id", "format_warning"})
 
 var (
 	// resultSelect reads a Result in the order of scanResult, from
@@ -58,7 +59,7 @@ const resultFrom = `results r LEFT JOIN results o
 	ON r.expected_calls IS NULL AND e.regrade_id = r.regrade_id AND e.combination = r.expected_combination`
 
 func qualifiedResultColumns() string {
-	cols := slices.Concat(summaryColumns, resultColumns[nSummaryWritten:])
+	cols := slices.Concat(summaryColumns, resultColumns[nSummaryWritten:len(resultColumns)-1])
 	for i, c := range cols {
 		switch c {
 		case "trace_calls":
@@ -140,6 +141,7 @@ type summaryScan struct {
 	labels                 []byte
 	kind                   string
 	regradeOf, regradeID   pgtype.UUID
+	warning                *string
 }
 
 func (s *summaryScan) dest(r *record.ResultSummary) []any {
@@ -148,7 +150,7 @@ func (s *summaryScan) dest(r *record.ResultSummary) []any {
 		&s.name, &s.version, &r.Contract.SHA256, &s.kind,
 		&s.task, &s.run, &s.agent, &s.labels, &r.Format,
 		&r.Score, &r.Grade, &r.Passed, &r.MinScore, &r.SafetyGate,
-		&s.regradeOf, &s.regradeID,
+		&s.regradeOf, &s.regradeID, &s.warning,
 	}
 }
 
@@ -165,6 +167,7 @@ func (s *summaryScan) fill(r *record.ResultSummary) error {
 	}
 	r.Contract.Kind = record.ContractKind(s.kind)
 	r.TaskID, r.RunID, r.Agent = deref(s.task), deref(s.run), deref(s.agent)
+	r.FormatWarning = deref(s.warning)
 	// NULL (an original) leaves uuid.Nil.
 	r.RegradeOf, r.RegradeID = s.regradeOf.Bytes, s.regradeID.Bytes
 	r.Labels = nil
@@ -180,15 +183,11 @@ func (s *summaryScan) fill(r *record.ResultSummary) error {
 func scanResult(row pgx.Row) (record.Result, error) {
 	var r record.Result
 	var s summaryScan
-	var warning *string
 	dest := append(s.dest(&r.ResultSummary),
 		&r.Options, &r.ExpectedCalls, &r.TraceCalls, &r.ScoredIndexes,
-		&r.FinalAnswer, &r.Metrics, &r.Checks, &r.Issues, &warning)
+		&r.FinalAnswer, &r.Metrics, &r.Checks, &r.Issues)
 	if err := row.Scan(dest...); err != nil {
 		return r, err
-	}
-	if warning != nil {
-		r.FormatWarning = *warning
 	}
 	if r.TraceCalls == nil {
 		// A regrade result that shares its original's trace calls, whose

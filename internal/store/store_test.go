@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -340,7 +341,7 @@ func nullUUID(id uuid.UUID) any {
 // TestMigration18 checks results.format_warning (migration 00018): a
 // result's warning is stored and read back, one without is NULL; down
 // drops the column (and the warning), up adds it again empty, and results
-// are written and read on it again.
+// are written and read on it again. A listing's summaries carry it.
 func TestMigration18(t *testing.T) {
 	db, _ := mustMigrated(t)
 	ctx := context.Background()
@@ -363,6 +364,18 @@ func TestMigration18(t *testing.T) {
 	}
 	if w := column(without.ID); w != nil {
 		t.Errorf("format_warning of a result without one = %q, want NULL", *w)
+	}
+	// The summaries of a listing carry it too.
+	list, err := db.ListResults(ctx, 1, record.ResultFilter{}, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[uuid.UUID]string{}
+	for _, r := range list {
+		listed[r.ID] = r.FormatWarning
+	}
+	if want := map[uuid.UUID]string{with.ID: warning, without.ID: ""}; !maps.Equal(listed, want) {
+		t.Errorf("ListResults: format warnings %v, want %v", listed, want)
 	}
 	sqlDB := stdlib.OpenDBFromPool(db.pool)
 	defer sqlDB.Close()

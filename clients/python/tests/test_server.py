@@ -42,8 +42,11 @@ def test_format_warning_on_the_answer_and_on_get(client):
             " does not read: type function_call_output at /0/type")
     assert (ev["format"], ev.get("format_warning")) == ("openai-responses", want)
     assert client.get_evaluation(ev["id"])["format_warning"] == want
+    assert [e.get("format_warning") for e in client.list_evaluations(task_id=f"warn-{RUN_TAG}")] == [want]
     plain = client.evaluate(gold=GOLD, trace=TRACE, store=False)
     assert (plain["format"], "format_warning" in plain) == ("openai", False)
+    client.evaluate(gold=GOLD, trace=TRACE, task_id=f"nowarn-{RUN_TAG}")
+    assert ["format_warning" in e for e in client.list_evaluations(task_id=f"nowarn-{RUN_TAG}")] == [False]
 
 
 def test_evaluate_batch_2500_items_in_order(client):

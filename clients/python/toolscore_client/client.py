@@ -191,7 +191,8 @@ class Client:
         The Idempotency-Key is new per call (or ``idempotency_key``) and
         reused on every retry, so a retried call is stored once. The
         answer is openapi.yaml's Evaluation; its optional
-        ``format_warning`` (a str, also on :meth:`get_evaluation`) is
+        ``format_warning`` (a str, also on :meth:`get_evaluation` and the
+        items of :meth:`list_evaluations`) is
         present only when the trace format read the trace with a caveat,
         such as 0 calls from a document holding what looks like tool calls.
         """

@@ -250,7 +250,8 @@ export class Client {
 
   /**
    * Grades one trace (POST /v1/evaluations); stored unless store is false.
-   * The answer's optional format_warning (also on getEvaluation) is set only
+   * The answer's optional format_warning (also on getEvaluation and on
+   * listEvaluations' items) is set only
    * when the trace format read the trace with a caveat, such as 0 calls from
    * a document holding what looks like tool calls.
    */

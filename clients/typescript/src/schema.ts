@@ -1403,6 +1403,8 @@ export interface components {
                 [key: string]: string;
             };
             format: components["schemas"]["TraceFormat"];
+            /** @description Only when the stored evaluation has one: its format_warning (see Evaluation). */
+            format_warning?: string;
             /** @description The composite score, in [0, 1] up to floating-point rounding (1.0000000000000002 occurs). */
             score: number;
             grade: components["schemas"]["Grade"];

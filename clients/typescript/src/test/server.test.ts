@@ -48,15 +48,22 @@ test("the flight example: register, grade, replay, fetch", { skip }, async () =>
   assert.deepEqual([dry.stored, dry.id, dry.grade, dry.passed, dry.score], [false, undefined, "F", false, 0.3833333333333333]);
 });
 
-test("format_warning: the trace format's caveat on the answer and on GET, absent without one", { skip }, async () => {
+test("format_warning: the trace format's caveat on the answer, on GET and in the list, absent without one", { skip }, async () => {
   const ev = await client.evaluate({ gold, trace: [{ type: "function_call_output", call_id: "c1", output: "ok" }], task_id: `warn-${runTag}` });
   const want = "the trace has no calls, though 1 value in it looks like tool calls or results that the openai-responses format does not read: type function_call_output at /0/type";
   assert.deepEqual([ev.format, ev.format_warning], ["openai-responses", want]);
   const got = await client.getEvaluation(ev.id!);
   assert.equal(got.format_warning, want);
+  const listed = [];
+  for await (const e of client.listEvaluations({ task_id: `warn-${runTag}` })) listed.push(e.format_warning);
+  assert.deepEqual(listed, [want]);
   const plain = await client.evaluate({ gold, trace }, { store: false });
   assert.equal(plain.format, "openai");
   assert.equal("format_warning" in plain, false);
+  await client.evaluate({ gold, trace, task_id: `nowarn-${runTag}` });
+  const unwarned = [];
+  for await (const e of client.listEvaluations({ task_id: `nowarn-${runTag}` })) unwarned.push("format_warning" in e);
+  assert.deepEqual(unwarned, [false]);
 });
 
 test("evaluateBatch: 2,500 items in three NDJSON requests, answered in order", { skip }, async () => {
