@@ -16,7 +16,7 @@
 //     chunk, in the transaction that completes the plan job;
 //   - a chunk job reads its originals, grades them, and in one transaction
 //     inserts the new results with ON CONFLICT DO NOTHING on the
-//     (regrade_id, regrade_of) key, adds what it actually inserted to the
+//     (regrade_of, regrade_id) key, adds what it actually inserted to the
 //     regrade's counters, and completes itself (river.JobCompleteTx).
 //
 // A chunk that runs twice (after a crash, a lost connection, or a rescue)

@@ -542,14 +542,21 @@ func (db *DB) ListRegrades(ctx context.Context, projectID int64, after *record.C
 	return out, nil
 }
 
+// regradeResultsQuery selects the regrade results of one original ($1) of
+// a project ($2), newest first, at most $3: all of them by the index
+// results_regrade (migration 00020), then sorted. OFFSET 0 keeps the
+// order and the limit out of the scan, so that the plan does not depend
+// on statistics: without it, Postgres may read the project's results in
+// created_at order (results_project_created) until it has found $3.
+var regradeResultsQuery = `SELECT * FROM (SELECT ` + summarySelect + ` FROM results WHERE regrade_of = $1 AND project_id = $2 OFFSET 0) r
+	ORDER BY created_at DESC, id DESC LIMIT $3`
+
 // ListRegradeResults returns up to limit summaries of the regrade results
-// of one original result of a project, newest first (index
-// results_regrade_of).
+// of one original result of a project, newest first (regradeResultsQuery).
 //
 // Errors: engine.ErrUnavailable.
 func (db *DB) ListRegradeResults(ctx context.Context, projectID int64, originalID uuid.UUID, limit int) ([]record.ResultSummary, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+summarySelect+` FROM results WHERE regrade_of = $1 AND project_id = $2
-		ORDER BY created_at DESC, id DESC LIMIT $3`, pgUUID(originalID), projectID, limit)
+	rows, err := db.pool.Query(ctx, regradeResultsQuery, pgUUID(originalID), projectID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list regrade results: %w", translate(err))
 	}

@@ -419,7 +419,7 @@ func (db *DB) storeSharedExpected(ctx context.Context, regradeID uuid.UUID, shar
 // WriteRegradeChunk writes the outcomes of one chunk and counts them, in
 // one transaction that runs hook before it commits:
 //   - the new results, with INSERT ... ON CONFLICT DO NOTHING on the
-//     (regrade_id, regrade_of) key when a run of the chunk committed
+//     (regrade_of, regrade_id) key when a run of the chunk committed
 //     before (its regrade_chunks row exists), so a chunk that ran before
 //     adds nothing (a first run uses a plain COPY,
 //     which the same key makes fail, and so retry, if another run of the
@@ -564,7 +564,7 @@ func (db *DB) WriteRegradeChunk(ctx context.Context, cw record.ChunkWrite, hook 
 			}
 			cols := strings.Join(regradeColumns, ", ")
 			ins, err = tx.Query(ctx, `INSERT INTO results (`+cols+`) SELECT `+cols+` FROM regrade_stage
-				ON CONFLICT (regrade_id, regrade_of) WHERE regrade_id IS NOT NULL DO NOTHING RETURNING regrade_of`)
+				ON CONFLICT (regrade_of, regrade_id) WHERE regrade_of IS NOT NULL DO NOTHING RETURNING regrade_of`)
 		}
 		if err != nil {
 			return counts, err

@@ -318,6 +318,90 @@ func TestMigration19(t *testing.T) {
 	check("again", false)
 }
 
+// TestMigration20 checks results_regrade (migration 00020): the one key
+// of regrade results, (regrade_of, regrade_id), refuses a second result
+// of one regrade for one original, and a lookup of an original's regrade
+// results scans it (ListRegradeResults' query, on a table without
+// statistics, sequential scans off); down restores 00004's two indexes, up this one.
+func TestMigration20(t *testing.T) {
+	f := newRegradeFixture(t, 1, 0)
+	db, ctx := f.db, context.Background()
+	indexes := func() []string {
+		t.Helper()
+		rows, err := db.pool.Query(ctx, `SELECT pg_get_indexdef(indexrelid) FROM pg_index
+			WHERE indrelid = 'results'::regclass AND pg_get_indexdef(indexrelid) LIKE '%regrade_of%' ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return defs
+	}
+	newKey := []string{"CREATE UNIQUE INDEX results_regrade ON public.results USING btree (regrade_of, regrade_id) WHERE (regrade_of IS NOT NULL)"}
+	if diff := cmp.Diff(newKey, indexes()); diff != "" {
+		t.Errorf("indexes (-want +got):\n%s", diff)
+	}
+	rg := uuid.Must(uuid.NewV7())
+	insert := func() error {
+		r := f.both
+		r.ID, r.Contract = uuid.Must(uuid.NewV7()), f.v2
+		_, err := db.pool.Exec(ctx, `INSERT INTO results (`+strings.Join(resultColumns, ", ")+`, regrade_of, regrade_id)
+			VALUES (`+placeholders(len(resultColumns)+2)+`)`, append(resultRow(&r), nullUUID(f.both.ID), nullUUID(rg))...)
+		return err
+	}
+	if err := insert(); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if err := insert(); !errors.As(err, &pgErr) || pgErr.Code != "23505" || pgErr.ConstraintName != "results_regrade" {
+		t.Errorf("a second result of one regrade for one original: %v, want a unique violation of results_regrade", err)
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, `EXPLAIN (COSTS OFF) `+regradeResultsQuery, pgUUID(f.both.ID), 1, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = tx.Rollback(ctx)
+	if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "results_regrade") {
+		t.Errorf("a lookup of an original's regrade results does not use results_regrade: %s", plan)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 19); err != nil {
+		t.Fatalf("DownTo(19): %v", err)
+	}
+	old := []string{
+		"CREATE INDEX results_regrade_of ON public.results USING btree (regrade_of, created_at DESC) WHERE (regrade_of IS NOT NULL)",
+		"CREATE UNIQUE INDEX results_regrade ON public.results USING btree (regrade_id, regrade_of) WHERE (regrade_id IS NOT NULL)",
+	}
+	if diff := cmp.Diff(old, indexes()); diff != "" {
+		t.Errorf("after down: indexes (-want +got):\n%s", diff)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v; want %d", v, err, LatestVersion())
+	}
+	if diff := cmp.Diff(newKey, indexes()); diff != "" {
+		t.Errorf("after up: indexes (-want +got):\n%s", diff)
+	}
+}
+
 // placeholders returns "$1, ..., $n".
 func placeholders(n int) string {
 	var b strings.Builder
