@@ -13,6 +13,12 @@ import (
 // (plus the response's "candidates" when saved together), a list of Content
 // objects, a single Content, or a single functionCall part. Both the REST
 // spelling (functionCall) and the Python SDK's (function_call) are read.
+// A response of the Google Gen AI SDKs' automatic function calling keeps
+// the turns before its candidates in "automaticFunctionCallingHistory"
+// (JS) or "automatic_function_calling_history" (Python): the request's
+// contents, then each functionCall turn and its functionResponse turn.
+// That history is read in place of "contents" (which it begins with),
+// then the candidates.
 //
 // functionCall parts are calls (args an object); functionResponse parts are
 // results, joined by id when the calls carry ids, else by name in order. A
@@ -35,6 +41,9 @@ func (geminiAdapter) Detect(in *Input) (string, bool) {
 		switch {
 		case set(m.Get("candidates")):
 			if isArr(m.Get("candidates")) {
+				if h, _ := afcHistory(m); isArr(h) {
+					return "a Gemini GenerateContentResponse (candidates) with an automatic function calling history of " + plural(h.Len(), "Content object"), true
+				}
 				return "a Gemini GenerateContentResponse (candidates)", true
 			}
 		case set(m.Get("contents")):
@@ -80,9 +89,13 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 	case jsondoc.Object:
 		switch {
 		case set(v.Get("contents")) || set(v.Get("candidates")):
-			if list := v.Get("contents"); list.Exists() {
+			list, name := v.Get("contents"), "contents"
+			if h, k := afcHistory(v); k != "" {
+				list, name = h, k
+			}
+			if list.Exists() {
 				if !isArr(list) {
-					return engine.Trace{}, shapeErr("gemini", list, "contents must be an array, not %s", aType(list))
+					return engine.Trace{}, shapeErr("gemini", list, "%s must be an array, not %s", name, aType(list))
 				}
 				for _, e := range list.Elems() {
 					if err := add(e); err != nil {
@@ -119,6 +132,18 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 		return engine.Trace{}, shapeErr("gemini", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	return b.trace(), nil
+}
+
+// afcHistory returns the response's automatic function calling history and
+// its key: the first of the two spellings that is set and not an empty
+// array, or the zero Value and "".
+func afcHistory(resp jsondoc.Value) (jsondoc.Value, string) {
+	for _, k := range [...]string{"automaticFunctionCallingHistory", "automatic_function_calling_history"} {
+		if h := resp.Get(k); set(h) && (!isArr(h) || h.Len() > 0) {
+			return h, k
+		}
+	}
+	return jsondoc.Value{}, ""
 }
 
 // candidate0 returns the content of the response's first candidate (index
