@@ -25,6 +25,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/report"
 	"github.com/toolscore/toolscore/internal/resultjson"
 )
@@ -317,8 +318,13 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.W
 	if err != nil {
 		var se *engine.SyntaxError
 		if it.line && errors.As(err, &se) && se.Line == 1 {
-			// The source names the line; the column is the line's.
-			return fail(fmt.Sprintf("column %d: %s", se.Column, se.Msg))
+			// The source names the line; the column is the line's, and
+			// the pointer places the error inside the line's trace.
+			msg := fmt.Sprintf("column %d: %s", se.Column, se.Msg)
+			if se.Pointer != "" {
+				msg += " (at " + jsondoc.ShortPointer(se.Pointer) + ")"
+			}
+			return fail(msg)
 		}
 		return fail(describeError(err))
 	}

@@ -47,7 +47,7 @@ func batchFile(name string) string { return filepath.Join("testdata", name) }
 func TestBatchGolden(t *testing.T) {
 	brokenDir := "toolscore: " + batchFile("batch/c-broken.json") + ": line 2:1: unexpected end of JSON input\n" +
 		"toolscore: 1 of 3 traces could not be graded\n"
-	brokenLines := "toolscore: " + batchFile("batch.jsonl") + ":3: column 91: unexpected end of JSON input\n" +
+	brokenLines := "toolscore: " + batchFile("batch.jsonl") + ":3: column 91: unexpected end of JSON input (at /1)\n" +
 		"toolscore: 1 of 4 traces could not be graded\n"
 	tests := []struct {
 		name   string
