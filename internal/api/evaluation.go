@@ -399,7 +399,9 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	if rd != nil {
 		// Nothing of out is in the Reader's memory (the final answer and
 		// the warning are copies; the rest is encoded), so the next
-		// evaluation may read into it.
+		// evaluation may read into it; released, it keeps none of this
+		// request's trace alive while it waits in the pool.
+		rd.Release()
 		s.readers.Put(rd)
 	}
 	return out, nil

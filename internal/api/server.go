@@ -331,7 +331,7 @@ func (s *Server) refuseStatic(next http.Handler) http.Handler {
 }
 
 // methodNotAllowed is the 405 answer to a request for a routed path with
-// a method routed on it: its Allow header names the path's methods.
+// a method not routed on it: its Allow header names the path's methods.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
 	allow := strings.Join(s.allowed(r.URL.Path), ", ")
 	w.Header().Set("Allow", allow) // RFC 9110 section 15.5.6

@@ -75,6 +75,23 @@ func (rd *Reader) ParseValue(v jsondoc.Value, name string) (*Parsed, error) {
 	return &rd.out, nil
 }
 
+// Release drops the Reader's references to what it read last: the
+// document, its records, the calls and the Parsed it returned, which must
+// not be used after it. The buffers keep their capacity for the next Parse
+// or ParseValue, so a Reader kept idle (in a pool) holds no trace's values
+// alive, only its parser's buffers.
+func (rd *Reader) Release() {
+	clear(rd.in.recs[:cap(rd.in.recs)])
+	rd.in = Input{recs: rd.in.recs[:0], sse: rd.in.sse[:0], scratch: &rd.b}
+	b := &rd.b
+	clear(b.byID)
+	clear(b.dupIDs)
+	clear(b.calls[:cap(b.calls)])
+	*b = builder{calls: b.calls[:0], done: b.done[:0], byID: b.byID, dupIDs: b.dupIDs, dec: b.dec}
+	rd.out = Parsed{}
+	rd.p.Reset()
+}
+
 // unsafeString is b's bytes as a string, without copying: b must not
 // change while the string is in use.
 func unsafeString(b []byte) string {

@@ -97,3 +97,33 @@ func FuzzReader(f *testing.F) {
 		checkReaderValue(t, rd, data, "auto")
 	})
 }
+
+// TestReaderRelease checks that a released Reader refers to nothing of
+// the trace it read (records, calls, result) and reads the next trace as
+// a new Reader does.
+func TestReaderRelease(t *testing.T) {
+	rd := NewReader()
+	data := []byte(`{"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "sunny"}]}`)
+	if _, err := rd.Parse(data, "auto"); err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.in.recs) == 0 || len(rd.b.calls) == 0 {
+		t.Fatalf("the trace read %d records and %d calls, want some of each", len(rd.in.recs), len(rd.b.calls))
+	}
+	rd.Release()
+	for i, v := range rd.in.recs[:cap(rd.in.recs)] {
+		if v.Exists() {
+			t.Errorf("record %d is still held after Release", i)
+		}
+	}
+	for i, c := range rd.b.calls[:cap(rd.b.calls)] {
+		if c.Tool != "" || c.Args.Exists() {
+			t.Errorf("call %d (%q) is still held after Release", i, c.Tool)
+		}
+	}
+	if rd.out.Trace.Calls != nil || rd.out.Format != "" || rd.in.value.Exists() {
+		t.Errorf("the result or the document is still held after Release: %+v", rd.out)
+	}
+	checkReader(t, rd, data, "auto")
+	checkReaderValue(t, rd, data, "auto")
+}
