@@ -181,70 +181,75 @@ func (b *cbuilder) compileDoc(dst *cval, v jsondoc.Value) bool {
 // values are strings, numbers, booleans, nulls and pure objects and
 // arrays.
 func (b *cbuilder) compileNodes(dst *cval, ns jsondoc.Nodes) bool {
-	_, ok := b.fillNodes(dst, ns, 0)
-	return ok
+	c := ns.Cursor()
+	return b.fillNodes(dst, &c)
 }
 
-// fillNodes compiles the object or array node i of ns into e (see
-// compileNodes) and returns the index of the node after its subtree.
-func (b *cbuilder) fillNodes(e *cval, ns jsondoc.Nodes, i int) (int, bool) {
-	at := i
-	kind := ns.Kind(i)
-	if ns.RepeatsKey(i) {
-		return 0, false
+// fillNodes compiles the object or array node c is at into e (see
+// compileNodes), leaving c at the last node of its subtree.
+func (b *cbuilder) fillNodes(e *cval, c *jsondoc.Cursor) bool {
+	if c.RepeatsKey() {
+		return false
 	}
-	n := ns.Count(i)
-	var keys []string
-	var bits uint64
-	obj := kind == jsondoc.Object
-	e.op = copArray
-	if obj {
-		e.op, keys = copObject, b.allocKeys(n)
-	}
+	obj := c.Kind() == jsondoc.Object
+	n := c.Count()
+	e.flag, e.s = true, c.Raw()
 	kids := b.alloc(n)
-	i++
-	for m := range kids {
-		if obj {
-			k, _, _ := ns.Str(i)
-			if len(k) > 0 && k[0] == '$' {
-				return 0, false
+	e.kids = kids
+	if !obj {
+		e.op = copArray
+		for m := range kids {
+			c.Next()
+			if !b.fillValue(&kids[m], c) {
+				return false
 			}
-			keys[m] = k
-			bits |= keyBit(k)
-			i++
 		}
-		kid := &kids[m]
-		switch ns.Kind(i) {
-		case jsondoc.Object, jsondoc.Array:
-			var ok bool
-			if i, ok = b.fillNodes(kid, ns, i); !ok {
-				return 0, false
-			}
-			continue
-		case jsondoc.String:
-			s, _, _ := ns.Str(i)
-			kid.op, kid.s = copString, s
-			if len(s) > 0 && (trimEnd[s[0]] || trimEnd[s[len(s)-1]]) {
-				kid.trimLengths()
-			}
-		case jsondoc.Number:
-			lit, _ := ns.Value(i).Num()
-			num := slot(&b.nums, &b.numChunk)
-			if !readNumber(num, lit) {
-				return 0, false
-			}
-			kid.op, kid.s, kid.num = copNumber, lit, num
-		case jsondoc.Bool:
-			f, _ := ns.Value(i).Bool()
-			kid.op, kid.flag = copBool, f
-		default:
-			kid.op = copNull
-		}
-		i++
+		return true
 	}
-	e.keys, e.kids, e.keyBits = keys, kids, bits
-	e.flag, e.s = true, ns.Value(at).Raw()
-	return i, true
+	keys := b.allocKeys(n)[:len(kids)]
+	var bits uint64
+	for m := range kids {
+		c.Next()
+		k := c.Text()
+		if len(k) > 0 && k[0] == '$' {
+			return false
+		}
+		keys[m] = k
+		bits |= keyBit(k)
+		c.Next()
+		if !b.fillValue(&kids[m], c) {
+			return false
+		}
+	}
+	e.op, e.keys, e.keyBits = copObject, keys, bits
+	return true
+}
+
+// fillValue compiles the value node c is at into e (see compileNodes),
+// leaving c at the last node of its subtree.
+func (b *cbuilder) fillValue(e *cval, c *jsondoc.Cursor) bool {
+	switch c.Kind() {
+	case jsondoc.Object, jsondoc.Array:
+		return b.fillNodes(e, c)
+	case jsondoc.String:
+		s := c.Text()
+		e.op, e.s = copString, s
+		if len(s) > 0 && (trimEnd[s[0]] || trimEnd[s[len(s)-1]]) {
+			e.trimLengths()
+		}
+	case jsondoc.Number:
+		lit := c.Text()
+		num := slot(&b.nums, &b.numChunk)
+		if !readNumber(num, lit) {
+			return false
+		}
+		e.op, e.s, e.num = copNumber, lit, num
+	case jsondoc.Bool:
+		e.op, e.flag = copBool, c.True()
+	default:
+		e.op = copNull
+	}
+	return true
 }
 
 // readNumber sets *n to parseNumber(lit) and reports parseNumber's ok:

@@ -121,6 +121,93 @@ func (v Value) AppendStrings(texts []string, minLen int, key func(string) bool) 
 	return texts, true
 }
 
+// Cursor reads the nodes of a Nodes view one after the other in
+// document order, each at the cost of a load: for a loop that visits
+// every node of a subtree once (compiling it, say). Its methods read the
+// node it is at, which is node 0 of the view to begin with; Next moves
+// it to the following node. The zero Cursor, and the Cursor of an empty
+// view, is at one Invalid node.
+type Cursor struct {
+	// p is the node the cursor is at, last the view's last node; src
+	// and esc point at the document's texts (Doc.src, Doc.esc).
+	p, last  unsafe.Pointer
+	src, esc unsafe.Pointer
+}
+
+// noNode is the node of an empty view's Cursor.
+var noNode node
+
+// Cursor returns a Cursor at node 0 of n.
+func (n Nodes) Cursor() Cursor {
+	if n.n == 0 {
+		return Cursor{p: unsafe.Pointer(&noNode), last: unsafe.Pointer(&noNode)}
+	}
+	return Cursor{
+		p:    unsafe.Pointer(n.first),
+		last: unsafe.Add(unsafe.Pointer(n.first), uintptr(n.n-1)*unsafe.Sizeof(node{})),
+		src:  unsafe.Pointer(unsafe.StringData(n.d.src)),
+		esc:  unsafe.Pointer(unsafe.StringData(n.d.esc)),
+	}
+}
+
+// Next moves c to the next node and reports whether there was one (at
+// the view's last node, c stays there).
+func (c *Cursor) Next() bool {
+	if c.p == c.last {
+		return false
+	}
+	c.p = unsafe.Add(c.p, unsafe.Sizeof(node{}))
+	return true
+}
+
+// Kind returns the node's kind (String for an object key).
+func (c *Cursor) Kind() Kind { return (*node)(c.p).kind }
+
+// Text returns the text of a string or number node: a string's decoded
+// text (an object key's too), a number's literal; "" for any other node.
+func (c *Cursor) Text() string {
+	nd := (*node)(c.p)
+	if nd.kind-Number > String-Number {
+		return ""
+	}
+	base := c.src
+	if nd.flag&flagEsc != 0 {
+		base = c.esc
+	}
+	return unsafe.String((*byte)(unsafe.Add(base, nd.off)), nd.n)
+}
+
+// True reports whether the node is the boolean true.
+func (c *Cursor) True() bool {
+	nd := (*node)(c.p)
+	return nd.kind == Bool && nd.flag&flagTrue != 0
+}
+
+// Count returns the number of elements of an array node or of members of
+// an object node (repeated keys counted each time), 0 for any other node.
+func (c *Cursor) Count() int {
+	if nd := (*node)(c.p); nd.kind >= Array {
+		return int(nd.n)
+	}
+	return 0
+}
+
+// RepeatsKey reports whether the node is an object with a repeated key.
+func (c *Cursor) RepeatsKey() bool {
+	nd := (*node)(c.p)
+	return nd.kind == Object && nd.flag&flagDup != 0
+}
+
+// Raw returns an array's or object's exact source text, "" for any other
+// node.
+func (c *Cursor) Raw() string {
+	nd := (*node)(c.p)
+	if nd.kind < Array {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Add(c.src, nd.off)), nd.rend-nd.off)
+}
+
 // KeyEnds is a set of two-byte endings of object keys, for
 // AppendStringsKeys: the pair of bytes prev, last is in it when bit prev
 // of KeyEnds[last] is set (Add sets it, Has tests it).

@@ -102,3 +102,66 @@ func FuzzNodes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCursor checks a Cursor against the Nodes view it steps through:
+// at every node, the kind, text, boolean, count, repeated key and source
+// text Nodes and Value give for it, and exactly Len()-1 steps.
+func FuzzCursor(f *testing.F) {
+	for _, s := range []string{
+		`{"a": "bb", "c" : {"d": ["ee", {"f": "gggg"}]}, "h": 1}`,
+		`["a", "b\u00e9c", {"": ""}, [{"q" :"r"}], null, true, false, 1.5, -0e+3]`,
+		`{"k": 1, "k": 2}`, `"text"`, `"\ud800x\u00e9"`, `12`, `true`, `null`, `[]`, `{}`,
+		`{"pass\u0077ord": "x\n", "key": {"a\u00ff": "yy", "": 1}}`,
+		"{\"\xff\": [\"\xfe\"]}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseString(s)
+		if err != nil {
+			return
+		}
+		// A view inside the document as well as the whole of it.
+		views := []Nodes{v.Nodes()}
+		for _, e := range v.Elems() {
+			views = append(views, e.Nodes())
+		}
+		for _, e := range v.Members() {
+			views = append(views, e.Nodes())
+		}
+		for _, ns := range views {
+			c := ns.Cursor()
+			for i := range ns.Len() {
+				if i > 0 && !c.Next() {
+					t.Fatalf("%s: Next reports no node %d of %d", s, i, ns.Len())
+				}
+				val := ns.Value(i)
+				want := ""
+				switch ns.Kind(i) {
+				case String:
+					want, _, _ = ns.Str(i)
+				case Number:
+					want, _ = val.Num()
+				}
+				b, _ := val.Bool()
+				raw := ""
+				if ns.Kind(i) >= Array {
+					raw = val.Raw()
+				}
+				if c.Kind() != ns.Kind(i) || c.Text() != want || c.True() != b || c.Count() != ns.Count(i) ||
+					c.RepeatsKey() != ns.RepeatsKey(i) || c.Raw() != raw {
+					t.Fatalf("%s: node %d: Cursor gives %v %q %v %d %v %q, Nodes %v %q %v %d %v %q", s, i,
+						c.Kind(), c.Text(), c.True(), c.Count(), c.RepeatsKey(), c.Raw(),
+						ns.Kind(i), want, b, ns.Count(i), ns.RepeatsKey(i), raw)
+				}
+			}
+			if c.Next() {
+				t.Fatalf("%s: Next reports a node after the last of %d", s, ns.Len())
+			}
+		}
+		empty := Value{}.Nodes().Cursor()
+		if empty.Kind() != Invalid || empty.Text() != "" || empty.Count() != 0 || empty.Raw() != "" || empty.Next() {
+			t.Fatal("the Cursor of an empty view is not at one Invalid node")
+		}
+	})
+}
