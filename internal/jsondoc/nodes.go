@@ -55,6 +55,22 @@ func (n Nodes) Str(i int) (s string, key, ok bool) {
 	return src[nd.off : nd.off+nd.n], nd.flag&flagKey != 0, true
 }
 
+// Text returns the text of string or number node i: a string's decoded
+// text (an object key's too), a number's literal; "" for any other node.
+// It is Str's text, or Value(i).Num's literal, at the cost of one load of
+// the node.
+func (n Nodes) Text(i int) string {
+	nd := n.at(i)
+	if nd.kind-Number > String-Number {
+		return ""
+	}
+	p := unsafe.StringData(n.d.src)
+	if nd.flag&flagEsc != 0 {
+		p = unsafe.StringData(n.d.esc)
+	}
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(p), nd.off)), nd.n)
+}
+
 // IsKey reports whether string node i is an object key.
 func (n Nodes) IsKey(i int) bool { return n.at(i).flag&flagKey != 0 }
 

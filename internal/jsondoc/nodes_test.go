@@ -103,8 +103,8 @@ func FuzzNodes(f *testing.F) {
 	})
 }
 
-// FuzzCursor checks a Cursor against the Nodes view it steps through:
-// at every node, the kind, text, boolean, count, repeated key and source
+// FuzzCursor checks a Cursor, and Nodes.Text, against the Nodes view it
+// steps through: at every node, the kind, text, boolean, count, repeated key and source
 // text Nodes and Value give for it, and exactly Len()-1 steps.
 func FuzzCursor(f *testing.F) {
 	for _, s := range []string{
@@ -147,6 +147,9 @@ func FuzzCursor(f *testing.F) {
 				raw := ""
 				if ns.Kind(i) >= Array {
 					raw = val.Raw()
+				}
+				if ns.Text(i) != want {
+					t.Fatalf("%s: node %d: Text %q, Str or Num %q", s, i, ns.Text(i), want)
 				}
 				if c.Kind() != ns.Kind(i) || c.Text() != want || c.True() != b || c.Count() != ns.Count(i) ||
 					c.RepeatsKey() != ns.RepeatsKey(i) || c.Raw() != raw {

@@ -20,7 +20,7 @@ func callFieldsByGet(m jsondoc.Value) callFields {
 
 // checkCallFields compares callFields.read with callFieldsByGet, and
 // named and anyArgs with isNamedCall and first, on every object of the
-// JSON text data.
+// JSON text data, and isPlainCall with Get("tool") on every value.
 func checkCallFields(t *testing.T, data string) {
 	v, err := jsondoc.ParseString(data)
 	if err != nil {
@@ -28,6 +28,9 @@ func checkCallFields(t *testing.T, data string) {
 	}
 	var walk func(v jsondoc.Value)
 	walk = func(v jsondoc.Value) {
+		if got, want := isPlainCall(v), v.Get("tool").Kind() == jsondoc.String; got != want {
+			t.Fatalf("%s: isPlainCall %v, Get(\"tool\") says %v", v.Raw(), got, want)
+		}
 		switch v.Kind() {
 		case jsondoc.Object:
 			var got callFields
@@ -58,6 +61,7 @@ func TestCallFields(t *testing.T) {
 		`{"name":"n","input":{},"function":{},"tool_call_id":7,"output":"o","tool_input":"t","args_error":"e","args_raw":"r"}`,
 		`{"\u0074ool":"escaped","a\u0072gs":{}}`,
 		`{}`, `[{"tool":1},{"name":"x","args":null}]`,
+		`{"tool":"a","x":[{"tool":1}],"tool":{"tool":"b"}}`, `{"x":{"a":1},"tool":"t"}`, `"tool"`,
 	} {
 		checkCallFields(t, s)
 	}

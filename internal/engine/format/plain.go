@@ -70,7 +70,23 @@ func (plainAdapter) Detect(in *Input) (string, bool) {
 }
 
 func isPlainCall(m jsondoc.Value) bool {
-	return m.Get("tool").Kind() == jsondoc.String
+	if m.Kind() != jsondoc.Object {
+		return false
+	}
+	// m.Get("tool").Kind() == jsondoc.String, in one pass over the keys
+	// compared with a constant.
+	ns := m.Nodes()
+	last := !ns.RepeatsKey(0) // the first "tool" is the last
+	str := false
+	for j, n := 1, ns.Count(0); n > 0; n-- {
+		if ns.Text(j) == "tool" {
+			if str = ns.Kind(j+1) == jsondoc.String; last {
+				return str
+			}
+		}
+		j = ns.Skip(j + 1)
+	}
+	return str
 }
 
 // isNamedCall reports whether m is a call written {name, arguments} (or
@@ -202,7 +218,8 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		}
 		var f callFields
 		f.read(m)
-		var c engine.ToolCall
+		b.calls = append(b.calls, engine.ToolCall{})
+		c := &b.calls[len(b.calls)-1]
 		tool := f.tool
 		if !tool.Exists() && f.named() {
 			tool = f.name
@@ -236,15 +253,15 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 			c.ArgsRaw = f.argsRaw.Text()
 			c.ArgsError = f.argsError.Text()
 		case !args.Exists() && f.toolInput.Exists():
-			b.setToolInput(&c, f.toolInput)
+			b.setToolInput(c, f.toolInput)
 		default:
-			b.setArgs(&c, args)
+			b.setArgs(c, args)
 		}
 		result := f.result
 		if !result.Exists() {
 			result = f.output
 		}
-		setResult(&c, result)
+		setResult(c, result)
 		switch ev := f.err; ev.Kind() {
 		case jsondoc.Invalid, jsondoc.Null, jsondoc.Bool:
 			c.Error = engine.CallError(errorText(ev))
@@ -253,7 +270,6 @@ func (b *builder) plainCalls(list []jsondoc.Value) (engine.Trace, error) {
 		default:
 			return engine.Trace{}, shapeErr("plain", ev, "error must be a boolean or a string, not %s", aType(ev))
 		}
-		b.calls = append(b.calls, c)
 	}
 	return b.trace(), nil
 }
@@ -269,9 +285,17 @@ type callFields struct {
 	result, output, err           jsondoc.Value
 }
 
-// read sets f from the members of the call object m (f is zero).
+// read sets f from the members of the call object m (f is zero). It
+// steps through every member in document order, a repeated key's last
+// value set last.
 func (f *callFields) read(m jsondoc.Value) {
-	for k, v := range m.Members() {
+	if m.Kind() != jsondoc.Object {
+		return
+	}
+	ns := m.Nodes()
+	for j, n := 1, ns.Count(0); n > 0; n-- {
+		k, v := ns.Text(j), ns.Value(j+1)
+		j = ns.Skip(j + 1)
 		switch k {
 		case "tool":
 			f.tool = v
