@@ -315,30 +315,43 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	var ends []int
 	p.list = list
 	defer func() { p.curCall = jsondoc.Value{} }()
-	for i, el := range list.Elems() {
+	// The calls are read through a view of the list's nodes: an object
+	// without a repeated key has its members in one pass over them, each
+	// key once; Members reads the others (each key once, where it last
+	// occurs).
+	ns := list.Nodes()
+	for i, j := 0, 1; i < n; i++ {
+		el, at := ns.Value(j), j
+		j = ns.Skip(j)
 		p.curCall, p.callAt, p.callPtr = el, i, ""
-		if el.Kind() != jsondoc.Object {
+		var tool, args jsondoc.Value
+		switch {
+		case ns.Kind(at) != jsondoc.Object:
 			p.fail(el, fmt.Sprintf("an expected call must be an object, got %s", valueTypeName(el)))
 			continue
-		}
-		var tool, args jsondoc.Value
-		for k, v := range el.Members() {
-			switch k {
-			case "tool":
-				tool = v
-			case "args":
-				args = v
-			default:
-				if ends == nil {
-					ignored = append(ignored, p.listPointer()...)
-					ends = append(ends, len(ignored)) // the list's pointer, not a key's
+		case !ns.RepeatsKey(at):
+			for m, kj := ns.Count(at), at+1; m > 0; m-- {
+				k, v := ns.Text(kj), ns.Value(kj+1)
+				kj = ns.Skip(kj + 1)
+				switch k {
+				case "tool":
+					tool = v
+				case "args":
+					args = v
+				default:
+					ignored, ends = p.ignoreKey(ignored, ends, i, k)
 				}
-				ignored = append(ignored, ignored[:ends[0]]...)
-				ignored = append(ignored, '/')
-				ignored = strconv.AppendInt(ignored, int64(i), 10)
-				ignored = append(ignored, '/')
-				ignored = append(ignored, escapePointer(k)...)
-				ends = append(ends, len(ignored))
+			}
+		default:
+			for k, v := range el.Members() {
+				switch k {
+				case "tool":
+					tool = v
+				case "args":
+					args = v
+				default:
+					ignored, ends = p.ignoreKey(ignored, ends, i, k)
+				}
 			}
 		}
 		if ec := p.callOf(el, tool, args); ec != nil {
@@ -356,6 +369,21 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 		}
 	}
 	return c, nil
+}
+
+// ignoreKey appends to ignored the pointer of key k of the gold list's
+// call i, and to ends where it ends (see gold), and returns them.
+func (p *contractParser) ignoreKey(ignored []byte, ends []int, i int, k string) ([]byte, []int) {
+	if ends == nil {
+		ignored = append(ignored, p.listPointer()...)
+		ends = append(ends, len(ignored)) // the list's pointer, not a key's
+	}
+	ignored = append(ignored, ignored[:ends[0]]...)
+	ignored = append(ignored, '/')
+	ignored = strconv.AppendInt(ignored, int64(i), 10)
+	ignored = append(ignored, '/')
+	ignored = append(ignored, escapePointer(k)...)
+	return ignored, append(ends, len(ignored))
 }
 
 // reserve sizes the parser's arrays for calls expected calls whose

@@ -43,6 +43,19 @@ func checkIgnoredKeys(t *testing.T, s string) {
 	if got, want := c.IgnoredKeys, ignoredByPointer(doc); !slices.Equal(got, want) {
 		t.Fatalf("%s: IgnoredKeys %q, want %q", s, got, want)
 	}
+	// Each call's tool and arguments are its members' (Get: the last of
+	// a repeated key).
+	list := doc
+	if doc.Kind() == jsondoc.Object {
+		list = doc.Get("calls")
+	}
+	for i, el := range list.Elems() {
+		ec := c.Required[i].Call
+		args := el.Get("args")
+		if ec.Tool != el.Get("tool").Text() || ec.Args.Checked() != (args.Kind() == jsondoc.Object) || ec.Args.Checked() && ec.Args.Len() != args.Len() {
+			t.Fatalf("%s: call %d is %q with %d arguments (checked %v), its members %s and %s", s, i, ec.Tool, ec.Args.Len(), ec.Args.Checked(), el.Get("tool").Raw(), args.Raw())
+		}
+	}
 }
 
 var ignoredSeeds = []string{
@@ -50,6 +63,7 @@ var ignoredSeeds = []string{
 	`{"calls":[{"tool":"a","result":1,"tool":"b","result":2}],"final":1}`,
 	`[{"tool":"a"},{"tool":"b","\u0074ool2":[1],"":null}]`,
 	`[]`, `[{"tool":"a"}]`,
+	`[{"args":{"x":1},"tool":"a","args":{"y":2,"z":3}},{"args":null,"tool":"b","tool":"c"},{"tool":"d","args":{"w":[1,{"v":"u"}]},"e":{"args":1}}]`,
 }
 
 // TestIgnoredKeysPointers: IgnoredKeys are the pointers Value.Pointer
