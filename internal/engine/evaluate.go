@@ -174,6 +174,7 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 	}
 	sc := newScorer(c, &t, CompareOptions{Strict: opts.Strict}, w)
 	defer sc.release()
+	sc.ctx = ctx
 	groups := sc.p.groups
 	bestChoice, bestScore, comboScores, err := sc.choose(ctx)
 	if err != nil {
@@ -256,11 +257,6 @@ func (sc *scorer) choose(ctx context.Context) (bestChoice []int, bestScore float
 	}
 	best := -1
 	for k := 0; k < combos; k++ {
-		if k&15 == 15 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, nil, err
-			}
-		}
 		choice := choices[k*len(groups) : (k+1)*len(groups) : (k+1)*len(groups)]
 		rem := k
 		for g := len(groups) - 1; g >= 0; g-- {
@@ -270,6 +266,11 @@ func (sc *scorer) choose(ctx context.Context) (bestChoice []int, bestScore float
 		}
 		sc.use(choice)
 		score := sc.score()
+		// A combination costs at least a step per expected and scored
+		// call; the edit distance counts its own steps (sc.spend).
+		if sc.stopped != nil || sc.spend(len(sc.G)+len(sc.scored)+1) {
+			return nil, 0, nil, sc.stopped
+		}
 		if comboScores != nil {
 			cs := CombinationScore{Options: choice, Score: score}
 			if len(groups) == 0 {

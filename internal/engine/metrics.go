@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -42,6 +43,13 @@ type scorer struct {
 	cmp    CompareOptions
 	strict bool
 	w      Weights
+	// ctx, when set (Evaluate sets it), is polled as the scoring works:
+	// once work reaches pollWork, work starts again from 0 and ctx.Err()
+	// is looked at; stopped is then that error, and the scoring figures
+	// are not to be used (Evaluate returns ctx.Err()).
+	ctx     context.Context
+	work    int
+	stopped error
 	// nt is the number of tool ids: the plan's, then extra.
 	nt int
 	// extra are the trace's tool names the contract does not name, with
@@ -173,6 +181,7 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 // release returns sc to the pool; sc must not be used afterwards.
 func (sc *scorer) release() {
 	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
+	sc.ctx, sc.work, sc.stopped = nil, 0, nil
 	sc.ev, sc.metrics, sc.metricsTo = evaluation{}, Metrics{}, nil
 	clear(sc.members) // no reference to the trace
 	sc.members = sc.members[:0]
@@ -183,6 +192,25 @@ func (sc *scorer) release() {
 	clear(d.mismatched[:cap(d.mismatched)])
 	d.missing, d.unexpected, d.mismatched = d.missing[:0], d.unexpected[:0], d.mismatched[:0]
 	scorerPool.Put(sc)
+}
+
+// pollWork is how much scoring work (about one step of the edit distance
+// each: a few nanoseconds) runs between two looks at the evaluation's
+// context: a look costs about as much as a hundred steps, and a
+// millisecond or so passes between two.
+const pollWork = 1 << 18
+
+// spend counts n steps of work and, once they reach pollWork, looks at
+// sc.ctx; it reports whether the scoring is to stop (sc.stopped is set).
+func (sc *scorer) spend(n int) bool {
+	if sc.work += n; sc.work < pollWork {
+		return false
+	}
+	sc.work = 0
+	if sc.ctx != nil && sc.stopped == nil {
+		sc.stopped = sc.ctx.Err()
+	}
+	return sc.stopped != nil
 }
 
 // toolID returns the id of a trace call's tool name: the plan's id, or an
@@ -651,6 +679,9 @@ func (sc *scorer) levenshtein() int {
 	}
 	sTool := sc.sTool[:m]
 	for i := 1; i <= n; i++ {
+		if sc.spend(m) {
+			return 0 // stopped: the figures are not used
+		}
 		cur[0] = i
 		gt := sc.gTool[i-1]
 		for j, st := range sTool {
