@@ -552,22 +552,23 @@ func scanCredentialsInto(ctx context.Context, t *Trace, s SecretScanner, buf *sc
 
 // distinctTexts returns texts without the repeats that a small table of
 // the texts kept so far catches (most repeats in a trace: the same path
-// or name in call after call), compacted in place and the rest of the
-// slice cleared. A scanner finds the same secrets in the same text, and
-// findings are grouped by text, so a repeat left out changes nothing
-// found. Time is linear in the texts' number (one string comparison
-// each).
+// or name in call after call) and without empty texts, compacted in place
+// and the rest of the slice cleared. A scanner finds the same secrets in
+// the same text, and findings are grouped by text, so a repeat left out
+// changes nothing found; an empty text holds no secret (a finding's
+// secret is a non-empty part of its text). Time is linear in the texts'
+// number (one string comparison each).
 func distinctTexts(texts []string) []string {
-	if len(texts) < 2 {
+	if len(texts) == 0 || len(texts) == 1 && texts[0] != "" {
 		return texts
 	}
 	var seen [32]string
 	n := 0
 	for _, t := range texts {
-		h := uint(len(t))
-		if len(t) > 0 {
-			h ^= uint(t[0])<<1 ^ uint(t[len(t)-1])<<3
+		if t == "" {
+			continue // no secret is in it
 		}
+		h := uint(len(t)) ^ uint(t[0])<<1 ^ uint(t[len(t)-1])<<3
 		if h %= uint(len(seen)); seen[h] == t {
 			continue
 		}

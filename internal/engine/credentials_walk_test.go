@@ -202,6 +202,14 @@ func TestDistinctTexts(t *testing.T) {
 	if rest := buf[len(got):]; slices.ContainsFunc(rest, func(s string) bool { return s != "" }) {
 		t.Errorf("distinctTexts left %q after the texts", rest)
 	}
+	// An empty text is left out wherever it is: alone, first, or after a
+	// text in the table's slot of "" ("a0" is in slot 0).
+	for _, tc := range [][]string{{""}, {"", "a0"}, {"a0", ""}, {"a0", "", "b", ""}} {
+		got := distinctTexts(slices.Clone(tc))
+		if want := slices.DeleteFunc(slices.Clone(tc), func(s string) bool { return s == "" }); !slices.Equal(got, want) {
+			t.Errorf("distinctTexts(%q) = %q, want %q", tc, got, want)
+		}
+	}
 	// Many texts, some sharing a slot of the table: every distinct one is
 	// kept, each first occurrence before the others.
 	var many []string
