@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolscore/toolscore/internal/auth"
 )
@@ -46,6 +49,31 @@ func TestMethodNotAllowed(t *testing.T) {
 		if rec := b.do(t, "HEAD", target, ""); rec.Code != 200 {
 			t.Errorf("HEAD %s = %d %s", target, rec.Code, rec.Body)
 		}
+	}
+	// Each 405 is counted under its route, the one refuseStatic answers
+	// for too.
+	metrics := b.do(t, "GET", "/metrics", "").Body.String()
+	var got []string
+	for _, line := range strings.Split(metrics, "\n") {
+		if strings.HasPrefix(line, `toolscore_http_requests_total{code="405"`) {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		`toolscore_http_requests_total{code="405",method="DELETE",route="/readyz"} 1`,
+		`toolscore_http_requests_total{code="405",method="DELETE",route="/v1/evaluations/batch"} 1`,
+		`toolscore_http_requests_total{code="405",method="GET",route="/v1/evaluations/batch"} 1`,
+		`toolscore_http_requests_total{code="405",method="GET",route="/v1/traces/regrade"} 1`,
+		`toolscore_http_requests_total{code="405",method="GET",route="/v1/validate"} 1`,
+		`toolscore_http_requests_total{code="405",method="HEAD",route="/v1/evaluations/batch"} 1`,
+		`toolscore_http_requests_total{code="405",method="HEAD",route="/v1/validate"} 1`,
+		`toolscore_http_requests_total{code="405",method="POST",route="/healthz"} 1`,
+		`toolscore_http_requests_total{code="405",method="POST",route="/v1/regrades/{id}"} 1`,
+		`toolscore_http_requests_total{code="405",method="PUT",route="/v1/contracts"} 1`,
+		`toolscore_http_requests_total{code="405",method="PUT",route="/v1/evaluations"} 1`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("405 request counts (-want +got):\n%s", diff)
 	}
 }
 

@@ -332,10 +332,30 @@ func (s *Server) refuseStatic(next http.Handler) http.Handler {
 
 // methodNotAllowed is the 405 answer to a request for a routed path with
 // a method not routed on it: its Allow header names the path's methods.
+// The request is counted and logged under the path's route pattern (as
+// one of those methods would be), not "unmatched".
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		rc.RoutePatterns = append(rc.RoutePatterns[:0], s.routeOf(r.URL.Path))
+	}
 	allow := strings.Join(s.allowed(r.URL.Path), ", ")
 	w.Header().Set("Allow", allow) // RFC 9110 section 15.5.6
 	return newError(probMethod, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, allow)
+}
+
+// routeOf returns the route pattern of a routed path: the path itself for
+// a route without a parameter, else the pattern of the first method routed
+// on it ("" when none is).
+func (s *Server) routeOf(path string) string {
+	if _, ok := s.static[path]; ok {
+		return path
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if rc := chi.NewRouteContext(); s.router.Match(rc, m, path) {
+			return rc.RoutePattern()
+		}
+	}
+	return ""
 }
 
 // allowed returns the methods routed for path, for the Allow header of a
