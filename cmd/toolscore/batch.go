@@ -315,6 +315,13 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.W
 		return fail(it.err.Error())
 	}
 	p, err := rd.Parse(it.data, j.format)
+	if it.line && (err != nil || p.Form == format.FormJSONLines) {
+		// The reader takes values after the first for JSON Lines, but a
+		// line is one trace.
+		if col := secondValue(it.data); col > 0 {
+			return fail(fmt.Sprintf("column %d: more than one JSON value on the line", col))
+		}
+	}
 	if err != nil {
 		var se *engine.SyntaxError
 		if it.line && errors.As(err, &se) && se.Line == 1 {
@@ -399,6 +406,22 @@ func (j *batchJob) produce(ctx context.Context, emit func(it batchItem, more boo
 		}
 	}
 	return nil
+}
+
+// secondValue returns the column (from 1, in bytes) where a second JSON
+// value starts on line, after a first one that is whole; 0 when there is
+// none (one value, a broken first one, or something after it that starts
+// no JSON value).
+func secondValue(line []byte) int {
+	_, err := jsondoc.Parse(line)
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) || !strings.HasSuffix(se.Msg, "after top-level value") || se.Line != 1 || se.Column > len(line) {
+		return 0
+	}
+	if c := line[se.Column-1]; strings.IndexByte(`{["-0123456789tfn`, c) < 0 {
+		return 0
+	}
+	return se.Column
 }
 
 // readFile hands the trace at path, or with --each-line each of its

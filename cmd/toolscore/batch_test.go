@@ -216,6 +216,16 @@ func TestBatchBadInput(t *testing.T) {
 			"toolscore: " + empty + ": no trace files (.json, .jsonl, .ndjson, .sse) in the directory\ntoolscore: 1 of 1 traces could not be graded\n"},
 		{"stdin lines", "[{\"tool\":\"search_flights\"}]\n\n{\"x\":\n", []string{"eval", "--each-line", example("gold.json"), "-"},
 			"toolscore: <stdin>:3: column 6: unexpected end of JSON input\ntoolscore: 1 of 2 traces could not be graded\n"},
+		// A line is one trace: a second value on it is named where it
+		// starts, whether the values would read as JSON Lines or not; a
+		// character that starts no value is the syntax error it is.
+		{"two values on a line", "[{\"tool\":\"search_flights\"}]\n{\"a\":1} {\"b\":2}\n[{\"tool\":\"a\"}][{\"tool\":\"b\"}]\n{\"é\":1}\t[2\n{\"a\":1} x\n",
+			[]string{"eval", "--each-line", example("gold.json"), "-"},
+			"toolscore: <stdin>:2: column 9: more than one JSON value on the line\n" +
+				"toolscore: <stdin>:3: column 15: more than one JSON value on the line\n" +
+				"toolscore: <stdin>:4: column 10: more than one JSON value on the line\n" +
+				"toolscore: <stdin>:5: column 9: invalid character 'x' looking for beginning of value (at /1)\n" +
+				"toolscore: 4 of 5 traces could not be graded\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
