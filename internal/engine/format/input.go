@@ -125,7 +125,7 @@ func (in *Input) read(s string, p *jsondoc.Parser) error {
 	}
 	var se *jsondoc.SyntaxError
 	if !errors.As(err, &se) || !strings.HasSuffix(se.Msg, "after top-level value") {
-		return in.relocate(err)
+		return in.relocate(notJSONHint(err, text[pos:]))
 	}
 	// More than one value: JSON Lines.
 	seq, err := parseText(p, text, true)
@@ -138,6 +138,31 @@ func (in *Input) read(s string, p *jsondoc.Parser) error {
 		in.recs = append(in.recs, e)
 	}
 	return nil
+}
+
+// consoleSpanNote is what a syntax error of the OpenTelemetry JS SDK's
+// ConsoleSpanExporter output adds to its message.
+const consoleSpanNote = "the document looks like the OpenTelemetry JS ConsoleSpanExporter's output, " +
+	"Node's util.inspect notation (unquoted keys, 'single-quoted' strings), not JSON, and util.inspect " +
+	"cuts long strings, long arrays and values deeper than 3 levels; export the spans as OTLP/JSON instead " +
+	"(@opentelemetry/exporter-trace-otlp-http to toolscore's POST /v1/traces, or an OpenTelemetry Collector's file exporter)"
+
+// notJSONHint returns err, the syntax error of the document text (from
+// its first value's first byte), with consoleSpanNote added to its
+// message when text looks like the OpenTelemetry JS ConsoleSpanExporter's
+// output: console.dir of {resource, instrumentationScope, traceId, ...,
+// name, id, kind, timestamp, duration, attributes, ...} per span, an
+// object whose keys are written bare (`traceId: '4bf9...'`).
+func notJSONHint(err error, text string) error {
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) || !strings.HasPrefix(text, "{") {
+		return err
+	}
+	head := text[:min(len(text), 4096)]
+	if strings.Contains(head, "traceId: '") && strings.Contains(head, "id: '") && strings.Contains(text, "attributes: {") {
+		se.Msg += "; " + consoleSpanNote
+	}
+	return err
 }
 
 // growRecs returns recs emptied, with room for n values, and never nil:
