@@ -39,9 +39,31 @@ func (openAIAdapter) Detect(in *Input) (string, bool) {
 	}
 	recs := in.Records()
 	if allOpenAIMessages(recs) {
-		return "a list of " + plural(len(recs), "OpenAI chat message") + " (role/content)", true
+		return "a list of " + openAIListItems(recs), true
 	}
 	return "", false
+}
+
+// openAIListItems describes a list of OpenAI chat messages and
+// chat.completion responses as Parse reads it (an element without a
+// "role" that is a chat.completion is read as one, for its choice 0):
+// "3 OpenAI chat messages (role/content)", "2 OpenAI chat.completion
+// objects (choices[0].message of each)", or both counts.
+func openAIListItems(recs []jsondoc.Value) string {
+	completions := 0
+	for _, m := range recs {
+		if !m.Get("role").Exists() && isChatCompletion(m) {
+			completions++
+		}
+	}
+	switch messages := len(recs) - completions; {
+	case completions == 0:
+		return plural(messages, "OpenAI chat message") + " (role/content)"
+	case messages == 0:
+		return plural(completions, "OpenAI chat.completion object") + " (choices[0].message of each)"
+	default:
+		return plural(messages, "OpenAI chat message") + " and " + plural(completions, "chat.completion object") + " (choices[0].message of each), in order"
+	}
 }
 
 // elems returns an array's elements (nil for anything else).
