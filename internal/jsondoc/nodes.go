@@ -256,31 +256,34 @@ func (v Value) AppendStringsKeys(texts, keys []string, minLen int, ends *KeyEnds
 type stringsKeys struct{ texts, keys []string }
 
 // appendStringsKeys is AppendStringsKeys over nodes, a subtree of d's. It
-// steps from node to node by pointer: a node's index is never needed.
+// steps from node to node by pointer (a node's index is never needed)
+// and reads a string's text from the document's texts without bounds
+// checks: the parser made every string node's offset and length fit.
 func (d *Doc) appendStringsKeys(out *stringsKeys, nodes []node, minLen uint32, ends *KeyEnds) bool {
 	if len(nodes) == 0 {
 		return true
 	}
 	const size = unsafe.Sizeof(node{})
+	src := unsafe.Pointer(unsafe.StringData(d.src))
+	esc := unsafe.Pointer(unsafe.StringData(d.esc))
 	p := unsafe.Pointer(&nodes[0])
 	last := unsafe.Add(p, uintptr(len(nodes)-1)*size)
 	for ; ; p = unsafe.Add(p, size) {
 		nd := (*node)(p)
 		if nd.kind == String {
-			if n, flag := nd.n, nd.flag; n >= minLen {
+			n, flag := nd.n, nd.flag
+			at := unsafe.Add(src, nd.off)
+			if flag&flagEsc != 0 {
+				at = unsafe.Add(esc, nd.off)
+			}
+			if n >= minLen {
 				if flag&flagKey != 0 {
-					out.keys = append(out.keys, d.nodeText(nd))
+					out.keys = append(out.keys, unsafe.String((*byte)(at), n))
 				} else {
-					out.texts = append(out.texts, d.nodeText(nd))
+					out.texts = append(out.texts, unsafe.String((*byte)(at), n))
 				}
-			} else if flag&flagKey != 0 && n >= 2 {
-				src := d.src
-				if flag&flagEsc != 0 {
-					src = d.esc
-				}
-				if s := src[nd.off : nd.off+n]; ends.Has(s[len(s)-2], s[len(s)-1]) {
-					out.keys = append(out.keys, s)
-				}
+			} else if flag&flagKey != 0 && n >= 2 && ends.Has(*(*byte)(unsafe.Add(at, n-2)), *(*byte)(unsafe.Add(at, n-1))) {
+				out.keys = append(out.keys, unsafe.String((*byte)(at), n))
 			}
 		} else if nd.kind == Object && nd.flag&flagDup != 0 {
 			return false
@@ -289,12 +292,4 @@ func (d *Doc) appendStringsKeys(out *stringsKeys, nodes []node, minLen uint32, e
 			return true
 		}
 	}
-}
-
-// nodeText is the text of string node nd of d.
-func (d *Doc) nodeText(nd *node) string {
-	if nd.flag&flagEsc != 0 {
-		return d.esc[nd.off : nd.off+nd.n]
-	}
-	return d.src[nd.off : nd.off+nd.n]
 }
