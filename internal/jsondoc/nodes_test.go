@@ -168,3 +168,48 @@ func FuzzCursor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCensus compares Census with the counts of a walk over the Nodes
+// view (each node's kind, keys apart, and each container's count), for a
+// document and each of its members and elements.
+func FuzzCensus(f *testing.F) {
+	for _, s := range []string{
+		`{"a": [1, "x", true, null, {"b": "y", "b": 2}], "c": {}, "d": [[]]}`, `1`, `"s"`, `[]`, `{}`,
+		`[{"k": {"l": [1, 2, {"m": null}]}}, false]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseString(s)
+		if err != nil {
+			return
+		}
+		values := []Value{v}
+		for _, e := range v.Elems() {
+			values = append(values, e)
+		}
+		for _, m := range v.Members() {
+			values = append(values, m)
+		}
+		for _, x := range values {
+			var want Census
+			ns := x.Nodes()
+			for i := range ns.Len() {
+				switch k := ns.Kind(i); {
+				case k == String && ns.IsKey(i):
+				case k == Array:
+					want.Values[k]++
+					want.Elements += ns.Count(i)
+				case k == Object:
+					want.Values[k]++
+					want.Members += ns.Count(i)
+				default:
+					want.Values[k]++
+				}
+			}
+			if got := x.Census(); got != want {
+				t.Fatalf("%s: Census of %s %+v, the walk %+v", s, x.Raw(), got, want)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"iter"
 	"strconv"
+	"unsafe"
 )
 
 // Kind returns v's JSON type; Invalid for the zero Value.
@@ -461,12 +462,20 @@ func (v Value) Census() Census {
 	}
 	var kinds [8]int  // by Kind, masked so that indexing needs no check
 	var counts [2]int // elements and members, by kind-Array
-	sub := nodes[v.i:end]
-	for i := range sub {
-		k := sub[i].kind
+	// One step of a pointer per node, from v's node to the last of its
+	// subtree (end > v.i).
+	const size = unsafe.Sizeof(node{})
+	p := unsafe.Pointer(&nodes[v.i])
+	last := unsafe.Pointer(&nodes[end-1])
+	for ; ; p = unsafe.Add(p, size) {
+		nd := (*node)(p)
+		k := nd.kind
 		kinds[k&7]++
 		if k >= Array {
-			counts[(k-Array)&1] += int(sub[i].n)
+			counts[(k-Array)&1] += int(nd.n)
+		}
+		if p == last {
+			break
 		}
 	}
 	copy(c.Values[:], kinds[:])
