@@ -265,18 +265,29 @@ func readNumber(n *number, lit string) bool {
 	if len(s) == 0 || len(s) > 18 {
 		return readNumberSlow(n, lit)
 	}
+	// The digits before a point, then (after one) those after it.
 	var mant uint64
-	point := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if d := c - '0'; d <= 9 {
-			mant = mant*10 + uint64(d)
-			continue
+	i := 0
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
 		}
-		if c != '.' || point >= 0 {
+		mant = mant*10 + uint64(d)
+	}
+	point := -1
+	if i < len(s) {
+		if s[i] != '.' {
 			return readNumberSlow(n, lit)
 		}
 		point = i
+		for i++; i < len(s); i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				return readNumberSlow(n, lit)
+			}
+			mant = mant*10 + uint64(d)
+		}
 	}
 	if point < 0 {
 		// parseSmallInt: 1 to 18 digits.
