@@ -210,13 +210,12 @@ type contractParser struct {
 	regexes map[string]*Regex
 	// cb holds the nodes of the expected calls' arguments, compiled from
 	// the document, matchers counts the matcher objects compiled so far;
-	// calls and args hold the expected calls and their
-	// arguments, from chunks (see slot).
-	cb                   cbuilder
-	matchers             int
-	calls                []ExpectedCall
-	args                 []args
-	callChunk, argsChunk int
+	// calls holds the expected calls, each with room for its arguments,
+	// from chunks (see slot).
+	cb        cbuilder
+	matchers  int
+	calls     []callSlot
+	callChunk int
 	// custom are the custom matcher operators (ParseOptions.Matchers).
 	custom map[string]MatcherFunc
 	// list is the gold list being read, listPtr its pointer (computed on
@@ -397,8 +396,14 @@ func (p *contractParser) reserve(need jsondoc.Census, calls int) {
 	p.cb.nodes = make([]cval, values)
 	p.cb.keys = make([]string, max(need.Members, 0))
 	p.cb.nums = make([]number, 0, max(need.Values[jsondoc.Number], 0))
-	p.calls = make([]ExpectedCall, 0, calls)
-	p.args = make([]args, 0, calls)
+	p.calls = make([]callSlot, 0, calls)
+}
+
+// callSlot is an expected call and the arguments it may hold, allocated
+// together.
+type callSlot struct {
+	call ExpectedCall
+	args args
 }
 
 // call reads one expected call object. allowed lists its valid keys
@@ -424,7 +429,8 @@ func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
 	if !ok || name == "" {
 		p.fail(obj, "tool must be a non-empty string", "tool")
 	}
-	ec := slot(&p.calls, &p.callChunk)
+	cs := slot(&p.calls, &p.callChunk)
+	ec := &cs.call
 	ec.Tool = name
 	switch a.Kind() {
 	case jsondoc.Invalid, jsondoc.Null:
@@ -432,7 +438,7 @@ func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
 		cv := &p.cb.alloc(1)[0]
 		if p.cb.compileDoc(cv, a) {
 			// No matcher anywhere: compiled in one walk of its nodes.
-			ec.Args = docArgs(slot(&p.args, &p.argsChunk), cv, a)
+			ec.Args = docArgs(&cs.args, cv, a)
 			break
 		}
 		matchers := p.matchers
@@ -447,7 +453,7 @@ func (p *contractParser) callOf(obj, tool, a jsondoc.Value) *ExpectedCall {
 		if p.matchers > matchers {
 			a = jsondoc.Value{} // not the map's JSON
 		}
-		ec.Args = docArgs(slot(&p.args, &p.argsChunk), cv, a)
+		ec.Args = docArgs(&cs.args, cv, a)
 	default:
 		p.fail(a, fmt.Sprintf("args must be an object or null, got %s", valueTypeName(a)))
 	}
