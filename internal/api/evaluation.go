@@ -313,6 +313,9 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		return nil, err
 	}
 	trace := parsed.Trace
+	if err := checkScoringCells(pc, in, &trace); err != nil {
+		return nil, err
+	}
 	if err := checkRegexWork(pc, in, forbidden, &trace); err != nil {
 		return nil, err
 	}

@@ -60,6 +60,12 @@ type Options struct {
 	// means a default one (package secrets) made for the run, or for each
 	// RunTask call: pass one to share what it builds.
 	SecretScanner engine.SecretScanner
+	// MaxScoringCells, when > 0, bounds the scoring cells
+	// (engine.Contract.ScoringCells) of grading locally (Service nil): a
+	// task whose contract and trace need more is an error saying the
+	// counts and the bound, not graded (the service sets
+	// engine.MaxScoringCells). 0 means no bound.
+	MaxScoringCells int64
 }
 
 func (o *Options) withDefaults() Options {
@@ -210,6 +216,9 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 		}
 		tr.EvaluationID, tr.Result = stored.ID, stored.Result
 	} else {
+		if cells := t.Contract.ScoringCells(len(parsed.Trace.Calls)); o.MaxScoringCells > 0 && cells > o.MaxScoringCells {
+			return fail(fmt.Sprintf("grading: the contract's %d expected calls (required and every alternative's) against the trace's %d calls need %d scoring cells, over the limit of %d", t.Contract.ExpectedCallCount(), len(parsed.Trace.Calls), cells, o.MaxScoringCells))
+		}
 		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore, SecretScanner: o.SecretScanner})
 		if err != nil {
 			return fail("grading: " + err.Error())

@@ -23,7 +23,10 @@ import (
 // original's failed credentials check carries over (reeval.Evaluate). An
 // original whose regexp work against c and its stored forbidden rules
 // could exceed engine.MaxRegexWork is not graded (the bound the service
-// puts on an evaluation, which a regrade's new contract could cross).
+// puts on an evaluation, which a regrade's new contract could cross);
+// nor is one whose calls against c need more than
+// engine.MaxScoringCells scoring cells (Contract.ScoringCells), that
+// bound's likewise.
 func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Reader, c *engine.Contract, sizes engine.RegexSizes, target record.ContractRef, o *record.RegradeOriginal, regradeID, id uuid.UUID, now time.Time, expected *resultjson.ExpectedCache) (record.RegradeOutcome, error) {
 	out := record.RegradeOutcome{Original: o.ResultSummary, OriginalIssue: o.FirstIssue}
 	fail := func(reason string) (record.RegradeOutcome, error) {
@@ -40,6 +43,9 @@ func regradeOne(ctx context.Context, scanner engine.SecretScanner, rd *reeval.Re
 	calls, err := rd.Calls(o.TraceCalls)
 	if err != nil {
 		return fail(err.Error())
+	}
+	if cells := c.ScoringCells(len(calls)); cells > engine.MaxScoringCells {
+		return fail(fmt.Sprintf("the contract's %d expected calls (required and every alternative's) against this result's %d calls need %d scoring cells, over the limit of %d", c.ExpectedCallCount(), len(calls), cells, engine.MaxScoringCells))
 	}
 	w, fw := sizes.RegexWorkWith(opts.Forbidden, &engine.Trace{Calls: calls})
 	if work := w + fw; work > engine.MaxRegexWork {

@@ -227,3 +227,48 @@ func TestRegradeRegexWork(t *testing.T) {
 		}
 	}
 }
+
+// TestRegradeScoringCells: an original whose calls against the new
+// contract need more than engine.MaxScoringCells scoring cells (its
+// expected calls times the original's calls) is not graded, saying the
+// counts and the bound; one at the bound is.
+func TestRegradeScoringCells(t *testing.T) {
+	t.Parallel()
+	v1 := record.ContractRef{Name: "flights", Version: 1, SHA256: strings.Repeat("1", 64), Kind: record.KindContract}
+	v2 := record.ContractRef{Name: "flights", Version: 2, SHA256: strings.Repeat("2", 64), Kind: record.KindContract}
+	c1, _ := engine.ParseContract([]byte(flightsV1))
+	calls := func(n int) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(`{"tool": "a"},`, n), ",") + "]"
+	}
+	for _, tc := range []struct {
+		name     string
+		expected int
+		want     string
+	}{
+		{"at the bound", 4000, ""},
+		{"over", 4001, "the contract's 4001 expected calls (required and every alternative's) against this result's 4000 calls need 16004000 scoring cells, over the limit of 16000000"},
+	} {
+		c2, err := engine.ParseContract([]byte(`{"contract_version": 2, "required": ` + calls(tc.expected) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace := engine.Trace{Calls: make([]engine.ToolCall, 4000)}
+		for i := range trace.Calls {
+			trace.Calls[i].Tool = "a"
+		}
+		o := stored(regradetest.Result(t, v1, c1, trace, regradetest.Options{}, t0))
+		out, err := regradeOne(context.Background(), testSecrets, new(reeval.Reader), c2, c2.RegexSizes(), v2, &o, uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7()), t0, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.want == "" {
+			if out.Failure != "" || out.Result == nil || !out.Result.Passed {
+				t.Errorf("%s: regradeOne = failure %q, result %t; want a passing result", tc.name, out.Failure, out.Result != nil)
+			}
+			continue
+		}
+		if out.Result != nil || out.Failure != tc.want {
+			t.Errorf("%s: regradeOne = result %t, failure %q; want failure %q", tc.name, out.Result != nil, out.Failure, tc.want)
+		}
+	}
+}
