@@ -206,7 +206,12 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	if !run {
 		n += len(scored)
 	}
-	all := make([]ToolCall, n)
+	var all []ToolCall
+	if ev.room.take(roomCalls, n, len(ev.room.calls)) {
+		all = ev.room.calls[:n:n]
+	} else {
+		all = make([]ToolCall, n)
+	}
 	res.TraceCalls = all[:len(calls):len(calls)]
 	if red.active() {
 		for i, c := range calls {

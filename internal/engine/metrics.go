@@ -89,8 +89,10 @@ type scorer struct {
 	metrics Metrics
 	expArgs []*cval
 	// metricsTo, when set, is where evaluation writes the metrics
-	// instead of metrics (the result's own).
+	// instead of metrics (the result's own), and room the result's room
+	// for the lists of a small trace (evaluation.room).
 	metricsTo *Metrics
+	room      *resultRoom
 	// orderBuf, markBuf and diff are the issue list's scratch (see
 	// evaluation.orderBuf).
 	orderBuf []int
@@ -182,7 +184,7 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 func (sc *scorer) release() {
 	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
 	sc.ctx, sc.work, sc.stopped = nil, 0, nil
-	sc.ev, sc.metrics, sc.metricsTo = evaluation{}, Metrics{}, nil
+	sc.ev, sc.metrics, sc.metricsTo, sc.room = evaluation{}, Metrics{}, nil, nil
 	clear(sc.members) // no reference to the trace
 	sc.members = sc.members[:0]
 	clear(sc.expArgs)
@@ -748,12 +750,21 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	// scorer's (nothing of the result points to them); the expected calls
 	// and the scored indexes are the result's own.
 	ev := &sc.ev
+	room := sc.room
+	sc.room = nil
+	var expected []ExpectedCall
+	if room.take(roomExpected, len(G), len(room.expected)) {
+		expected = room.expected[:len(G):len(G)]
+	} else {
+		expected = make([]ExpectedCall, len(G))
+	}
 	*ev = evaluation{
 		contract:    sc.c,
 		opts:        opts,
 		cmp:         sc.cmp,
 		trace:       *sc.t,
-		expected:    make([]ExpectedCall, len(G)),
+		room:        room,
+		expected:    expected,
 		filledBy:    sc.filledBy[:len(G):len(G)],
 		satisfiedBy: sc.satBy[:len(G):len(G)],
 		optional:    optional,
@@ -761,6 +772,10 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		expTool:     sc.gTool[:len(G)],
 		countG:      sc.countG[:sc.nt],
 		countS:      sc.countS[:sc.nt],
+	}
+	if room != nil {
+		ev.ints = room.ints[:0]
+		ev.text.firstBlock(room.text[:])
 	}
 	ev.scored = append(ev.idx(len(sc.scored)), sc.scored...)
 	if ev.scored == nil {
@@ -800,7 +815,7 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		Sequence:           SequenceMetrics{EditDistance: f.editDistance, NormalizedDistance: f.normDistance, SequenceAccuracy: f.seqAcc},
 		Efficiency:         EfficiencyMetrics{RedundantCount: f.redundant, TotalCalls: len(sc.scored), RedundantRate: f.redundantRate},
 		Weights:            sc.w,
-		ToolCorrectness:    sc.toolLists(f),
+		ToolCorrectness:    sc.toolLists(f, room),
 	}
 	ev.metrics = m
 	return ev
@@ -847,10 +862,15 @@ func (sc *scorer) violations(ev *evaluation, opts Options) {
 
 // toolLists fills the tool correctness metrics with the name lists,
 // sorted, in one allocation.
-func (sc *scorer) toolLists(f figures) ToolCorrectnessMetrics {
+func (sc *scorer) toolLists(f figures, room *resultRoom) ToolCorrectnessMetrics {
 	nE, nC := f.distinctG, f.distinctS
 	nM, nX := nE-f.correctTools, nC-f.correctTools
-	buf := make([]string, 0, nE+nC+nM+nX)
+	var buf []string
+	if n := nE + nC + nM + nX; room.take(roomTools, n, len(room.tools)) {
+		buf = room.tools[:0:n]
+	} else {
+		buf = make([]string, 0, n)
+	}
 	tc := ToolCorrectnessMetrics{
 		ToolCorrectness: f.toolCorrectness,
 		ExpectedTools:   buf[0:0:nE],
