@@ -60,8 +60,19 @@ func appendMembers(dst []argMember, args jsondoc.Value) ([]argMember, uint64) {
 // memberValue returns the value of member k of ms, and whether there is
 // one.
 func memberValue(ms []argMember, k string) (jsondoc.Value, bool) {
+	if k == "" {
+		for i := range ms {
+			if ms[i].key == "" {
+				return ms[i].val, true
+			}
+		}
+		return jsondoc.Value{}, false
+	}
+	// Keys of the same length are told apart by their last byte before
+	// their texts are compared.
+	c := k[len(k)-1]
 	for i := range ms {
-		if ms[i].key == k {
+		if mk := ms[i].key; len(mk) == len(k) && mk[len(mk)-1] == c && mk == k {
 			return ms[i].val, true
 		}
 	}

@@ -882,13 +882,105 @@ func (a *textArena) docValue(v jsondoc.Value) string {
 	}
 	a.start()
 	a.room(64)
-	if v.Kind() == jsondoc.String {
+	switch {
+	case v.Kind() == jsondoc.String:
 		a.buf = appendQuoteJSON(a.buf, v.Text())
-	} else {
-		a.buf = v.AppendJSON(a.buf)
+	default:
+		// Only the first maxValueText+1 bytes are needed to cut it.
+		a.buf = appendJSONPrefix(a.buf, v, len(a.buf)+maxValueText+1)
 	}
 	a.cutCurrent()
 	return a.end()
+}
+
+// appendJSONPrefix appends v as v.AppendJSON appends it, or, once b has
+// at least limit bytes, as much of that as it has written by then: a
+// prefix of AppendJSON's text of at least limit bytes. An array or object
+// stops before its next element or member once b reaches limit, so a
+// long value costs about limit bytes of writing, not its length; it reads
+// v's nodes directly (jsondoc.Nodes), whatever white space its text has.
+func appendJSONPrefix(b []byte, v jsondoc.Value, limit int) []byte {
+	b, _ = appendNodeJSON(b, v.Nodes(), 0, limit)
+	return b
+}
+
+// appendNodeJSON is appendJSONPrefix of node i of nodes; it also returns
+// the index of the node after node i's subtree.
+func appendNodeJSON(b []byte, nodes jsondoc.Nodes, i, limit int) ([]byte, int) {
+	switch nodes.Kind(i) {
+	case jsondoc.String:
+		s, _, _ := nodes.Str(i)
+		return jsondoc.AppendString(b, s), i + 1
+	case jsondoc.Array:
+		n, j := nodes.Count(i), i+1
+		b = append(b, '[')
+		for k := range n {
+			if len(b) >= limit {
+				return b, nodes.Skip(i)
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b, j = appendNodeJSON(b, nodes, j, limit)
+		}
+		return append(b, ']'), j
+	case jsondoc.Object:
+		return appendObjectJSON(b, nodes, i, limit), nodes.Skip(i)
+	case jsondoc.Number:
+		n, _ := nodes.Value(i).Num()
+		return append(b, n...), i + 1
+	case jsondoc.Bool:
+		if t, _ := nodes.Value(i).Bool(); t {
+			return append(b, "true"...), i + 1
+		}
+		return append(b, "false"...), i + 1
+	}
+	return append(b, "null"...), i + 1
+}
+
+// appendObjectJSON is appendNodeJSON of object node i: its members sorted
+// by key, a repeated key once with its last value, as AppendJSON writes
+// them.
+func appendObjectJSON(b []byte, nodes jsondoc.Nodes, i, limit int) []byte {
+	type member struct {
+		key string
+		at  int // the value's node
+	}
+	var buf [16]member
+	ms := buf[:0]
+	sorted := true
+	j := i + 1
+	for range nodes.Count(i) {
+		k, _, _ := nodes.Str(j)
+		if len(ms) > 0 && k <= ms[len(ms)-1].key {
+			sorted = false
+		}
+		ms = append(ms, member{k, j + 1})
+		j = nodes.Skip(j + 1)
+	}
+	if !sorted {
+		// A stable sort keeps repeated keys in document order: the last of
+		// a run is the value kept.
+		slices.SortStableFunc(ms, func(x, y member) int { return strings.Compare(x.key, y.key) })
+	}
+	b = append(b, '{')
+	first := true
+	for k, m := range ms {
+		if k+1 < len(ms) && ms[k+1].key == m.key {
+			continue
+		}
+		if len(b) >= limit {
+			return b
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = jsondoc.AppendString(b, m.key)
+		b = append(b, ':')
+		b, _ = appendNodeJSON(b, nodes, m.at, limit)
+	}
+	return append(b, '}')
 }
 
 // cutValueText cuts s to maxValueText bytes (on a rune boundary) with "…".

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -43,6 +44,53 @@ func FuzzDiffArgs(f *testing.F) {
 			diffKeys(&tb, "", want, got, shownWant, shownGot, strict, &db)
 			if !slices.Equal(da.missing, db.missing) || !slices.Equal(da.unexpected, db.unexpected) || !slices.Equal(da.mismatched, db.mismatched) {
 				t.Fatalf("strict %v: diffArgs gave %+v, diffKeys %+v", strict, da, db)
+			}
+		}
+	})
+}
+
+// FuzzDocValuePrefix compares docValue, which writes an array or object
+// only as far as the cut needs (appendJSONPrefix), with the plain form:
+// the whole value written by AppendJSON, then cut.
+func FuzzDocValuePrefix(f *testing.F) {
+	for _, s := range []string{
+		`{"b":1,"a":[1,2,{"d":null,"c":true}]}`, `[ "x" , 1.50 , false ]`, `{}`, `[]`, `"s"`, `12`,
+		`{"k":1,"k":2,"a":{"z":"<&>","y":"\u00e9\ud83d\ude00"}}`,
+		`{"filter": {"lang": "en", "max": 3}, "tags": ["x", "y", "x"], "long": "` + strings.Repeat("é", 40) + `"}`,
+		`[` + strings.Repeat(`{"a":"0123456789"},`, 10) + `1]`,
+		`{"` + strings.Repeat("k", 70) + `":1}`, `{"a\u0000b":"\n\t","":[[[]]]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		root, err := jsondoc.ParseString(s)
+		if err != nil {
+			return
+		}
+		nodes := root.Nodes()
+		for i := range nodes.Len() {
+			if nodes.IsKey(i) {
+				continue
+			}
+			v := nodes.Value(i)
+			var a textArena
+			got := a.docValue(v)
+			want := ""
+			switch v.Kind() {
+			case jsondoc.String:
+				want = cutValueText(quoteJSON(v.Text()))
+			case jsondoc.Number:
+				n, _ := v.Num()
+				want = cutValueText(n)
+			default:
+				want = cutValueText(string(v.AppendJSON(nil)))
+			}
+			if got != want {
+				t.Fatalf("%s: node %d: docValue %q, AppendJSON cut %q", s, i, got, want)
+			}
+			full := string(v.AppendJSON(nil))
+			if p := string(appendJSONPrefix(nil, v, 1<<30)); p != full {
+				t.Fatalf("%s: node %d: appendJSONPrefix without a limit %q, AppendJSON %q", s, i, p, full)
 			}
 		}
 	})
