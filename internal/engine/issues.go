@@ -708,7 +708,9 @@ func (ev *evaluation) argumentIssues(out []Issue) []Issue {
 	return out
 }
 
-// argumentIssue words one call's argument differences.
+// argumentIssue words one call's argument differences. Each text is
+// measured first and then written in one block of ev.text (one room
+// check), its pieces appended directly.
 func (ev *evaluation) argumentIssue(tool string, call int, d *argDiff, satisfied bool) Issue {
 	headline := "called with wrong arguments"
 	switch {
@@ -717,76 +719,101 @@ func (ev *evaluation) argumentIssue(tool string, call int, d *argDiff, satisfied
 	case len(d.unexpected) == 0 && len(d.mismatched) == 0:
 		headline = "called without required arguments"
 	}
+	// The sections present, in order: missing, unexpected, mismatched,
+	// separated by "; ".
+	nm, nu := joinedLen(d.missing), joinedLen(d.unexpected)
+	mis, set := 0, 0 // the mismatched section's texts, but for the prefixes
+	for i, m := range d.mismatched {
+		if i > 0 {
+			mis += len(", ")
+			set += len(", ")
+		}
+		mis += len(m.key) + len(" (expected ") + len(m.expected) + len(", got ") + len(m.actual) + len(")")
+		set += len(m.key) + len("`` to ") + len(m.expected)
+	}
+	const seps = 2 * len("; ")
 	t := &ev.text
-	// The sections present, in order: missing, unexpected, mismatched.
 	t.start()
-	t.s("`")
-	t.s(tool)
-	t.s("` ")
-	t.s(headline)
-	t.s(" (")
+	t.room(len("``  ()") + len(tool) + len(headline) + seps +
+		len("missing: ") + nm + len("unexpected: ") + nu + len("mismatched: ") + mis)
+	b := t.buf
+	b = append(b, '`')
+	b = append(b, tool...)
+	b = append(b, "` "...)
+	b = append(b, headline...)
+	b = append(b, " ("...)
 	first := true
-	sep := func() {
+	if len(d.missing) > 0 {
+		first = false
+		b = append(b, "missing: "...)
+		b = appendJoined(b, d.missing, false)
+	}
+	if len(d.unexpected) > 0 {
 		if !first {
-			t.s("; ")
+			b = append(b, "; "...)
 		}
 		first = false
-	}
-	if len(d.missing) > 0 {
-		sep()
-		t.s("missing: ")
-		writeJoined(t, d.missing, false)
-	}
-	if len(d.unexpected) > 0 {
-		sep()
-		t.s("unexpected: ")
-		writeJoined(t, d.unexpected, false)
+		b = append(b, "unexpected: "...)
+		b = appendJoined(b, d.unexpected, false)
 	}
 	if len(d.mismatched) > 0 {
-		sep()
-		t.s("mismatched: ")
+		if !first {
+			b = append(b, "; "...)
+		}
+		b = append(b, "mismatched: "...)
 		for i, m := range d.mismatched {
 			if i > 0 {
-				t.s(", ")
+				b = append(b, ", "...)
 			}
-			t.s(m.key)
-			t.s(" (expected ")
-			t.s(m.expected)
-			t.s(", got ")
-			t.s(m.actual)
-			t.s(")")
+			b = append(b, m.key...)
+			b = append(b, " (expected "...)
+			b = append(b, m.expected...)
+			b = append(b, ", got "...)
+			b = append(b, m.actual...)
+			b = append(b, ')')
 		}
 	}
-	t.s(")")
+	b = append(b, ')')
+	t.buf = b
 	problem := t.end()
+
 	t.start()
-	t.s("In the call to `")
-	t.s(tool)
-	t.s("`: ")
+	t.room(len("In the call to ``: ") + len(tool) + seps +
+		len("add ") + nm + 2*len(d.missing) + len("drop ") + nu + 2*len(d.unexpected) + len("set ") + set)
+	b = t.buf
+	b = append(b, "In the call to `"...)
+	b = append(b, tool...)
+	b = append(b, "`: "...)
 	first = true
 	if len(d.missing) > 0 {
-		sep()
-		t.s("add ")
-		writeJoined(t, d.missing, true)
+		first = false
+		b = append(b, "add "...)
+		b = appendJoined(b, d.missing, true)
 	}
 	if len(d.unexpected) > 0 {
-		sep()
-		t.s("drop ")
-		writeJoined(t, d.unexpected, true)
+		if !first {
+			b = append(b, "; "...)
+		}
+		first = false
+		b = append(b, "drop "...)
+		b = appendJoined(b, d.unexpected, true)
 	}
 	if len(d.mismatched) > 0 {
-		sep()
-		t.s("set ")
+		if !first {
+			b = append(b, "; "...)
+		}
+		b = append(b, "set "...)
 		for i, m := range d.mismatched {
 			if i > 0 {
-				t.s(", ")
+				b = append(b, ", "...)
 			}
-			t.s("`")
-			t.s(m.key)
-			t.s("` to ")
-			t.s(m.expected)
+			b = append(b, '`')
+			b = append(b, m.key...)
+			b = append(b, "` to "...)
+			b = append(b, m.expected...)
 		}
 	}
+	t.buf = b
 	fix := t.end()
 	sev := SeverityMedium
 	if satisfied {
@@ -800,21 +827,35 @@ func (ev *evaluation) argumentIssue(tool string, call int, d *argDiff, satisfied
 	}
 }
 
-// writeJoined appends keys joined with ", ", each in backquotes when
-// quoted: "`a`, `b`".
-func writeJoined(t *textArena, keys []string, quoted bool) {
+// joinedLen returns the length of keys joined with ", " (without
+// backquotes).
+func joinedLen(keys []string) int {
+	n := 0
 	for i, k := range keys {
 		if i > 0 {
-			t.s(", ")
+			n += len(", ")
+		}
+		n += len(k)
+	}
+	return n
+}
+
+// appendJoined appends keys joined with ", ", each in backquotes when
+// quoted: "`a`, `b`".
+func appendJoined(b []byte, keys []string, quoted bool) []byte {
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ", "...)
 		}
 		if quoted {
-			t.b('`')
-		}
-		t.s(k)
-		if quoted {
-			t.b('`')
+			b = append(b, '`')
+			b = append(b, k...)
+			b = append(b, '`')
+		} else {
+			b = append(b, k...)
 		}
 	}
+	return b
 }
 
 // renderValue renders a JSON value or matcher compactly, cut to
