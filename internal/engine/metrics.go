@@ -388,17 +388,7 @@ func (sc *scorer) figuresOf(n need) figures {
 		return sc.last
 	}
 	if miss := n &^ sc.have; miss != 0 {
-		g := sc.figures(miss)
-		f := &sc.last
-		if miss&needArgs != 0 {
-			f.precision, f.recall, f.f1 = g.precision, g.recall, g.f1
-		}
-		if miss&needSeq != 0 {
-			f.editDistance, f.normDistance, f.seqAcc = g.editDistance, g.normDistance, g.seqAcc
-		}
-		if miss&needRecall != 0 {
-			f.recall2 = g.recall2
-		}
+		sc.extras(&sc.last, miss)
 		sc.have |= miss
 	}
 	return sc.last
@@ -475,6 +465,20 @@ func (sc *scorer) figures(n need) figures {
 		f.toolCorrectness = float64(inter) / float64(distinctG)
 	}
 
+	// redundancy
+	if nS > 0 {
+		f.redundantRate = float64(f.redundant) / float64(nS)
+	}
+	sc.extras(&f, n)
+	return f
+}
+
+// extras sets in f the figures of the current combination G that n asks
+// for beyond the tool counts: the sequence, argument precision, recall and
+// F1, and required_call_recall (which sets sc.satBy). They depend on G and
+// sc.scored alone, not on the other figures.
+func (sc *scorer) extras(f *figures, n need) {
+	nG, nS := len(sc.G), len(sc.scored)
 	// sequence: Levenshtein over whole names.
 	if n&needSeq != 0 {
 		d := sc.levenshtein()
@@ -485,12 +489,7 @@ func (sc *scorer) figures(n need) figures {
 
 	// argument precision / recall / F1
 	if n&needArgs != 0 {
-		sc.arguments(&f)
-	}
-
-	// redundancy
-	if nS > 0 {
-		f.redundantRate = float64(f.redundant) / float64(nS)
+		sc.arguments(f)
 	}
 
 	// required_call_recall
@@ -502,7 +501,6 @@ func (sc *scorer) figures(n need) figures {
 			f.recall2 = float64(sc.satisfy(sc.satBy)) / float64(nG)
 		}
 	}
-	return f
 }
 
 // arguments sets argument precision, recall and F1: each expected call
