@@ -48,7 +48,7 @@ func appendMembers(dst []argMember, args jsondoc.Value) ([]argMember, uint64) {
 	default:
 		j := 1
 		for range nodes.Count(0) {
-			k, _, _ := nodes.Str(j)
+			k := nodes.Text(j)
 			dst = append(dst, argMember{k, nodes.Value(j + 1)})
 			bits |= keyBit(k)
 			j = nodes.Skip(j + 1)

@@ -950,8 +950,7 @@ func appendJSONPrefix(b []byte, v jsondoc.Value, limit int) []byte {
 func appendNodeJSON(b []byte, nodes jsondoc.Nodes, i, limit int) ([]byte, int) {
 	switch nodes.Kind(i) {
 	case jsondoc.String:
-		s, _, _ := nodes.Str(i)
-		return jsondoc.AppendString(b, s), i + 1
+		return jsondoc.AppendString(b, nodes.Text(i)), i + 1
 	case jsondoc.Array:
 		n, j := nodes.Count(i), i+1
 		b = append(b, '[')
@@ -968,8 +967,7 @@ func appendNodeJSON(b []byte, nodes jsondoc.Nodes, i, limit int) ([]byte, int) {
 	case jsondoc.Object:
 		return appendObjectJSON(b, nodes, i, limit), nodes.Skip(i)
 	case jsondoc.Number:
-		n, _ := nodes.Value(i).Num()
-		return append(b, n...), i + 1
+		return append(b, nodes.Text(i)...), i + 1
 	case jsondoc.Bool:
 		if t, _ := nodes.Value(i).Bool(); t {
 			return append(b, "true"...), i + 1
@@ -992,7 +990,7 @@ func appendObjectJSON(b []byte, nodes jsondoc.Nodes, i, limit int) []byte {
 	sorted := true
 	j := i + 1
 	for range nodes.Count(i) {
-		k, _, _ := nodes.Str(j)
+		k := nodes.Text(j)
 		if len(ms) > 0 && k <= ms[len(ms)-1].key {
 			sorted = false
 		}
