@@ -21,6 +21,17 @@ func checkAsWritten(t *testing.T, s string) {
 	d := root.d
 	for j := range uint32(len(d.nodes)) {
 		v := Value{d, j}
+		if nd := &d.nodes[j]; nd.kind >= Array && nd.flag&flagSeq == 0 {
+			tokens, compact := walkAsWritten(d, j)
+			if got := [2]bool{nd.flag&flagTokens != 0, nd.flag&flagCompact != 0}; got != [2]bool{tokens, tokens && compact} {
+				t.Fatalf("%q at node %d: flagTokens, flagCompact = %v, the walk finds %v", s, j, got, [2]bool{tokens, compact})
+			}
+			if nd.kind == Object {
+				if got, want := nd.flag&flagDup != 0, walkRepeatsKey(d, j); got != want {
+					t.Fatalf("%q at node %d: flagDup %v, the walk finds a repeated key: %v", s, j, got, want)
+				}
+			}
+		}
 		if d.nodes[j].flag&flagKey != 0 || d.nodes[j].flag&flagSeq != 0 {
 			continue // keys are written with their members; a sequence is no value
 		}
@@ -41,6 +52,98 @@ func checkAsWritten(t *testing.T, s string) {
 			t.Fatalf("%q at node %d: AppendJSONNoHTML = %s, Encoder %s", s, j, got, want)
 		}
 	}
+	// A Parser's later document (its nodes and decoded strings after
+	// another's) and a sequence of the text twice get the same flags.
+	var p Parser
+	if _, err := p.Parse(`{"b":"\u0041","a":[1, 2]}`); err != nil {
+		t.Fatal(err)
+	}
+	later, err := p.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := ParseSeq(s + "\n" + s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, nd := range d.nodes {
+		if got := later.d.nodes[j].flag; got != nd.flag {
+			t.Fatalf("%q at node %d: flags %#x after another document, %#x alone", s, j, got, nd.flag)
+		}
+		for _, at := range []int{1 + j, 1 + len(d.nodes) + j} {
+			if got := seq.d.nodes[at].flag; got != nd.flag {
+				t.Fatalf("%q at node %d: flags %#x in a sequence, %#x alone", s, j, got, nd.flag)
+			}
+		}
+	}
+}
+
+// walkRepeatsKey reports whether two keys of object j have the same
+// text.
+func walkRepeatsKey(d *Doc, j uint32) bool {
+	seen := map[string]bool{}
+	k := j + 1
+	for range d.nodes[j].n {
+		key := d.text(k)
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		k = d.next(k + 1)
+	}
+	return false
+}
+
+// walkAsWritten is what the parser's flagTokens and flagCompact say of
+// array or object j, found by walking its nodes: tokens reports that
+// every string in it is plain ASCII as read and every object's keys
+// increase strictly, compact that the text's length is the compact length
+// of its tokens as well.
+func walkAsWritten(d *Doc, j uint32) (tokens, compact bool) {
+	top := &d.nodes[j]
+	raw := d.src[top.off:top.rend]
+	// The compact length of the tokens, which equals the text's length
+	// exactly when nothing lies between them: a plain string's literal is
+	// its text and two quotes; a number or literal is its text; an array
+	// of n elements has its brackets and n-1 commas, an object of n
+	// members also the n colons of its keys.
+	size := uint32(0)
+	nodes := d.nodes[j:d.next(j)]
+	for k := range nodes {
+		nd := &nodes[k]
+		if nd.kind == String && nd.flag&(flagEsc|flagWide) != 0 {
+			return false, false
+		}
+		n := nd.n
+		switch nd.kind {
+		case String:
+			size += n + 2
+		case Object:
+			var prev string
+			kj := j + uint32(k) + 1
+			for i := range n {
+				if d.nodes[kj].flag&flagEsc != 0 {
+					return false, false
+				}
+				key := d.text(kj)
+				if i > 0 && key <= prev {
+					return false, false
+				}
+				prev = key
+				kj = d.next(kj + 1)
+			}
+			size += n
+			fallthrough
+		case Array:
+			size += n + 1
+			if n == 0 {
+				size++
+			}
+		default:
+			size += n
+		}
+	}
+	return true, size == uint32(len(raw))
 }
 
 var asWrittenSeeds = []string{
@@ -54,6 +157,13 @@ var asWrittenSeeds = []string{
 	`"\u2028\u2029\u2027"`, `"\ud83d\ude00"`, `"\/"`, `"\u0022\u005c"`, `"é\n"`, `"<\n"`, `"\u00e9"`, `"\u0080"`,
 	`{"a": 1, "b": [2, 3.5, {"c": "d e"}], "d": true}`, "[\n  {\n    \"a\": \"x\"\n  }\n]", `{ "a" : [ ] , "b" : { } }`,
 	`{"a": "<b>", "c": "&"}`, `{"b": 1, "a": [1, 2]}`, `{"a": " spaced string ", "b": "x"}`, `[ "" , "" ]`,
+	`{"abcdefgh":1,"abcdefgh":2}`, `{"abcdefgh":1,"abcdefghi":2,"abcdefgi":3}`, `{"abcdefghij":1,"abcdefghi":2}`,
+	`{"a":{"x":1},"a":2}`, `{"a":{"z":1},"b":[{"y":2,"x":1}],"c":3}`, `{"b":{"c":1},"a":1}`, `{"a":1,"é":2,"f":3}`,
+	`{"abcdefg":1,"abcdefgh":{},"abcdefg":2}`, `{"":{},"":1}`, `{"a":1,"\u0062":2,"c":3}`, `{"x":[{"b":1}],"w":2}`,
+	`{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10}`, `{"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"b":10}`,
+	`{"a":` + strings.Repeat(`{"b":[`, 20) + strings.Repeat(`]}`, 20) + `,"c":1,"a":2}`,
+	`{"b":` + strings.Repeat(`{"a":{"x":1},"b":`, 20) + "0" + strings.Repeat(`}`, 20) + `,"c":1}`,
+	`{"abcdefghijklmnop":1,"abcdefghijklmnop":2}`, `{"abcdefghijklmnop":1,"abcdefghijklmnoq":2}`, `{"a":1,"b":2}  `, `{"a":1,"b":2,"a"`,
 }
 
 func FuzzAsWritten(f *testing.F) {

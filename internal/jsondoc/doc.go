@@ -99,6 +99,14 @@ const (
 	flagSeq                    // Array: the synthetic root of a ParseSeq document
 	flagKey                    // String: an object key
 	flagWide                   // String: the text holds bytes >= 0x80 (valid UTF-8, no escapes)
+	// flagTokens marks an array or object each of whose tokens appendAt
+	// writes as the text has it, HTML aside: every string in it plain
+	// ASCII as read (flagEsc and flagWide clear) and every object's keys
+	// in strictly increasing order. The parser sets it while it reads.
+	flagTokens
+	// flagCompact marks a flagTokens array or object with no white space
+	// between its tokens: its text is appendAt's output (HTML aside).
+	flagCompact
 )
 
 // node is one value of a document. Offsets are bytes into Doc.src unless

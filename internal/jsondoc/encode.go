@@ -125,7 +125,9 @@ func plainRun(s string, i int, html bool) int {
 		return i
 	}
 	last := len(s) - 8
-	for ; i <= last; i += 8 {
+	// i is never negative; max tells the compiler so, which then drops
+	// load8's bounds check in the loop.
+	for i = max(i, 0); i <= last; i += 8 {
 		if bad := suspects(load8(s, i), html); bad != 0 {
 			return i + bits.TrailingZeros64(bad)/8
 		}
@@ -186,10 +188,11 @@ func zero(y uint64) uint64 {
 	return ^(((y & low7) + low7) | y) & highs
 }
 
-// load8 returns the eight bytes of s at i as a little-endian word; the
-// caller makes sure that i >= 0 and i+8 <= len(s).
+// load8 returns the eight bytes of s at i as a little-endian word. It is
+// bounds-checked as s[i:i+8] is: it panics unless 0 <= i and i+8 <=
+// len(s) (its callers make sure of that), and never reads past s.
 func load8(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i)), 8))
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), len(s))[i : i+8])
 }
 
 // AppendFloat appends the finite f exactly as json.Marshal writes a
@@ -327,99 +330,23 @@ func (d *Doc) asWritten(j uint32, html bool) (string, bool) {
 
 // tokensAsWritten returns the source text of array or object j and true
 // when appendAt writes each of its tokens as the text has it (HTML-escaped
-// with html): every string plain ASCII as read (no escape, no byte >=
-// 0x80: the parser's flagEsc and flagWide are clear, so it holds no quote,
-// backslash or control character either), with html no <, > or &, and
-// every object's keys in increasing order, each once; numbers and
-// literals are written as their text. compact reports that no white space
-// lies between the tokens, so that the text is appendAt's output; else
+// with html): the parser marked it flagTokens (every string plain ASCII
+// as read, so it holds no quote, backslash or control character either,
+// and every object's keys in increasing order, each once; numbers and
+// literals are written as their text), and with html the text holds no
+// <, > or &. compact reports that no white space lies between the tokens
+// (flagCompact), so that the text is appendAt's output; else
 // appendCompact of the text is. For anything else ok is false.
 func (d *Doc) tokensAsWritten(j uint32, html bool) (raw string, compact, ok bool) {
 	top := &d.nodes[j]
-	if top.kind < Array || top.flag&flagSeq != 0 {
+	if top.kind < Array || top.flag&flagTokens == 0 {
 		return "", false, false
 	}
 	raw = d.src[top.off:top.rend]
 	if html && (strings.IndexByte(raw, '<') >= 0 || strings.IndexByte(raw, '>') >= 0 || strings.IndexByte(raw, '&') >= 0) {
 		return "", false, false
 	}
-	// The compact length of the tokens, which equals the text's length
-	// exactly when nothing lies between them: a plain string's literal is
-	// its text and two quotes; a number or literal is its text; an array
-	// of n elements has its brackets and n-1 commas, an object of n
-	// members also the n colons of its keys.
-	size := uint32(0)
-	flags := uint8(0)
-	nodes := d.nodes[j:top.end]
-	for k := range nodes {
-		nd := &nodes[k]
-		flags |= nd.flag
-		n := nd.n
-		switch nd.kind {
-		case String:
-			size += n + 2
-		case Object:
-			if !d.plainKeysSorted(j + uint32(k)) {
-				return "", false, false
-			}
-			size += n
-			fallthrough
-		case Array:
-			size += n + 1
-			if n == 0 {
-				size++
-			}
-		default:
-			size += n
-		}
-	}
-	// The flags of strings: no text with escapes or bytes >= 0x80.
-	if flags&(flagEsc|flagWide) != 0 {
-		return "", false, false
-	}
-	return raw, size == uint32(len(raw)), true
-}
-
-// plainKeysSorted reports whether object j's keys are in strictly
-// increasing order (so each is there once) and none has escapes (whose
-// text is not in the source): the keys tokensAsWritten accepts. Keys
-// are compared by their first bytes when these differ (most neighbouring
-// keys do).
-func (d *Doc) plainKeysSorted(j uint32) bool {
-	nd := &d.nodes[j]
-	if nd.flag&flagDup != 0 {
-		return false
-	}
-	src := d.src
-	var prev, prevN uint32 // the previous key's offset and length
-	k := j + 1
-	for i := range nd.n {
-		kn := &d.nodes[k]
-		if kn.flag&flagEsc != 0 {
-			return false
-		}
-		off, n := kn.off, kn.n
-		if i > 0 {
-			// An empty key is the least, so only the first may be one.
-			if n == 0 {
-				return false
-			}
-			if c, p := src[off], src[prev]; prevN > 0 && c != p {
-				if c < p {
-					return false
-				}
-			} else if src[off:off+n] <= src[prev:prev+prevN] {
-				return false
-			}
-		}
-		prev, prevN = off, n
-		if vn := &d.nodes[k+1]; vn.kind >= Array {
-			k = vn.end
-		} else {
-			k += 2
-		}
-	}
-	return true
+	return raw, top.flag&flagCompact != 0, true
 }
 
 // appendCompact appends raw, the text of a value that tokensAsWritten

@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -192,5 +193,29 @@ func checkAppendString(t *testing.T, s string) {
 	}
 	if got, want := AppendStringNoHTML([]byte("x"), s), "x"+encodeNoHTML(t, s); string(got) != want {
 		t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
+	}
+}
+
+// TestLoad8 checks that load8 reads the eight bytes at i and panics,
+// rather than reading outside the string, for every i that leaves fewer
+// than eight bytes (the end of a string of any length, a substring that
+// its backing memory outlasts, a negative i).
+func TestLoad8(t *testing.T) {
+	backing := "0123456789abcdefXXXXXXXX"
+	for n := 0; n <= 16; n++ {
+		s := backing[:n]
+		for i := -1; i <= n; i++ {
+			got, panicked := func() (w uint64, panicked bool) {
+				defer func() { panicked = recover() != nil }()
+				return load8(s, i), false
+			}()
+			if ok := i >= 0 && i+8 <= n; panicked == ok {
+				t.Fatalf("load8(%q, %d): panicked %v", s, i, panicked)
+			} else if ok {
+				if want := binary.LittleEndian.Uint64([]byte(s[i : i+8])); got != want {
+					t.Fatalf("load8(%q, %d) = %#x, want %#x", s, i, got, want)
+				}
+			}
+		}
 	}
 }

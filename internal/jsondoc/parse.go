@@ -142,6 +142,16 @@ type Parser struct {
 	depth int    // open containers
 	start int    // index in nodes of the current document's first node
 	bufAt int    // offset in buf of the current document's first string
+	// ws and tok are the offsets of the last white space between two
+	// tokens read and of the last token appendAt does not write as read
+	// (a string with escapes or bytes >= 0x80, a key not greater than
+	// the one before it), -1 for none: a container opened after them
+	// holds neither (see flagTokens). pw is the keyRank of the previous
+	// key of the object read (0 before its first) and pk, when that key
+	// is eight bytes or longer, its node.
+	ws, tok int
+	pk      uint32
+	pw      uint64
 }
 
 // Parse reads one document from s as ParseString does, sharing the
@@ -262,6 +272,14 @@ const topN = ^uint32(0)
 // far (n) and an object's key bits (rend, see keyBit). The current
 // container's count, kind and key bits are locals. A *SyntaxError's
 // pointer is built from the links only when reading fails (located).
+//
+// While it reads, it also records for each array and object whether
+// appendAt would write its text as it is (flagTokens, flagCompact), which
+// also tells that an object's keys increase strictly and so spares the
+// search for a repeated key: the offsets of the last white space between
+// tokens and of the last string that is not plain ASCII or key not
+// greater than the one before (p.ws, p.tok) are before the container's
+// opening bracket.
 func (p *Parser) read() error {
 	b := unsafe.Slice(unsafe.StringData(p.s), len(p.s))
 	// nodes[:k] are the nodes read, the rest of it room for more
@@ -272,10 +290,12 @@ func (p *Parser) read() error {
 	// read when a container opens or closes, and whether one is open
 	// is told by n. n is twice the count of members or elements of
 	// cur read so far, plus 1 when cur is an object, or topN when no
-	// container is open; kb is an object's key bits.
+	// container is open; kb is an object's key bits. p.ws, p.tok, p.pk
+	// and p.pw are also kept in memory (few steps use them).
 	p.cur = noParent
 	n, kb := uint32(topN), uint32(0)
 	i := 0
+	p.ws, p.tok, p.pw = -1, -1, 0
 	var (
 		c     byte
 		j     int
@@ -291,6 +311,7 @@ func (p *Parser) read() error {
 
 value: // a value is expected at i, after white space
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		p.ws = i
 		if i = skipNL(b, i); b[i] <= ' ' {
 			i = skipWS(b, i)
 		}
@@ -324,6 +345,9 @@ value: // a value is expected at i, after white space
 			nodes, nd = newNode(nodes, k)
 			k++
 			*nd = snd
+			if snd.flag != 0 { // flagEsc or flagWide
+				p.tok = i
+			}
 			i = end
 		}
 		goto after
@@ -333,11 +357,12 @@ value: // a value is expected at i, after white space
 			goto fail
 		}
 		if n != topN {
-			nodes[p.cur].n, nodes[p.cur].rend = n, kb
+			up := &nodes[p.cur]
+			up.n, up.rend = n, kb
 		}
 		nodes, nd = newNode(nodes, k)
 		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = Array+Kind(c>>5&1), 0, 0, uint32(i), p.cur, 0 // '[' 0x5b, '{' 0x7b
-		p.cur, n, kb = uint32(k), uint32(c>>5&1), 0
+		p.cur, n, kb, p.pw = uint32(k), uint32(c>>5&1), 0, 0
 		k++
 		i++
 		if n != 0 {
@@ -452,6 +477,7 @@ after: // a value ends at i
 		// seven) and the closing bracket.
 		x := le64(b, i)
 		if uint16(x) == ','|'\n'<<8 {
+			p.ws = i
 			i += 2 + bits.TrailingZeros64(x>>16^0x2020202020202020)>>3
 			if n&1 != 0 {
 				goto key
@@ -459,6 +485,7 @@ after: // a value ends at i
 			goto value
 		}
 		if uint8(x) == '\n' {
+			p.ws = i
 			j = i + 1 + bits.TrailingZeros64(x>>8^0x2020202020202020)>>3
 			if j < len(b) && b[j] == ']'+byte(n&1)<<5 {
 				i = j + 1
@@ -467,6 +494,7 @@ after: // a value ends at i
 		}
 	}
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		p.ws = i
 		if i = skipNL(b, i); b[i] <= ' ' {
 			i = skipWS(b, i)
 		}
@@ -500,22 +528,41 @@ closed: // cur's closing bracket ends at i
 		nd = &nodes[cur]
 		up := nd.end
 		nd.n, nd.end, nd.rend = n>>1, uint32(k-p.start), uint32(i)
-		// An object of m members whose keys have fewer than m bits may
-		// repeat a key.
-		if n&1 != 0 && bits.OnesCount32(kb) < int(n>>1) && p.repeatedKey(nodes[:k], cur) {
-			nd.flag |= flagDup
+		flag := uint8(0)
+		if open := int(nd.off); p.tok < open {
+			flag = flagTokens
+			if p.ws < open {
+				flag = flagTokens | flagCompact
+			}
 		}
+		// An object of m members whose keys are not known to increase
+		// strictly and have fewer than m bits may repeat a key.
+		if n&1 != 0 && flag == 0 && bits.OnesCount32(kb) < int(n>>1) && p.repeatedKey(nodes[:k], cur) {
+			flag |= flagDup
+		}
+		nd.flag = flag
 		p.depth--
 		p.cur = up
 		n = topN
 		if up != noParent {
-			n, kb = nodes[up].n, nodes[up].rend
+			un := &nodes[up]
+			n, kb = un.n, un.rend
+			if n&1 != 0 {
+				// The key of the member just read (cur its value) is
+				// the one the next key follows (an escaped one is a
+				// token not as read already).
+				p.pk = cur - 1
+				if key := &nodes[cur-1]; key.flag&flagEsc == 0 {
+					p.pw = keyRank(b, int(key.off), int(key.n))
+				}
+			}
 		}
 	}
 	goto after
 
 key: // an object's key is expected at i, after white space
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		p.ws = i
 		if i = skipNL(b, i); b[i] <= ' ' {
 			i = skipWS(b, i)
 		}
@@ -539,14 +586,23 @@ key: // an object's key is expected at i, after white space
 		if m := careMask(x); m != 0 {
 			t := uint(bits.TrailingZeros64(m)) // 8*len + 7
 			l := t >> 3
-			bit := uint32(1) << ((x&(1<<(t&56)-1) + uint64(l)) * keyMul >> 59) // keyBit
+			w := x & (1<<(t&56) - 1)
+			bit := uint32(1) << ((w + uint64(l)) * keyMul >> 59) // keyBit
 			if b[i+1+int(l)] == '"' {
 				kb |= bit
+				// keyRank; a key of up to seven bytes with the rank
+				// of the one before is that key.
+				if r := bits.ReverseBytes64(w) + 1; r > p.pw {
+					p.pw = r
+				} else {
+					p.tok = i
+				}
 				nodes, nd = newNode(nodes, k)
 				k++
 				nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(l), uint32(i+1), uint32(i), uint32(i+int(l)+2)
 				i += int(l) + 2
 				if binary.LittleEndian.Uint16(b[i:i+2]) == ':'|' '<<8 {
+					p.ws = i
 					i += 2
 					goto value
 				}
@@ -556,16 +612,42 @@ key: // an object's key is expected at i, after white space
 	}
 	j = scanPlain(b, i+1)
 	if j < len(b) && b[j] == '"' {
+		if l := j - i - 1; l >= 8 {
+			// A key of eight plain bytes or more: its bit and its
+			// rank from its first word (keyBit, keyRank).
+			w := le64(b, i+1)
+			kb |= 1 << ((w + uint64(l)) * keyMul >> 59)
+			if r := bits.ReverseBytes64(w) + 1; r > p.pw {
+				p.pw = r
+			} else if r < p.pw || !p.keyGreater(nodes, i+1, l) {
+				p.tok = i
+			}
+		} else {
+			kb |= keyBit(b, i+1, l)
+			var ok bool
+			if p.pw, ok = p.keyAfter(nodes, i+1, l); !ok {
+				p.tok = i
+			}
+		}
+		p.pk = uint32(k)
 		nodes, nd = newNode(nodes, k)
 		k++
 		nd.kind, nd.flag, nd.n, nd.off, nd.end, nd.rend = String, flagKey, uint32(j-i-1), uint32(i+1), uint32(i), uint32(j+1)
-		kb |= keyBit(b, i+1, j-i-1)
 		i = j + 1
 	} else {
 		snd, end, err := p.strRest(i, j)
 		if err != nil {
 			return p.located(err, nodes[:k], p.cur, n, false)
 		}
+		if snd.flag != 0 { // flagEsc or flagWide
+			p.tok = i
+		} else {
+			var ok bool
+			if p.pw, ok = p.keyAfter(nodes, int(snd.off), int(snd.n)); !ok {
+				p.tok = i
+			}
+		}
+		p.pk = uint32(k)
 		nodes, nd = newNode(nodes, k)
 		k++
 		*nd = snd
@@ -578,11 +660,13 @@ key: // an object's key is expected at i, after white space
 		i = end
 	}
 	if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:i+2]) == ':'|' '<<8 { // ": ", the usual separator
+		p.ws = i
 		i += 2
 		goto value
 	}
 colon: // a key ends at i
 	if uint(i) < uint(len(b)) && b[i] <= ' ' {
+		p.ws = i
 		if i = skipNL(b, i); b[i] <= ' ' {
 			i = skipWS(b, i)
 		}
@@ -773,6 +857,47 @@ func keyBit(b []byte, i, n int) uint32 {
 
 // keyMul is keyBit's multiplier, 2**64 over the golden ratio.
 const keyMul = 0x9e3779b97f4a7c15
+
+// keyRank returns the first eight bytes of the key text b[i:i+n] (all
+// of a shorter key, then zero bytes) as a big-endian word, plus 1 (it is
+// never 0: no plain key starts with eight 0xff bytes, invalid UTF-8). Of
+// two plain keys (which hold no zero byte) with different ranks, the
+// lesser rank's key is the lesser string; two with the same rank are
+// equal when one of them is shorter than eight bytes, else they share
+// their first eight.
+func keyRank(b []byte, i, n int) uint64 {
+	var w uint64
+	if i+8 <= len(b) {
+		w = le64(b, i)
+		if n < 8 {
+			w &= 1<<(uint(n)*8&63) - 1
+		}
+	} else {
+		for k := range min(n, 8) {
+			w |= uint64(b[i+k]) << (8 * k)
+		}
+	}
+	return bits.ReverseBytes64(w) + 1
+}
+
+// keyAfter reports whether the plain key p.s[i:i+n] is greater than the
+// current object's previous key, of keyRank p.pw (there is none when
+// p.pw is 0), and returns the key's keyRank.
+func (p *Parser) keyAfter(nodes []node, i, n int) (uint64, bool) {
+	r := keyRank(unsafe.Slice(unsafe.StringData(p.s), len(p.s)), i, n)
+	if r != p.pw {
+		return r, r > p.pw
+	}
+	// The same rank: the same key unless both have eight bytes or more.
+	return r, n >= 8 && p.keyGreater(nodes, i, n)
+}
+
+// keyGreater reports whether the key p.s[i:i+n] is greater than the
+// previous key of the object read, node p.pk: one of eight bytes or
+// more, whose first eight the key shares (the same keyRank).
+func (p *Parser) keyGreater(nodes []node, i, n int) bool {
+	return p.s[i:i+n] > p.keyText(nodes, p.pk)
+}
 
 // repeatedKey reports whether two keys of the object node obj (just read)
 // have the same text; nodes holds the document, whose first node is
