@@ -825,3 +825,36 @@ func TestCensus(t *testing.T) {
 		t.Errorf("Census() of the zero Value = %+v, want none", got)
 	}
 }
+
+// TestEscapedStrings reads string literals with escapes (which strSlow
+// decodes eight bytes at a time between them) of many lengths, with the
+// escape, a multi-byte character or invalid UTF-8 at every position and
+// the literal's end at every distance from the end of the input, alone,
+// as object members, and one document after another through one
+// Parser, and checks each against encoding/json.
+func TestEscapedStrings(t *testing.T) {
+	pieces := []string{`\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "é", "\xff", `\/`, "<"}
+	var p Parser
+	for n := 0; n <= 40; n++ {
+		for at := 0; at <= n; at++ {
+			for _, piece := range pieces {
+				lit := `"` + strings.Repeat("a", at) + piece + strings.Repeat("b", n-at) + `\t"`
+				for _, doc := range []string{lit, `{"k":` + lit + `,"m":[` + lit + `]}`, "[" + lit + "," + lit + "]"} {
+					checkAgainstStd(t, []byte(doc))
+					v, err := p.Parse(doc)
+					if err != nil {
+						t.Fatalf("Parser.Parse(%q): %v", doc, err)
+					}
+					want, _ := stdDecode([]byte(doc))
+					if diff := cmp.Diff(want, v.Any()); diff != "" {
+						t.Fatalf("Parser.Parse(%q) differs from encoding/json (-std +ours):\n%s", doc, diff)
+					}
+				}
+			}
+		}
+	}
+	// A literal longer than the room strSlow reserves at first.
+	long := `"` + strings.Repeat(`ab\"cd\\ef\u00e9`, 2000) + "\xff" + `"`
+	checkAgainstStd(t, []byte(long))
+	checkAgainstStd(t, []byte(`[`+long+`,`+long+`]`))
+}

@@ -1058,21 +1058,45 @@ func (p *Parser) strRest(quote, i int) (node, int, error) {
 }
 
 // strSlow finishes a string literal that has escapes or invalid UTF-8,
-// decoding it into p.buf; i is the first byte that needs care.
+// decoding it into p.buf (the bytes between those that need care eight
+// at a time, as scanPlain finds them); i is the first byte that needs
+// care.
 func (p *Parser) strSlow(quote, start, i int) (node, int, error) {
 	s := p.s
-	b := p.buf
+	src := unsafe.Slice(unsafe.StringData(s), len(s))
+	// Room for the text (no longer than the literal, unless it holds
+	// invalid UTF-8) and a word more, up to a few KB at once.
+	b := slices.Grow(p.buf, min(len(s)-start, 4<<10)+8)
 	at := len(b)
 	b = append(b, s[start:i]...)
 	for i < len(s) {
+		if i+8 <= len(s) && cap(b)-len(b) >= 8 {
+			// Eight bytes copied at once, of which those before the
+			// first that needs care are kept.
+			x := le64(src, i)
+			binary.LittleEndian.PutUint64(b[len(b):len(b)+8], x)
+			m := careMask(x)
+			if m == 0 {
+				b = b[:len(b)+8]
+				i += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			i += k
+			if x>>(8*k)&0xff == '\\' && i+1 < len(s) && s[i+1] == '"' {
+				// \", the usual escape: the quote in place of the
+				// backslash copied.
+				b = b[:len(b)+k+1]
+				b[len(b)-1] = '"'
+				i += 2
+				continue
+			}
+			b = b[:len(b)+k]
+		}
 		c := s[i]
 		if plainByte[c] {
-			j := i + 1
-			for j < len(s) && plainByte[s[j]] {
-				j++
-			}
-			b = append(b, s[i:j]...)
-			i = j
+			b = append(b, c)
+			i++
 			continue
 		}
 		switch {
