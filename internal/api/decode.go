@@ -61,7 +61,8 @@ func mediaType(r *http.Request, accepted ...string) (string, error) {
 // identity; 429 queue-full when too many bodies are being received; 413
 // body-too-large beyond limit; 408 body-timeout; 499 client-closed-request
 // when the client went away (or the connection broke) mid-body, which the
-// client never sees but the metrics count; 400 for an empty body.
+// client never sees but the metrics count; 400 for an empty body. The
+// body returned starts after a leading UTF-8 byte order mark, if any.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	for _, v := range r.Header.Values("Content-Encoding") {
 		for _, enc := range strings.Split(v, ",") {
@@ -123,10 +124,14 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, limit int64) (
 		// answer, and the body says nothing about its JSON.
 		return nil, &apiError{kind: probClientClosed, detail: "the client closed the connection while sending the body", cause: err}
 	}
-	if len(bytes.TrimSpace(buf.Bytes())) == 0 {
+	// Every body read here is JSON (or JSON Lines): a leading byte order
+	// mark is skipped, as the CLI skips one in files.
+	data := buf.Bytes()
+	data = data[jsondoc.BOMLen(data):]
+	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &apiError{kind: probInvalidJSON, detail: "the body is empty", syntax: &engine.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}}
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // limitError turns err, when it is a syntax error the JSON layer found

@@ -95,11 +95,8 @@ func readInput(data []byte) (*Input, error) {
 // JSON text alone.
 func (in *Input) read(s string, p *jsondoc.Parser) error {
 	in.src = s
-	text := s
-	if strings.HasPrefix(s, "\uFEFF") {
-		in.base = len("\uFEFF")
-		text = s[in.base:]
-	}
+	in.base = jsondoc.BOMLen(s)
+	text := s[in.base:]
 	pos := jsondoc.SkipSpace(text, 0)
 	if pos >= len(text) {
 		return &jsondoc.SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
