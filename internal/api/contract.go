@@ -374,7 +374,7 @@ func (s *Server) readContract(w http.ResponseWriter, r *http.Request) (*readCont
 	err = s.poolFor(len(body)).Do(r.Context(), func(context.Context) error {
 		c, err := engine.ParseContract(body)
 		if err != nil {
-			if json.Valid(body) {
+			if withinLimits(body, err) {
 				return limitError(probInvalidContract, "", err) // a limit of the JSON layer
 			}
 			return err

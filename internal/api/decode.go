@@ -150,6 +150,42 @@ func limitError(k problemKind, base string, err error) error {
 	return &apiError{kind: k, detail: ptrOrRoot(ptr) + ": " + se.Msg, errors: []FieldProblem{{Pointer: ptr, Message: se.Msg}}, cause: err}
 }
 
+// withinLimits reports whether data, which the JSON layer refused with
+// err, is valid JSON: then err is one of the layer's limits (a numeric
+// literal longer than jsondoc.MaxNumberLen bytes, nesting deeper than
+// jsondoc.MaxDepth), a 422 at its pointer, not a 400. encoding/json
+// checks the grammar, but json.Valid also refuses nesting deeper than
+// its own cap of 10,000; for a depth error past that cap the document is
+// read token by token, which has no cap.
+func withinLimits(data []byte, err error) bool {
+	if json.Valid(data) {
+		return true
+	}
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "exceeded max depth") {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for depth := 0; ; {
+		tok, terr := dec.Token()
+		if terr != nil {
+			return false
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '[' || d == '{' {
+				depth++
+				continue
+			}
+			depth--
+		}
+		if depth == 0 {
+			// The one top-level value is complete: only white space may follow.
+			_, terr = dec.Token()
+			return terr == io.EOF
+		}
+	}
+}
+
 // decodeStrict decodes one JSON document into v, refusing unknown fields
 // and trailing data. base is the document's JSON pointer inside the
 // request ("" for the body itself).

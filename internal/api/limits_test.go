@@ -257,6 +257,7 @@ func TestNumberAndDepthLimits(t *testing.T) {
 	b := setup(t, nil)
 	long := strings.Repeat("7", 1_040_000)
 	deep := strings.Repeat(`{"a":`, 9990) + "1" + strings.Repeat("}", 9990)
+	deeper := strings.Repeat(`{"a":`, 10_500) + "1" + strings.Repeat("}", 10_500)
 	c := `{"contract_version": 2, "required": [{"tool": "search"}]}`
 	tests := []struct {
 		name, target, body, slug, ptr string
@@ -279,6 +280,10 @@ func TestNumberAndDepthLimits(t *testing.T) {
 			// The limit counts from the top of the request, which the
 			// contract is one level inside.
 			"invalid-contract", "/contract/required/0/args" + strings.Repeat("/a", 996)},
+		{"deep trace, past encoding/json's cap too", "/v1/evaluations?store=false", `{"contract": ` + c + `, "trace": ` + deeper + `}`,
+			"invalid-trace", "/trace" + strings.Repeat("/a", 999)},
+		{"deep contract to validate, past encoding/json's cap too", "/v1/validate", `{"contract_version": 2, "required": [{"tool": "search", "args": {"a": ` + deeper + `}}]}`,
+			"invalid-contract", "/required/0/args" + strings.Repeat("/a", 997)},
 		{"min_score out of float64", "/v1/evaluations?store=false", `{"contract": ` + c + `, "trace": [], "min_score": 1e999999}`,
 			"invalid-request", "/min_score"},
 		{"weight out of float64", "/v1/evaluations?store=false", `{"contract": ` + c + `, "trace": [], "weights": {"argument_f1": -1e400}}`,

@@ -123,8 +123,7 @@ func parseRequestText(data []byte, s string) (jsondoc.Value, error) {
 	if !ok {
 		return jsondoc.Value{}, err
 	}
-	if json.Valid(data) {
-		// encoding/json reads it: a limit of the JSON layer.
+	if withinLimits(data, err) {
 		kind := probInvalidRequest
 		switch top, _, _ := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/"); top {
 		case "contract", "gold":

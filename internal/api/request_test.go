@@ -108,6 +108,9 @@ func TestReadRequest(t *testing.T) {
 func TestParseRequestSyntax(t *testing.T) {
 	long := strings.Repeat("1", jsondoc.MaxNumberLen+1)
 	deep := strings.Repeat("[", jsondoc.MaxDepth+1) + strings.Repeat("]", jsondoc.MaxDepth+1)
+	deeper := strings.Repeat(`{"a":`, 10_500) + "1" + strings.Repeat("}", 10_500)
+	deepish := strings.Repeat(`{"a":`, 5_000) + "1" + strings.Repeat("}", 5_000)
+	deeperPtr := "/trace" + strings.Repeat("/a", 999)
 	for _, tc := range []struct {
 		doc, slug, detail string
 		errors            []FieldProblem
@@ -120,6 +123,14 @@ func TestParseRequestSyntax(t *testing.T) {
 		{`{"min_score": ` + long + `}`, "invalid-request", "/min_score: numeric literal longer than 500 bytes",
 			[]FieldProblem{{Pointer: "/min_score", Message: "numeric literal longer than 500 bytes"}}},
 		{`{"contract": ` + deep + `}`, "invalid-contract", "", nil},
+		// Deeper than encoding/json's own cap (10,000) too: the same 422.
+		{`{"trace": ` + deeper + `}`, "invalid-trace", deeperPtr + ": exceeded max depth of 1000 nested arrays and objects",
+			[]FieldProblem{{Pointer: deeperPtr, Message: "exceeded max depth of 1000 nested arrays and objects"}}},
+		{`{"trace": ` + deepish + `}`, "invalid-trace", deeperPtr + ": exceeded max depth of 1000 nested arrays and objects",
+			[]FieldProblem{{Pointer: deeperPtr, Message: "exceeded max depth of 1000 nested arrays and objects"}}},
+		// Not JSON past the depth: a 400, located at the depth error.
+		{`{"trace": ` + deeper + `} {}`, "invalid-json", "", nil},
+		{`{"trace": ` + deeper[:len(deeper)-1] + `}`, "invalid-json", "", nil},
 	} {
 		_, err := parseRequest([]byte(tc.doc))
 		p := problemFor(err)
@@ -149,7 +160,10 @@ func FuzzReadRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !json.Valid(data) {
-			if _, err := parseRequest(data); problemFor(err).kind != probInvalidJSON {
+			// json.Valid also refuses nesting past its cap of 10,000, which
+			// parseRequest reads as JSON past jsondoc.MaxDepth: a 422.
+			_, err := parseRequest(data)
+			if p := problemFor(err); p.kind != probInvalidJSON && !strings.HasSuffix(p.detail, ": exceeded max depth of 1000 nested arrays and objects") {
 				t.Fatalf("%q is not JSON; parseRequest = %v, want invalid-json", data, err)
 			}
 			return
