@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,6 +227,9 @@ func decodeStrict(data []byte, v any, base string) error {
 			ptr = base + p // with map keys and array indexes, which Field lacks
 		}
 		msg := fmt.Sprintf("must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
+		if k := te.Type.Kind(); (k == reflect.Float64 || k == reflect.Float32) && strings.HasPrefix(te.Value, "number ") {
+			msg = outOfRange(strings.TrimPrefix(te.Value, "number "))
+		}
 		return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(ptr) + ": " + msg, errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
@@ -234,6 +238,13 @@ func decodeStrict(data []byte, v any, base string) error {
 			errors: []FieldProblem{{Pointer: ptr, Message: "unknown field"}}}
 	}
 	return &apiError{kind: probInvalidRequest, detail: err.Error(), errors: []FieldProblem{{Pointer: base, Message: err.Error()}}}
+}
+
+// outOfRange is the message for a numeric literal lit, where a number is
+// read, that is outside float64's range (1e400): valid JSON, but not a
+// finite number.
+func outOfRange(lit string) string {
+	return "must be a finite number, got " + lit + " (out of float64's range)"
 }
 
 func ptrOrRoot(p string) string {

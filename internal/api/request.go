@@ -276,7 +276,7 @@ func readNumber(ptr string, v jsondoc.Value, dst *float64) error {
 		lit, _ := v.Num()
 		f, err := strconv.ParseFloat(lit, 64)
 		if err != nil {
-			msg := "must be a number, got number " + lit
+			msg := outOfRange(lit)
 			return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(ptr) + ": " + msg, errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
 		}
 		*dst = f

@@ -220,3 +220,26 @@ func TestRequestHashDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberOutOfRange pins the 422 of a number outside float64's range
+// where one is read: both JSON readers say it is not finite.
+func TestNumberOutOfRange(t *testing.T) {
+	for _, tc := range []struct{ doc, ptr, lit string }{
+		{`{"min_score": 1e400}`, "/min_score", "1e400"},
+		{`{"weights": {"argument_f1": -1e400}}`, "/weights/argument_f1", "-1e400"},
+	} {
+		want := []FieldProblem{{Pointer: tc.ptr, Message: "must be a finite number, got " + tc.lit + " (out of float64's range)"}}
+		_, _, werr, gerr := decodeBoth([]byte(tc.doc))
+		for name, err := range map[string]error{"decodeStrict": werr, "readRequest": gerr} {
+			p := problemFor(err)
+			if p.kind != probInvalidRequest || p.detail != tc.ptr+": "+want[0].Message || !cmp.Equal(p.errors, want) {
+				t.Errorf("%s %s: %s %q %v, want invalid-request %v", name, tc.doc, p.kind.slug, p.detail, p.errors, want)
+			}
+		}
+	}
+	b := setup(t, nil)
+	p := problemOf(t, b.do(t, "POST", "/v1/evaluations?store=false", `{"contract": `+contractA+`, "trace": [], "min_score": 1e400}`), 422, "invalid-request")
+	if p.Detail != "/min_score: must be a finite number, got 1e400 (out of float64's range)" {
+		t.Errorf("detail %q", p.Detail)
+	}
+}
