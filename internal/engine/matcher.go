@@ -458,14 +458,14 @@ func (p *contractParser) matcher(obj jsondoc.Value) any {
 			if r := arg.Get("rel"); r.Exists() {
 				f, ok := finiteValue(r)
 				if !ok || f < 0 {
-					return bad(r, "rel must be a non-negative number")
+					return bad(r, nonNegative("rel", r))
 				}
 				m.Rel = f
 			}
 			if r := arg.Get("abs"); r.Exists() {
 				f, ok := finiteValue(r)
 				if !ok || f < 0 {
-					return bad(r, "abs must be a non-negative number")
+					return bad(r, nonNegative("abs", r))
 				}
 				m.Abs = f
 			}
@@ -486,6 +486,17 @@ func (p *contractParser) matcher(obj jsondoc.Value) any {
 
 // finiteValue reads a number of a document as a finite float64: false for
 // anything else, a number outside float64's range included.
+// nonNegative is the message for the $approx tolerance key whose value v
+// is not a finite non-negative number.
+func nonNegative(key string, v jsondoc.Value) string {
+	if n, ok := v.Num(); ok {
+		if _, finite := finiteValue(v); !finite {
+			return key + " must be a finite number, got " + n + " (out of float64's range)"
+		}
+	}
+	return key + " must be a non-negative number"
+}
+
 func finiteValue(v jsondoc.Value) (float64, bool) {
 	n, ok := v.Num()
 	if !ok {
