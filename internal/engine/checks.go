@@ -206,12 +206,7 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	if !run {
 		n += len(scored)
 	}
-	var all []ToolCall
-	if ev.room.take(roomCalls, n, len(ev.room.calls)) {
-		all = ev.room.calls[:n:n]
-	} else {
-		all = make([]ToolCall, n)
-	}
+	all := make([]ToolCall, n)
 	res.TraceCalls = all[:len(calls):len(calls)]
 	if red.active() {
 		for i, c := range calls {

@@ -102,52 +102,7 @@ type evaluation struct {
 	// lists of trace indexes are carved from.
 	text textArena
 	ints []int
-	// room is the result's room for the lists of a small trace (nil:
-	// none); see resultRoom.
-	room *resultRoom
 }
-
-// inlineCalls is how many issues, trace calls and expected calls a
-// result's room holds; inlineText how many bytes of texts.
-const (
-	inlineCalls = 16
-	inlineText  = 2048
-)
-
-// resultRoom is room, in the allocation of a result, for the lists a
-// result of a small trace holds: its issues, trace calls, expected calls,
-// tool lists, lists of trace indexes and first texts. Each array is handed
-// out once, to a list that fits in it (a longer one is allocated as
-// usual), so nothing in it is shared by two lists.
-type resultRoom struct {
-	issues   [inlineCalls]Issue
-	calls    [inlineCalls]ToolCall
-	expected [inlineCalls]ExpectedCall
-	tools    [4 * inlineCalls]string
-	ints     [5*inlineCalls + 16]int
-	text     [inlineText]byte
-	// used says which arrays are handed out (a bit per field above, in
-	// order).
-	used uint8
-}
-
-// take reports whether array bit of r (see used) is free for a list of n
-// elements of an array of size elements, and marks it used when it is.
-func (r *resultRoom) take(bit uint8, n, size int) bool {
-	if r == nil || r.used&bit != 0 || n > size {
-		return false
-	}
-	r.used |= bit
-	return true
-}
-
-// The bits of resultRoom.used.
-const (
-	roomIssues uint8 = 1 << iota
-	roomCalls
-	roomExpected
-	roomTools
-)
 
 // scratch and scratch2 return the halves of ev.tmp cleared: one count
 // per tool id each.
@@ -226,15 +181,14 @@ func Evaluate(ctx context.Context, c *Contract, t Trace, opts Options) (*Evaluat
 		return nil, err
 	}
 	sc.use(bestChoice)
-	// The result, its checks and the room for a small trace's lists are
-	// one allocation; the evaluation writes the metrics into the result.
+	// The result and its checks are one allocation; the evaluation writes
+	// the metrics into the result.
 	block := &struct {
 		res    EvaluationResult
 		checks [numChecks]Check
-		room   resultRoom
 	}{}
 	res := &block.res
-	sc.metricsTo, sc.room = &res.Metrics, &block.room
+	sc.metricsTo = &res.Metrics
 	ev := sc.evaluation(opts)
 	ev.ctx = ctx
 	ev.score = bestScore

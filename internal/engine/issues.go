@@ -61,12 +61,7 @@ const maxValueText = 60
 // remaining text, such as tool names.
 func (ev *evaluation) issues() []Issue {
 	ev.checks() // the behaviour issues read the checks' memo
-	var out []Issue
-	if n := ev.issueBound(); ev.room.take(roomIssues, n, len(ev.room.issues)) {
-		out = ev.room.issues[:0:n]
-	} else {
-		out = make([]Issue, 0, n)
-	}
+	out := make([]Issue, 0, ev.issueBound())
 	out = ev.forbiddenIssues(out)
 	out = ev.credentialIssues(out)
 	out = ev.missingIssues(out)

@@ -89,10 +89,8 @@ type scorer struct {
 	metrics Metrics
 	expArgs []*cval
 	// metricsTo, when set, is where evaluation writes the metrics
-	// instead of metrics (the result's own), and room the result's room
-	// for the lists of a small trace (evaluation.room).
+	// instead of metrics (the result's own).
 	metricsTo *Metrics
-	room      *resultRoom
 	// orderBuf, markBuf and diff are the issue list's scratch (see
 	// evaluation.orderBuf).
 	orderBuf []int
@@ -184,7 +182,7 @@ func newScorer(c *Contract, t *Trace, cmp CompareOptions, w Weights) *scorer {
 func (sc *scorer) release() {
 	sc.c, sc.p, sc.t, sc.tr = nil, nil, nil, Trace{}
 	sc.ctx, sc.work, sc.stopped = nil, 0, nil
-	sc.ev, sc.metrics, sc.metricsTo, sc.room = evaluation{}, Metrics{}, nil, nil
+	sc.ev, sc.metrics, sc.metricsTo = evaluation{}, Metrics{}, nil
 	clear(sc.members) // no reference to the trace
 	sc.members = sc.members[:0]
 	clear(sc.expArgs)
@@ -748,21 +746,12 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	// scorer's (nothing of the result points to them); the expected calls
 	// and the scored indexes are the result's own.
 	ev := &sc.ev
-	room := sc.room
-	sc.room = nil
-	var expected []ExpectedCall
-	if room.take(roomExpected, len(G), len(room.expected)) {
-		expected = room.expected[:len(G):len(G)]
-	} else {
-		expected = make([]ExpectedCall, len(G))
-	}
 	*ev = evaluation{
 		contract:    sc.c,
 		opts:        opts,
 		cmp:         sc.cmp,
 		trace:       *sc.t,
-		room:        room,
-		expected:    expected,
+		expected:    make([]ExpectedCall, len(G)),
 		filledBy:    sc.filledBy[:len(G):len(G)],
 		satisfiedBy: sc.satBy[:len(G):len(G)],
 		optional:    optional,
@@ -770,10 +759,6 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		expTool:     sc.gTool[:len(G)],
 		countG:      sc.countG[:sc.nt],
 		countS:      sc.countS[:sc.nt],
-	}
-	if room != nil {
-		ev.ints = room.ints[:0]
-		ev.text.firstBlock(room.text[:])
 	}
 	ev.scored = append(ev.idx(len(sc.scored)), sc.scored...)
 	if ev.scored == nil {
@@ -813,7 +798,7 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		Sequence:           SequenceMetrics{EditDistance: f.editDistance, NormalizedDistance: f.normDistance, SequenceAccuracy: f.seqAcc},
 		Efficiency:         EfficiencyMetrics{RedundantCount: f.redundant, TotalCalls: len(sc.scored), RedundantRate: f.redundantRate},
 		Weights:            sc.w,
-		ToolCorrectness:    sc.toolLists(f, room),
+		ToolCorrectness:    sc.toolLists(f),
 	}
 	ev.metrics = m
 	return ev
@@ -860,15 +845,10 @@ func (sc *scorer) violations(ev *evaluation, opts Options) {
 
 // toolLists fills the tool correctness metrics with the name lists,
 // sorted, in one allocation.
-func (sc *scorer) toolLists(f figures, room *resultRoom) ToolCorrectnessMetrics {
+func (sc *scorer) toolLists(f figures) ToolCorrectnessMetrics {
 	nE, nC := f.distinctG, f.distinctS
 	nM, nX := nE-f.correctTools, nC-f.correctTools
-	var buf []string
-	if n := nE + nC + nM + nX; room.take(roomTools, n, len(room.tools)) {
-		buf = room.tools[:0:n]
-	} else {
-		buf = make([]string, 0, n)
-	}
+	buf := make([]string, 0, nE+nC+nM+nX)
 	tc := ToolCorrectnessMetrics{
 		ToolCorrectness: f.toolCorrectness,
 		ExpectedTools:   buf[0:0:nE],

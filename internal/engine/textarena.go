@@ -64,20 +64,11 @@ func (a *textArena) room(n int) {
 	a.buf = nb
 }
 
-// sizeFor makes the first block allocated n bytes (at least
-// minTextBlock), for a result whose texts are known to take about n
-// bytes.
+// sizeFor makes the first block n bytes (at least minTextBlock), for a
+// result whose texts are known to take about n bytes.
 func (a *textArena) sizeFor(n int) {
 	if a.block == 0 {
 		a.block = n
-	}
-}
-
-// firstBlock makes b (empty between texts) the block in use: the
-// texts' first bytes go there before any block is allocated.
-func (a *textArena) firstBlock(b []byte) {
-	if len(a.buf) == 0 && !a.open {
-		a.buf = b[:0]
 	}
 }
 
