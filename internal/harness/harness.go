@@ -66,6 +66,12 @@ type Options struct {
 	// counts and the bound, not graded (the service sets
 	// engine.MaxScoringCells). 0 means no bound.
 	MaxScoringCells int64
+	// MaxRegexWork, when > 0, bounds the regexp work of grading locally
+	// (Service nil): the trace's argument bytes times the instructions of
+	// the $regex patterns of its tools (engine.RegexSizes.RegexWork). A
+	// task over it is an error saying the work and the bound, not graded
+	// (the service sets engine.MaxRegexWork). 0 means no bound.
+	MaxRegexWork int64
 }
 
 func (o *Options) withDefaults() Options {
@@ -218,6 +224,11 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 	} else {
 		if cells := t.Contract.ScoringCells(len(parsed.Trace.Calls)); o.MaxScoringCells > 0 && cells > o.MaxScoringCells {
 			return fail(fmt.Sprintf("grading: the contract's %d expected calls (required and every alternative's) against the trace's %d calls need %d scoring cells, over the limit of %d", t.Contract.ExpectedCallCount(), len(parsed.Trace.Calls), cells, o.MaxScoringCells))
+		}
+		if o.MaxRegexWork > 0 {
+			if work := t.Contract.RegexSizes().RegexWork(&parsed.Trace); work > o.MaxRegexWork {
+				return fail(fmt.Sprintf("grading: matching the contract's $regex patterns against the trace's arguments could take %d steps (argument bytes times pattern instructions), over the limit of %d", work, o.MaxRegexWork))
+			}
 		}
 		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore, SecretScanner: o.SecretScanner})
 		if err != nil {

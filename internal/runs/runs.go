@@ -194,10 +194,11 @@ func (s *Service) CheckAgentURL(raw string) error { return s.allow.CheckURL(raw)
 func (s *Service) MaxTaskTime() time.Duration { return s.cfg.MaxTaskTime }
 
 // options are the harness options of a run, grading with scanner within
-// the service's bound on scoring cells (engine.MaxScoringCells).
+// the service's bounds on scoring cells and $regex work
+// (engine.MaxScoringCells, engine.MaxRegexWork).
 func options(r *record.Run, scanner engine.SecretScanner) harness.Options {
 	return harness.Options{Concurrency: 1, Timeout: r.Timeout, Attempts: r.Retries + 1, RunID: r.ID.String(), Agent: r.Agent,
-		SecretScanner: scanner, MaxScoringCells: engine.MaxScoringCells}
+		SecretScanner: scanner, MaxScoringCells: engine.MaxScoringCells, MaxRegexWork: engine.MaxRegexWork}
 }
 
 // Budget returns the longest a task of a run with these options may take:
