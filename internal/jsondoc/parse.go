@@ -841,6 +841,12 @@ func (p *Parser) unexpected(i int, what string) string {
 // of an object whose set has as many bits as the object has members are
 // distinct and not compared (repeatedKey).
 func keyBit(b []byte, i, n int) uint32 {
+	return 1 << ((keyWord(b, i, n) + uint64(n)) * keyMul >> 59)
+}
+
+// keyWord returns the first eight bytes of the key text b[i:i+n] (all of
+// a shorter key, then zero bytes) as a little-endian word.
+func keyWord(b []byte, i, n int) uint64 {
 	var w uint64
 	if i+8 <= len(b) {
 		w = le64(b, i)
@@ -852,7 +858,7 @@ func keyBit(b []byte, i, n int) uint32 {
 			w |= uint64(b[i+k]) << (8 * k)
 		}
 	}
-	return 1 << ((w + uint64(n)) * keyMul >> 59)
+	return w
 }
 
 // keyMul is keyBit's multiplier, 2**64 over the golden ratio.
@@ -866,18 +872,7 @@ const keyMul = 0x9e3779b97f4a7c15
 // equal when one of them is shorter than eight bytes, else they share
 // their first eight.
 func keyRank(b []byte, i, n int) uint64 {
-	var w uint64
-	if i+8 <= len(b) {
-		w = le64(b, i)
-		if n < 8 {
-			w &= 1<<(uint(n)*8&63) - 1
-		}
-	} else {
-		for k := range min(n, 8) {
-			w |= uint64(b[i+k]) << (8 * k)
-		}
-	}
-	return bits.ReverseBytes64(w) + 1
+	return bits.ReverseBytes64(keyWord(b, i, n)) + 1
 }
 
 // keyAfter reports whether the plain key p.s[i:i+n] is greater than the
