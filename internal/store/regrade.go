@@ -126,37 +126,68 @@ func (db *DB) CountActiveRegrades(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// querier is what selectionWhere reads the registry with: the pool or a
+// transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // selectionWhere builds the conditions selecting a regrade's originals:
 // results of the project graded against sel.ContractName at one of
-// sel.FromVersions (every version but target when empty), that are not
-// themselves regrade results, created before snapshot, matching the other
-// fields of sel.
-func selectionWhere(projectID int64, sel record.RegradeSelection, target int, snapshot time.Time) *where {
+// sel.FromVersions (every version but target when empty, read from the
+// registry with q), that are not themselves regrade results, created
+// before snapshot, matching the other fields of sel.
+//
+// The versions are written into the SQL as integer literals, not as an
+// array parameter or subquery: the planner then knows how many there
+// are and makes the equality a condition of the results_contract index
+// scan, so that the created_at bounds of a chunk stop it. Given an array
+// of unknown length (a subquery, or a parameter in a generic plan) it
+// assumes ten and filters instead: every chunk then read the index
+// entries of every result of the contract, the regrade's own new results
+// included (200 ms and 3,400 buffers per chunk once 100,000 were
+// written, against 13 ms and 530).
+func selectionWhere(ctx context.Context, q querier, projectID int64, sel record.RegradeSelection, target int, snapshot time.Time) (*where, error) {
 	w := filterWhere(projectID, record.ResultFilter{
 		ContractName: sel.ContractName,
 		TaskID:       sel.TaskID, RunID: sel.RunID, Agent: sel.Agent,
 		Labels: sel.Labels,
 		Since:  sel.Since, Until: sel.Until,
 	})
-	if len(sel.FromVersions) > 0 {
-		vs := make([]int32, len(sel.FromVersions))
-		for i, v := range sel.FromVersions {
-			vs[i] = int32(v)
-		}
-		w.add("contract_version = ANY(?)", vs)
-	} else if sel.ContractName != "" {
+	versions := sel.FromVersions
+	if len(versions) == 0 && sel.ContractName != "" {
 		// Every version but the target, listed from the registry (the
-		// same set: an original's version is registered, a foreign key):
-		// equality lets an index on (..., contract_version, created_at)
-		// bound a chunk's range, which "<> target" cannot.
-		w.add("contract_version = ANY(ARRAY(SELECT version FROM contracts WHERE project_id = ? AND name = ? AND version <> ?))",
+		// same set: an original's version is registered, migration
+		// 00019's trigger).
+		rows, err := q.Query(ctx, `SELECT version FROM contracts WHERE project_id = $1 AND name = $2 AND version <> $3 ORDER BY version`,
 			projectID, sel.ContractName, int32(target))
-	} else {
+		if err != nil {
+			return nil, err
+		}
+		vs, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+		if err != nil {
+			return nil, err
+		}
+		versions = make([]int, len(vs))
+		for i, v := range vs {
+			versions[i] = int(v)
+		}
+		if len(versions) == 0 {
+			w.add("false")
+		}
+	}
+	if len(versions) > 0 {
+		lit := make([]string, len(versions))
+		for i, v := range versions {
+			lit[i] = strconv.FormatInt(int64(int32(v)), 10)
+		}
+		w.add("contract_version IN (" + strings.Join(lit, ", ") + ")")
+	} else if sel.ContractName == "" {
 		w.add("contract_version <> ?", int32(target))
 	}
 	w.add("regrade_id IS NULL")
 	w.add("created_at < ?", snapshot)
-	return w
+	return w, nil
 }
 
 // CountRegradeSelection returns the number of originals a regrade with
@@ -165,7 +196,10 @@ func selectionWhere(projectID int64, sel record.RegradeSelection, target int, sn
 //
 // Errors: engine.ErrUnavailable.
 func (db *DB) CountRegradeSelection(ctx context.Context, projectID int64, sel record.RegradeSelection, target int, snapshot time.Time) (int64, error) {
-	w := selectionWhere(projectID, sel, target, snapshot)
+	w, err := selectionWhere(ctx, db.pool, projectID, sel, target, snapshot)
+	if err != nil {
+		return 0, fmt.Errorf("count regrade selection: %w", translate(err))
+	}
 	var n int64
 	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM results WHERE `+w.sql(), w.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count regrade selection: %w", translate(err))
@@ -206,7 +240,10 @@ func (db *DB) PlanRegrade(ctx context.Context, id uuid.UUID, hook func(ctx conte
 	}
 	// Every ChunkSize-th key, and the last one, bound the chunks. Only the
 	// boundaries leave the database.
-	w := selectionWhere(rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	w, err := selectionWhere(ctx, tx, rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	if err != nil {
+		return err
+	}
 	w.args = append(w.args, int64(rg.ChunkSize))
 	rows, err := tx.Query(ctx, `SELECT created_at, id, n FROM (
 			SELECT created_at, id, row_number() OVER (ORDER BY created_at, id) AS n, count(*) OVER () AS total
@@ -265,13 +302,13 @@ var regradeOriginalSelect = summarySelect + `, options, trace_calls, final_answe
 		THEN jsonb_path_query_first(checks::jsonb, '$.items[*] ? (@.name == "credentials" && @.status == "fail")') END,
 	issues`
 
-// ReadRegradeChunk returns the originals of one chunk of rg, in
-// (created_at, id) order: at most about rg.ChunkSize rows (more only when
-// results created before the snapshot were committed after the plan).
-//
-// Errors: engine.ErrUnavailable.
-func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.RegradeChunk) ([]record.RegradeOriginal, error) {
-	w := selectionWhere(rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+// regradeChunkQuery returns ReadRegradeChunk's query of chunk c of rg
+// and its arguments, reading the selected versions with q.
+func regradeChunkQuery(ctx context.Context, q querier, rg record.Regrade, c record.RegradeChunk) (string, []any, error) {
+	w, err := selectionWhere(ctx, q, rg.ProjectID, rg.Selection, rg.Target.Version, rg.SnapshotAt)
+	if err != nil {
+		return "", nil, err
+	}
 	// The plain bounds on created_at, implied by the row comparisons,
 	// are what an index scan can start and stop at: without them Postgres
 	// read every selected original's index entry (or the whole table) for
@@ -282,7 +319,20 @@ func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.
 	}
 	w.add("created_at <= ?", c.Upto.CreatedAt)
 	w.add("(created_at, id) <= (?, ?)", c.Upto.CreatedAt, c.Upto.ID)
-	rows, err := db.pool.Query(ctx, `SELECT `+regradeOriginalSelect+` FROM results WHERE `+w.sql()+` ORDER BY created_at, id`, w.args...)
+	return `SELECT ` + regradeOriginalSelect + ` FROM results WHERE ` + w.sql() + ` ORDER BY created_at, id`, w.args, nil
+}
+
+// ReadRegradeChunk returns the originals of one chunk of rg, in
+// (created_at, id) order: at most about rg.ChunkSize rows (more only when
+// results created before the snapshot were committed after the plan).
+//
+// Errors: engine.ErrUnavailable.
+func (db *DB) ReadRegradeChunk(ctx context.Context, rg record.Regrade, c record.RegradeChunk) ([]record.RegradeOriginal, error) {
+	q, args, err := regradeChunkQuery(ctx, db.pool, rg, c)
+	if err != nil {
+		return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
+	}
+	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read regrade chunk %d: %w", c.Index, translate(err))
 	}

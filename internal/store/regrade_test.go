@@ -985,3 +985,65 @@ func TestRegradeResultSharesExpected(t *testing.T) {
 		t.Errorf("GetResult of a result whose copy is gone = %v", err)
 	}
 }
+
+// TestReadRegradeChunkPlan checks that a chunk's read is an index scan
+// bounded by the selected versions and the chunk's created_at range, for
+// a selection listing its versions and for one taking every version but
+// the target from the registry, so that it does not read the index
+// entries of every result of the contract (the target version's regrade
+// results among them).
+func TestReadRegradeChunkPlan(t *testing.T) {
+	f := newRegradeFixture(t, 30, 30)
+	ctx := context.Background()
+	// Results at the target version, as a regrade writes them.
+	f.runAll(t, f.create(t, 20, record.RegradeSelection{ContractName: "flights"}))
+	for _, sel := range []record.RegradeSelection{
+		{ContractName: "flights"},
+		{ContractName: "flights", FromVersions: []int{1}},
+	} {
+		rg := f.create(t, 20, sel)
+		chunks := f.plan(t, rg.ID)
+		planned, err := f.db.GetRegrade(ctx, 1, rg.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunks) != 3 {
+			t.Fatalf("%+v: %d chunks, want 3", sel, len(chunks))
+		}
+		tx, err := f.db.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			t.Fatal(err)
+		}
+		q, args, err := regradeChunkQuery(ctx, tx, planned, chunks[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, `EXPLAIN (COSTS OFF) `+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		_ = tx.Rollback(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		var cond string
+		for _, l := range lines {
+			if c, ok := strings.CutPrefix(strings.TrimSpace(l), "Index Cond: "); ok {
+				cond = c
+			}
+		}
+		if !strings.Contains(plan, "using results_contract on results") || !strings.Contains(cond, "(contract_version = 1)") ||
+			!strings.Contains(cond, "(created_at >= ") || !strings.Contains(cond, "(created_at <= ") {
+			t.Errorf("%+v: the chunk's read is not bounded by version and created_at in results_contract:\n%s", sel, plan)
+		}
+		originals, err := f.db.ReadRegradeChunk(ctx, planned, chunks[1])
+		if err != nil || len(originals) != 20 {
+			t.Errorf("%+v: ReadRegradeChunk = %d originals, %v; want 20", sel, len(originals), err)
+		}
+	}
+}
