@@ -829,11 +829,12 @@ func TestCensus(t *testing.T) {
 // TestEscapedStrings reads string literals with escapes (which strSlow
 // decodes eight bytes at a time between them) of many lengths, with the
 // escape, a multi-byte character or invalid UTF-8 at every position and
-// the literal's end at every distance from the end of the input, alone,
+// the literal's end at every distance from the end of the input (and
+// the input cut short before its closing quote), alone,
 // as object members, and one document after another through one
 // Parser, and checks each against encoding/json.
 func TestEscapedStrings(t *testing.T) {
-	pieces := []string{`\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "é", "\xff", `\/`, "<"}
+	pieces := []string{`\"`, `\"\"\"\"\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "é", "\xff", `\/`, "<"}
 	var p Parser
 	for n := 0; n <= 40; n++ {
 		for at := 0; at <= n; at++ {
@@ -841,6 +842,7 @@ func TestEscapedStrings(t *testing.T) {
 				lit := `"` + strings.Repeat("a", at) + piece + strings.Repeat("b", n-at) + `\t"`
 				for _, doc := range []string{lit, `{"k":` + lit + `,"m":[` + lit + `]}`, "[" + lit + "," + lit + "]"} {
 					checkAgainstStd(t, []byte(doc))
+					checkAgainstStd(t, []byte(doc[:len(doc)-1])) // cut short: an error
 					v, err := p.Parse(doc)
 					if err != nil {
 						t.Fatalf("Parser.Parse(%q): %v", doc, err)

@@ -1065,28 +1065,38 @@ func (p *Parser) strSlow(quote, start, i int) (node, int, error) {
 	at := len(b)
 	b = append(b, s[start:i]...)
 	for i < len(s) {
-		if i+8 <= len(s) && cap(b)-len(b) >= 8 {
-			// Eight bytes copied at once, of which those before the
-			// first that needs care are kept.
-			x := le64(src, i)
-			binary.LittleEndian.PutUint64(b[len(b):len(b)+8], x)
-			m := careMask(x)
-			if m == 0 {
-				b = b[:len(b)+8]
-				i += 8
-				continue
+		if i+8 <= len(src) && cap(b)-len(b) >= 8 {
+			// Eight bytes copied at once into the room after b (w is
+			// where), of which those before the first that needs care
+			// are kept; \", the usual escape, is a quote written in
+			// place of the backslash copied, when the word holds both
+			// of its bytes. Anything else is read byte by byte below.
+			room := b[:cap(b)]
+			w := len(b)
+			for i+8 <= len(src) && w+8 <= len(room) {
+				x := le64(src, i)
+				binary.LittleEndian.PutUint64(room[w:w+8], x)
+				m := careMask(x)
+				if m == 0 {
+					w += 8
+					i += 8
+					continue
+				}
+				k := uint(bits.TrailingZeros64(m)) >> 3
+				w += int(k)
+				i += int(k)
+				if k < 7 && uint16(x>>(8*k)) == '\\'|'"'<<8 {
+					room[w] = '"'
+					w++
+					i += 2
+					continue
+				}
+				break
 			}
-			k := bits.TrailingZeros64(m) >> 3
-			i += k
-			if x>>(8*k)&0xff == '\\' && i+1 < len(s) && s[i+1] == '"' {
-				// \", the usual escape: the quote in place of the
-				// backslash copied.
-				b = b[:len(b)+k+1]
-				b[len(b)-1] = '"'
-				i += 2
-				continue
+			b = room[:w]
+			if i >= len(s) {
+				break
 			}
-			b = b[:len(b)+k]
 		}
 		c := s[i]
 		if plainByte[c] {
