@@ -187,3 +187,24 @@ func TestKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIListReason checks the detected reason of OpenAI lists that
+// mix chat messages and chat.completion objects: an element without a
+// "role" is counted as a chat.completion.
+func TestOpenAIListReason(t *testing.T) {
+	completion := `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}]}`
+	msg := `{"role":"user","content":"hi"}`
+	for doc, want := range map[string]string{
+		"[" + msg + "," + msg + "]":               "a list of 2 OpenAI chat messages (role/content)",
+		"[" + completion + "," + completion + "]": "a list of 2 OpenAI chat.completion objects (choices[0].message of each)",
+		"[" + msg + "," + completion + "]":        "a list of 1 OpenAI chat message and 1 chat.completion object (choices[0].message of each), in order",
+	} {
+		p, err := Parse([]byte(doc), "auto")
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", doc, err)
+		}
+		if p.Format != "openai" || p.Reason != want {
+			t.Errorf("Parse(%s): format %q, reason %q; want openai, %q", doc, p.Format, p.Reason, want)
+		}
+	}
+}

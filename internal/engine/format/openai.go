@@ -38,25 +38,19 @@ func (openAIAdapter) Detect(in *Input) (string, bool) {
 		return "", false
 	}
 	recs := in.Records()
-	if allOpenAIMessages(recs) {
-		return "a list of " + openAIListItems(recs), true
+	if completions, ok := openAIRecords(recs); ok {
+		return "a list of " + openAIListItems(len(recs), completions), true
 	}
 	return "", false
 }
 
-// openAIListItems describes a list of OpenAI chat messages and
-// chat.completion responses as Parse reads it (an element without a
-// "role" that is a chat.completion is read as one, for its choice 0):
-// "3 OpenAI chat messages (role/content)", "2 OpenAI chat.completion
-// objects (choices[0].message of each)", or both counts.
-func openAIListItems(recs []jsondoc.Value) string {
-	completions := 0
-	for _, m := range recs {
-		if !m.Get("role").Exists() && isChatCompletion(m) {
-			completions++
-		}
-	}
-	switch messages := len(recs) - completions; {
+// openAIListItems describes a list of n OpenAI chat messages and
+// chat.completion responses as Parse reads it, completions of them read
+// as chat.completion objects (openAIRecords): "3 OpenAI chat messages
+// (role/content)", "2 OpenAI chat.completion objects (choices[0].message
+// of each)", or both counts.
+func openAIListItems(n, completions int) string {
+	switch messages := n - completions; {
 	case completions == 0:
 		return plural(messages, "OpenAI chat message") + " (role/content)"
 	case messages == 0:
@@ -89,8 +83,12 @@ func isChatCompletion(m jsondoc.Value) bool {
 	return isObj(ch.Index(0).Get("message"))
 }
 
-func isOpenAIMessage(m jsondoc.Value) bool {
-	switch m.Get("role").Text() {
+func isOpenAIMessage(m jsondoc.Value) bool { return isOpenAIRole(m.Get("role").Text()) }
+
+// isOpenAIRole reports whether r is the role of a Chat Completions
+// message.
+func isOpenAIRole(r string) bool {
+	switch r {
 	case "system", "developer", "user", "assistant", "tool", "function":
 		return true
 	}
@@ -107,16 +105,37 @@ func isOpenAIToolCall(m jsondoc.Value) bool {
 	return m.Get("type").Text() == "custom" && isObj(m.Get("custom"))
 }
 
+// allOpenAIMessages reports whether recs is a non-empty list of OpenAI
+// chat messages and chat.completion objects.
 func allOpenAIMessages(recs []jsondoc.Value) bool {
+	_, ok := openAIRecords(recs)
+	return ok
+}
+
+// openAIRecords reports whether recs is a non-empty list of objects each an
+// OpenAI chat message (isOpenAIMessage) or a chat.completion object, and
+// counts those Parse reads as chat.completion objects, for their choice
+// 0: the ones without a "role". Each element's "role" is looked up once.
+func openAIRecords(recs []jsondoc.Value) (completions int, ok bool) {
 	if len(recs) == 0 {
-		return false
+		return 0, false
 	}
 	for _, m := range recs {
-		if !isObj(m) || !(isOpenAIMessage(m) || isChatCompletion(m)) {
-			return false
+		if !isObj(m) {
+			return 0, false
+		}
+		role := m.Get("role")
+		if isOpenAIRole(role.Text()) {
+			continue
+		}
+		if !isChatCompletion(m) {
+			return 0, false
+		}
+		if !role.Exists() {
+			completions++
 		}
 	}
-	return true
+	return completions, true
 }
 
 func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
