@@ -922,8 +922,14 @@ func (a *textArena) docValue(v jsondoc.Value) string {
 	case v.Kind() == jsondoc.String:
 		a.buf = appendQuoteJSON(a.buf, v.Text())
 	default:
-		// Only the first maxValueText+1 bytes are needed to cut it.
-		a.buf = appendJSONPrefix(a.buf, v, len(a.buf)+maxValueText+1)
+		// Only the first maxValueText+1 bytes are needed to cut it: copied
+		// from the text when the parser found it written as AppendJSON
+		// writes it (white space aside), else written from the nodes.
+		limit := len(a.buf) + maxValueText + 1
+		var ok bool
+		if a.buf, ok = v.AppendJSONPrefixAsWritten(a.buf, limit); !ok {
+			a.buf = appendJSONPrefix(a.buf, v, limit)
+		}
 	}
 	a.cutCurrent()
 	return a.end()

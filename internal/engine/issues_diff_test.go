@@ -92,6 +92,22 @@ func FuzzDocValuePrefix(f *testing.F) {
 			if p := string(appendJSONPrefix(nil, v, 1<<30)); p != full {
 				t.Fatalf("%s: node %d: appendJSONPrefix without a limit %q, AppendJSON %q", s, i, p, full)
 			}
+			// The copy of a text written as AppendJSON writes it, without
+			// a limit and at every limit: AppendJSON's text, or a prefix
+			// of it as long as the limit.
+			for _, limit := range []int{1 << 30, 0, 1, 2, 7, maxValueText + 1} {
+				b, ok := v.AppendJSONPrefixAsWritten([]byte("x"), limit+1)
+				if !ok {
+					if len(b) != 1 {
+						t.Fatalf("%s: node %d: AppendJSONPrefixAsWritten declined, appending %q", s, i, b[1:])
+					}
+					continue
+				}
+				p := string(b[1:])
+				if !strings.HasPrefix(full, p) || len(p) < min(limit, len(full)) {
+					t.Fatalf("%s: node %d: AppendJSONPrefixAsWritten limit %d %q, AppendJSON %q", s, i, limit, p, full)
+				}
+			}
 		}
 	})
 }

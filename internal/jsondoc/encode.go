@@ -712,3 +712,63 @@ func IsNumber(s string) bool {
 	}
 	return i == len(s)
 }
+
+// AppendJSONPrefixAsWritten appends what AppendJSON appends for v, or,
+// once b has at least limit bytes, as much of that as it has written by
+// then (a prefix of AppendJSON's text of at least limit bytes), and
+// reports true, when v is an array or object whose tokens AppendJSON
+// writes as the text has them (see tokensAsWritten): each token is
+// copied from the text (a string with its quotes), an array or object
+// stopping before its next element or member once b has limit bytes. For
+// any other value it appends nothing and reports false.
+func (v Value) AppendJSONPrefixAsWritten(b []byte, limit int) ([]byte, bool) {
+	if v.d == nil {
+		return b, false
+	}
+	raw, compact, ok := v.d.tokensAsWritten(v.i, true)
+	switch {
+	case !ok:
+		return b, false
+	case compact:
+		return append(b, raw[:min(len(raw), max(limit-len(b), 0))]...), true
+	}
+	b, _ = v.d.appendTokens(b, v.i, limit)
+	return b, true
+}
+
+// appendTokens appends node j, of an array or object tokensAsWritten
+// accepts, as AppendJSON writes it, each token copied from the text; an
+// array or object stops before its next element or member once b has
+// limit bytes. It also returns the node after j's subtree.
+func (d *Doc) appendTokens(b []byte, j uint32, limit int) ([]byte, uint32) {
+	nd := &d.nodes[j]
+	switch nd.kind {
+	case String:
+		return append(b, d.src[nd.end:nd.rend]...), j + 1
+	case Array, Object:
+		open, end := byte('['), byte(']')
+		if nd.kind == Object {
+			open, end = '{', '}'
+		}
+		b = append(b, open)
+		k := j + 1
+		for e := range nd.n {
+			if len(b) >= limit {
+				return b, nd.end
+			}
+			if e > 0 {
+				b = append(b, ',')
+			}
+			if nd.kind == Object {
+				key := &d.nodes[k]
+				b = append(b, d.src[key.end:key.rend]...)
+				b = append(b, ':')
+				k++
+			}
+			b, k = d.appendTokens(b, k, limit)
+		}
+		return append(b, end), nd.end
+	}
+	// A number or literal: its text.
+	return append(b, d.src[nd.off:nd.off+nd.n]...), j + 1
+}
