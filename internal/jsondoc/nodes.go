@@ -235,6 +235,14 @@ func (e *KeyEnds) Add(prev, last byte) { e[last][prev>>6] |= 1 << (prev & 63) }
 // Has reports whether the ending prev, last is in e.
 func (e *KeyEnds) Has(prev, last byte) bool { return e[last][prev>>6]&(1<<(prev&63)) != 0 }
 
+// has is Has of the ending p[0], p[1]: the pair read as one little-endian
+// 16-bit word w = last<<8 | prev is bit w of e's words taken in order
+// (bit prev&63 of word e[last][prev>>6]).
+func (e *KeyEnds) has(p [2]byte) bool {
+	w := uint(p[0]) | uint(p[1])<<8
+	return (*[1024]uint64)(unsafe.Pointer(e))[w>>6]&(1<<(w&63)) != 0
+}
+
 // AppendStringsKeys is AppendStrings with the object keys appended to keys
 // instead of handed to a function: the keys that have at least minLen
 // bytes, or at least two bytes whose last two are an ending in ends, in
@@ -282,7 +290,7 @@ func (d *Doc) appendStringsKeys(out *stringsKeys, nodes []node, minLen uint32, e
 				} else {
 					out.texts = append(out.texts, unsafe.String((*byte)(at), n))
 				}
-			} else if flag&flagKey != 0 && n >= 2 && ends.Has(*(*byte)(unsafe.Add(at, n-2)), *(*byte)(unsafe.Add(at, n-1))) {
+			} else if flag&flagKey != 0 && n >= 2 && ends.has(*(*[2]byte)(unsafe.Add(at, n-2))) {
 				out.keys = append(out.keys, unsafe.String((*byte)(at), n))
 			}
 		} else if nd.kind == Object && nd.flag&flagDup != 0 {

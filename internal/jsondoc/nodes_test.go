@@ -213,3 +213,27 @@ func FuzzCensus(f *testing.F) {
 		}
 	})
 }
+
+// TestKeyEndsHas checks has, the one-word read of an ending, against Has
+// for every pair of bytes, on a set holding every third pair.
+func TestKeyEndsHas(t *testing.T) {
+	var e KeyEnds
+	for prev := range 256 {
+		for last := range 256 {
+			if (prev*256+last)%3 == 0 {
+				e.Add(byte(prev), byte(last))
+			}
+		}
+	}
+	for prev := range 256 {
+		for last := range 256 {
+			got, want := e.has([2]byte{byte(prev), byte(last)}), e.Has(byte(prev), byte(last))
+			if got != want {
+				t.Fatalf("ending %d, %d: has %v, Has %v", prev, last, got, want)
+			}
+			if want != ((prev*256+last)%3 == 0) {
+				t.Fatalf("ending %d, %d: Has %v after Add of every third pair", prev, last, want)
+			}
+		}
+	}
+}
