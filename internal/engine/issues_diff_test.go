@@ -111,3 +111,16 @@ func FuzzDocValuePrefix(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKeyLess checks keyLess, which orders keys by their first bytes when
+// those differ, against the plain string order.
+func FuzzKeyLess(f *testing.F) {
+	for _, p := range [][2]string{{"", ""}, {"", "a"}, {"a", ""}, {"ab", "ac"}, {"b", "ab"}, {"é", "z"}, {"path", "page"}, {"q", "q"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if got, want := keyLess(a, b), a < b; got != want {
+			t.Fatalf("keyLess(%q, %q) = %v, want %v", a, b, got, want)
+		}
+	})
+}
