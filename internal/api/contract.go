@@ -45,6 +45,10 @@ type parsedContract struct {
 	// regexSizes are its $regex patterns' sizes per tool (nil for none),
 	// for the bound on matching them (checkRegexWork).
 	regexSizes engine.RegexSizes
+	// slashU reports that an inline contract's text holds `\u`
+	// (jsondoc.Doc.HoldsSlashU; false for a registry contract), for
+	// evalInput.mayHoldNUL.
+	slashU bool
 }
 
 // contractCache keeps parsed contracts, so that the many evaluations that
@@ -129,7 +133,8 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(doc.AppendCanonical(make([]byte, 0, len(raw))))
-	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}, regexSizes: c.RegexSizes()}
+	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}, regexSizes: c.RegexSizes(),
+		slashU: doc.Doc().HoldsSlashU()}
 	cc.entries.add(key, bytes.Clone(raw), pc, cost)
 	if k := doc.Kind(); (k == jsondoc.Object || k == jsondoc.Array) && depth(doc) <= jsondoc.MaxDepth-2 {
 		// Inside a request the contract is one level deeper: one nested

@@ -105,6 +105,9 @@ type evalInput struct {
 	registryCV *record.ContractVersion // else the stored version, parsed on a worker
 	project    int64                   // the project of registryCV
 	body       []byte                  // the request (item) the input was decoded from
+	// slashU is the request document's HoldsSlashU: whether the text
+	// decodeParsed's document was read from holds `\u`.
+	slashU bool
 }
 
 // Limits of the caller's identifiers.
@@ -141,7 +144,7 @@ func (s *Server) decodeOwned(data []byte) (*evalInput, error) {
 // decodeParsed is decodeEvaluation on the request's tape doc, read from
 // data by parseRequest, parseOwnedRequest or contractCache.parseBody.
 func decodeParsed(data []byte, doc jsondoc.Value) (*evalInput, error) {
-	in := &evalInput{body: data}
+	in := &evalInput{body: data, slashU: doc.Doc().HoldsSlashU()}
 	if err := readRequest(doc, &in.req); err != nil {
 		return nil, err
 	}
@@ -387,7 +390,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	}
 	out.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
 	out.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
-	if id != uuid.Nil && (in.body == nil || mayHoldNUL(in.body)) {
+	if id != uuid.Nil && in.mayHoldNUL(pc) {
 		if err := storedNULProblem(out, in); err != nil {
 			return nil, err
 		}
@@ -436,7 +439,8 @@ func (s *Server) traceReader(v jsondoc.Value) *format.Reader {
 // one), and JSON text holds no NUL byte itself: a NUL at any level of
 // decoding is written \u0000 one level up, and a `\u` at any level is
 // written with a `\u` one level up (as \\u, \u005cu, \\\u0075 or
-// \u005c\u0075).
+// \u005c\u0075). evaluate asks evalInput.mayHoldNUL, which knows it
+// without reading body again.
 func mayHoldNUL(body []byte) bool {
 	// 'u' is rarer than '\\' in JSON text, so look for it first.
 	for i := 0; ; i++ {
@@ -448,6 +452,17 @@ func mayHoldNUL(body []byte) bool {
 			return true
 		}
 	}
+}
+
+// mayHoldNUL is mayHoldNUL(in.body) for the input graded against pc,
+// without reading the body again (true when there is no body): the
+// parser noted whether the request's text holds `\u` (slashU), and
+// when that text had a cached inline contract's inside blanked out
+// (contractCache.parseBody), the cache noted it of the contract's own
+// text (parsedContract.slashU; a `\u` cannot straddle the contract's
+// brackets). FuzzParseBody compares the two.
+func (in *evalInput) mayHoldNUL(pc *parsedContract) bool {
+	return in.body == nil || in.slashU || in.inline != nil && pc.slashU
 }
 
 // storedNULProblem returns the 422 for a result that cannot be stored because

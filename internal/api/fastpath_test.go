@@ -45,7 +45,9 @@ func deref[T any](p *T) any {
 // FuzzParseBody checks that reading a body around a cached inline
 // contract (contractCache.parseBody, which does not read the contract
 // again) decodes what reading all of it does (parseOwnedRequest), errors
-// included, and leaves the body as it was.
+// included, and leaves the body as it was; and that the input's
+// mayHoldNUL, from what the parser and the cache noted, is
+// mayHoldNUL(body), which reads the body.
 func FuzzParseBody(f *testing.F) {
 	for _, seed := range []struct{ before, after string }{
 		{`{"contract": `, `, "trace": []}`},
@@ -63,6 +65,9 @@ func FuzzParseBody(f *testing.F) {
 		{`{"contract": `, `, "trace": [], "task_id": 7}`},
 		{`{"gold": `, `, "contract": "x", "trace": []}`},
 		{`{"contract": `, `x, "trace": []}`},
+		{`{"agent": "\u0041", "contract": `, `, "trace": []}`},
+		{`{"contract": `, `, "trace": [{"tool": "a\\u"}]}`},
+		{`{"contract": `, `, "trace": [{"tool": "a\\"}], "agent": "u"}`},
 	} {
 		for i := range fastContracts {
 			f.Add(seed.before, uint8(i), seed.after)
@@ -86,7 +91,19 @@ func FuzzParseBody(f *testing.F) {
 		if err != nil {
 			got = decodedView(nil, err)
 		} else {
-			got = decodedView(decodeParsed(body, doc))
+			in, err := decodeParsed(body, doc)
+			got = decodedView(in, err)
+			if err == nil {
+				var pc *parsedContract
+				if in.inline != nil {
+					pc, err = cc.parseInline(in.inline)
+				}
+				if err == nil {
+					if got, want := in.mayHoldNUL(pc), mayHoldNUL(body); got != want {
+						t.Errorf("%q: mayHoldNUL of the input %v, of the body %v", orig, got, want)
+					}
+				}
+			}
 		}
 		pdoc, perr := parseOwnedRequest(plainBody)
 		var want string

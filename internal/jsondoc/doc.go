@@ -135,6 +135,9 @@ type Doc struct {
 	// UTF-8.
 	esc   string
 	nodes []node
+	// slashU reports that src holds a backslash followed by 'u'
+	// (HoldsSlashU).
+	slashU bool
 }
 
 // Value is a handle to one value of a Doc. The zero Value is no value
@@ -152,6 +155,12 @@ func (d *Doc) Root() Value { return Value{d: d} }
 
 // Source returns the document's text.
 func (d *Doc) Source() string { return d.src }
+
+// HoldsSlashU reports whether the text the document was read from holds
+// the two bytes \u (in JSON text, a \u escape or an escaped backslash
+// followed by u, \\u): the parser notes it while it decodes escapes,
+// so asking costs nothing.
+func (d *Doc) HoldsSlashU() bool { return d.slashU }
 
 // Doc returns the document v belongs to, nil for the zero Value.
 func (v Value) Doc() *Doc { return v.d }

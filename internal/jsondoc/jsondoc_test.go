@@ -296,6 +296,9 @@ func checkAgainstStd(t *testing.T, data []byte) {
 		checkErrorAgainstStd(t, data, se)
 		return
 	}
+	if got, want := v.Doc().HoldsSlashU(), bytes.Contains(data, []byte(`\u`)); got != want {
+		t.Fatalf("Parse(%q): HoldsSlashU() = %v, want %v", data, got, want)
+	}
 	if diff := cmp.Diff(want, v.Any()); diff != "" {
 		t.Fatalf("Parse(%q) differs from encoding/json (-std +ours):\n%s", data, diff)
 	}
@@ -834,7 +837,7 @@ func TestCensus(t *testing.T) {
 // as object members, and one document after another through one
 // Parser, and checks each against encoding/json.
 func TestEscapedStrings(t *testing.T) {
-	pieces := []string{`\"`, `\"\"\"\"\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "é", "\xff", `\/`, "<"}
+	pieces := []string{`\"`, `\"\"\"\"\"`, `\\`, `\\u`, `\\\u0075`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "é", "\xff", `\/`, "<"}
 	var p Parser
 	for n := 0; n <= 40; n++ {
 		for at := 0; at <= n; at++ {
@@ -846,6 +849,9 @@ func TestEscapedStrings(t *testing.T) {
 					v, err := p.Parse(doc)
 					if err != nil {
 						t.Fatalf("Parser.Parse(%q): %v", doc, err)
+					}
+					if got, want := v.Doc().HoldsSlashU(), strings.Contains(doc, `\u`); got != want {
+						t.Fatalf("Parser.Parse(%q): HoldsSlashU() = %v, want %v", doc, got, want)
 					}
 					want, _ := stdDecode([]byte(doc))
 					if diff := cmp.Diff(want, v.Any()); diff != "" {

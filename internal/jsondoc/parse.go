@@ -128,6 +128,9 @@ type Parser struct {
 	docs  []Doc  // the rest of slab, handed out one by one
 	slab  []Doc  // the latest slab of Docs
 	seen  map[string]struct{}
+	// slashU is set by strSlow when the document being read holds a
+	// backslash followed by 'u' (Doc.HoldsSlashU).
+	slashU bool
 	// single marks a Parser used for one document: its Doc is allocated
 	// alone rather than from a slab, with its nodes when it is small
 	// (doc).
@@ -190,7 +193,7 @@ func (p *Parser) parse(s string, seq bool) (Value, error) {
 			p.nodes = make([]node, 0, est)
 		}
 	}
-	p.s, p.seq, p.seqN, p.depth = s, seq, 0, 0
+	p.s, p.seq, p.seqN, p.depth, p.slashU = s, seq, 0, 0, false
 	p.start, p.bufAt = len(p.nodes), len(p.buf)
 	if err := p.read(); err != nil {
 		p.nodes = p.nodes[:p.start]
@@ -198,7 +201,7 @@ func (p *Parser) parse(s string, seq bool) (Value, error) {
 		return Value{}, err
 	}
 	d := p.newDoc()
-	d.src = s
+	d.src, d.slashU = s, p.slashU
 	d.esc = bytesString(p.buf[p.bufAt:len(p.buf):len(p.buf)])
 	// Offsets into buf are relative to this document's part of it.
 	if p.bufAt > 0 {
@@ -1121,6 +1124,9 @@ func (p *Parser) strSlow(quote, start, i int) (node, int, error) {
 			case '"', '\\', '/':
 				b = append(b, e)
 				i++
+				if e == '\\' && i < len(s) && s[i] == 'u' {
+					p.slashU = true // \\u
+				}
 			case 'b':
 				b = append(b, '\b')
 				i++
@@ -1137,6 +1143,7 @@ func (p *Parser) strSlow(quote, start, i int) (node, int, error) {
 				b = append(b, '\t')
 				i++
 			case 'u':
+				p.slashU = true
 				r, bad := hex4(s, i+1)
 				if bad >= 0 {
 					p.buf = b
