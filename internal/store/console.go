@@ -545,11 +545,15 @@ func (db *DB) ListRegrades(ctx context.Context, projectID int64, after *record.C
 // regradeResultsQuery selects the regrade results of one original ($1) of
 // a project ($2), newest first, at most $3: all of them by the index
 // results_regrade (migration 00020), then sorted. OFFSET 0 keeps the
-// order and the limit out of the scan, so that the plan does not depend
-// on statistics: without it, Postgres may read the project's results in
-// created_at order (results_project_created) until it has found $3.
-var regradeResultsQuery = `SELECT * FROM (SELECT ` + summarySelect + ` FROM results WHERE regrade_of = $1 AND project_id = $2 OFFSET 0) r
-	ORDER BY created_at DESC, id DESC LIMIT $3`
+// order, the limit and the project test out of the scan, so that the plan
+// does not depend on statistics: without it, Postgres may read the
+// project's results in created_at order (results_project_created) until
+// it has found $3, and with the project test inside it, a table without
+// statistics may be scanned by any index on project_id, filtering on
+// regrade_of (the costs tie). Regrade results are in their original's
+// project; the outer test only guards that.
+var regradeResultsQuery = `SELECT * FROM (SELECT ` + summarySelect + ` FROM results WHERE regrade_of = $1 OFFSET 0) r
+	WHERE project_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3`
 
 // ListRegradeResults returns up to limit summaries of the regrade results
 // of one original result of a project, newest first (regradeResultsQuery).

@@ -402,6 +402,107 @@ func TestMigration20(t *testing.T) {
 	}
 }
 
+// TestMigration21 checks migration 00021: the time-ordered indexes of
+// results are ascending, valid and under their old names, and a listing
+// newest first scans results_project_created backward; down restores the
+// descending ones, up the ascending ones again, the stored results
+// listed the same throughout.
+func TestMigration21(t *testing.T) {
+	f := newRegradeFixture(t, 3, 2)
+	db, ctx := f.db, context.Background()
+	indexes := func() []string {
+		t.Helper()
+		rows, err := db.pool.Query(ctx, `SELECT pg_get_indexdef(i.indexrelid) || CASE WHEN i.indisvalid THEN '' ELSE ' INVALID' END
+			FROM pg_index i WHERE i.indrelid = 'results'::regclass
+			AND i.indexrelid::regclass::text IN ('results_project_created', 'results_contract', 'results_task', 'results_run', 'results_agent')
+			ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return defs
+	}
+	list := func() []uuid.UUID {
+		t.Helper()
+		got, err := db.ListResults(ctx, 1, record.ResultFilter{}, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]uuid.UUID, len(got))
+		for i, r := range got {
+			ids[i] = r.ID
+		}
+		return ids
+	}
+	asc := []string{
+		"CREATE INDEX results_agent ON public.results USING btree (project_id, agent, created_at) WHERE (agent IS NOT NULL)",
+		"CREATE INDEX results_contract ON public.results USING btree (project_id, contract_name, contract_version, created_at, id)",
+		"CREATE INDEX results_project_created ON public.results USING btree (project_id, created_at, id)",
+		"CREATE INDEX results_run ON public.results USING btree (project_id, run_id, created_at) WHERE (run_id IS NOT NULL)",
+		"CREATE INDEX results_task ON public.results USING btree (project_id, task_id, created_at) WHERE (task_id IS NOT NULL)",
+	}
+	desc := []string{
+		"CREATE INDEX results_agent ON public.results USING btree (project_id, agent, created_at DESC) WHERE (agent IS NOT NULL)",
+		"CREATE INDEX results_contract ON public.results USING btree (project_id, contract_name, contract_version, created_at DESC, id DESC)",
+		"CREATE INDEX results_project_created ON public.results USING btree (project_id, created_at DESC, id DESC)",
+		"CREATE INDEX results_run ON public.results USING btree (project_id, run_id, created_at DESC) WHERE (run_id IS NOT NULL)",
+		"CREATE INDEX results_task ON public.results USING btree (project_id, task_id, created_at DESC) WHERE (task_id IS NOT NULL)",
+	}
+	if diff := cmp.Diff(asc, indexes()); diff != "" {
+		t.Errorf("indexes (-want +got):\n%s", diff)
+	}
+	want := list()
+	if len(want) != 5 {
+		t.Fatalf("ListResults = %d results, want 5", len(want))
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(ctx, `EXPLAIN (COSTS OFF) SELECT id FROM results WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 10`, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	_ = tx.Rollback(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "Scan Backward using results_project_created") || strings.Contains(plan, "Sort") {
+		t.Errorf("a listing newest first is not a backward scan of results_project_created:\n%s", plan)
+	}
+	sqlDB := stdlib.OpenDBFromPool(db.pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, MigrationsFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 20); err != nil {
+		t.Fatalf("DownTo(20): %v", err)
+	}
+	if diff := cmp.Diff(desc, indexes()); diff != "" {
+		t.Errorf("after down: indexes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, list()); diff != "" {
+		t.Errorf("after down: ListResults (-want +got):\n%s", diff)
+	}
+	if v, err := db.Migrate(ctx); err != nil || v != LatestVersion() {
+		t.Fatalf("Migrate() after down = %d, %v; want %d", v, err, LatestVersion())
+	}
+	if diff := cmp.Diff(asc, indexes()); diff != "" {
+		t.Errorf("after up: indexes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, list()); diff != "" {
+		t.Errorf("after up: ListResults (-want +got):\n%s", diff)
+	}
+}
+
 // placeholders returns "$1, ..., $n".
 func placeholders(n int) string {
 	var b strings.Builder
