@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/report"
 )
 
@@ -73,7 +74,28 @@ func runDoctorContract(s stdio, path string) error {
 		}
 		return failf("%s: %s", name, describeError(err))
 	}
+	if c.Gold {
+		warnRepeatedKeys(s, name, data)
+	}
 	return describeContract(s.text(), painter(s.color), name, c)
+}
+
+// warnRepeatedKeys writes a warning on s.err for each key a valid gold
+// file repeats (inside args, or an ignored key of a call: its own tool
+// and args may not repeat), which is read as Python Toolscore reads it,
+// the last one counting.
+func warnRepeatedKeys(s stdio, name string, data []byte) {
+	doc, err := jsondoc.Parse(data)
+	if err != nil {
+		return // ParseContract read it: cannot happen
+	}
+	for _, rk := range doc.AppendRepeatedKeys(nil) {
+		line, col := jsondoc.LineCol(doc.Doc().Source(), rk.Offset)
+		fline, fcol := jsondoc.LineCol(doc.Doc().Source(), rk.First)
+		msg := fmt.Sprintf("%s: repeated key %q at line %d:%d (first at line %d:%d): the last one counts, as in Python Toolscore",
+			rk.Value.Pointer(), rk.Key, line, col, fline, fcol)
+		fmt.Fprintf(s.err, "toolscore: %s: warning: %s\n", name, oneLine(msg))
+	}
 }
 
 // describeContract prints what doctor knows about a valid contract.

@@ -235,6 +235,27 @@ func (s *Server) resolveContract(ctx context.Context, in *evalInput) error {
 	return err
 }
 
+// bodyErrors returns the problems of the inline contract as ve lists
+// them (parseInline read the contract's text alone) with the line and
+// column of a repeated key counted in the request body: the contract
+// read again from its value in the request's document
+// (engine.ParseContractValue), on this error path only; ve itself when
+// that value is not at hand.
+func (in *evalInput) bodyErrors(ve *engine.ValidationError) *engine.ValidationError {
+	v := in.req.contract
+	if in.inlinePtr == "/gold" {
+		v = in.req.gold
+	}
+	if !v.Exists() || v.Raw() != string(in.inline) {
+		return ve
+	}
+	var again *engine.ValidationError
+	if _, err := engine.ParseContractValue(v); errors.As(err, &again) && len(again.Errors) == len(ve.Errors) {
+		return again
+	}
+	return ve
+}
+
 // parseForbidden reads the request's forbidden rules, a value of the
 // request's tape, with the engine's contract parser
 // (engine.ParseForbiddenValue), so matchers in their args work as in
@@ -296,6 +317,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 		if err != nil {
 			var ve *engine.ValidationError
 			if errors.As(err, &ve) {
+				ve = in.bodyErrors(ve)
 				return nil, &apiError{kind: probInvalidContract, detail: "the contract does not validate",
 					errors: fieldErrors(in.inlinePtr, ve.Errors), cause: err}
 			}

@@ -104,9 +104,18 @@ const MaxCombinations = 256
 // metadata, result, timestamp, ...): they are ignored and listed in
 // IgnoredKeys.
 //
+// A key given twice in one object is an error anywhere in a contract
+// (which of the two counts is up to the reader, so a second "forbidden":
+// [] could hide the first); in a gold file, which Python Toolscore reads
+// with the last one winning, only a repeated "calls" of the top-level
+// object and a call's repeated "tool" or "args" are errors, and inside
+// args the last one counts.
+//
 // Errors: a *SyntaxError (line, column and JSON pointer) for bad JSON; a
 // *ValidationError (errors.Is ErrInvalidContract) listing every problem
-// with its JSON pointer for a document of the wrong shape.
+// with its JSON pointer for a document of the wrong shape, or, alone,
+// every repeated key at its later occurrence's pointer, with the line and
+// column of both occurrences.
 func ParseContract(data []byte) (*Contract, error) {
 	doc, err := jsondoc.Parse(data)
 	if err != nil {
@@ -119,7 +128,8 @@ func ParseContract(data []byte) (*Contract, error) {
 // ParseContractValue is ParseContract on a document already read with
 // jsondoc, such as the "contract" member of an API request: v's text is
 // not decoded again. Errors are ParseContract's for v's text alone (JSON
-// pointers relative to v); there is no *SyntaxError, v being read.
+// pointers relative to v, the line and column of a repeated key those of
+// v's document's text); there is no *SyntaxError, v being read.
 func ParseContractValue(v jsondoc.Value) (*Contract, error) {
 	p := contractParser{base: v}
 	return p.contract(v)
@@ -142,6 +152,10 @@ func ContractFromValue(doc any) (*Contract, error) {
 // matchers included. Empty data and null are no rules. The rules go in
 // Options.Forbidden.
 //
+// A key given twice keeps its last value here, as in the stored options
+// it reads, which were accepted so (ParseForbiddenValue, which reads new
+// rules, refuses it).
+//
 // Errors: a *SyntaxError for bad JSON; a *ValidationError (errors.Is
 // ErrInvalidContract) whose JSON pointers are into the array ("/0/tool").
 func ParseForbidden(data []byte) ([]ForbiddenCall, error) {
@@ -159,12 +173,16 @@ func ParseForbidden(data []byte) ([]ForbiddenCall, error) {
 // ParseForbiddenValue is ParseForbidden on a value already read with
 // jsondoc, such as the "forbidden" member of an API request; the zero
 // Value and null are no rules. Errors are ParseForbidden's for v's text
-// alone (JSON pointers relative to v).
+// alone (JSON pointers relative to v), and a key given twice in any
+// object of v is an error, as in a contract.
 func ParseForbiddenValue(v jsondoc.Value) ([]ForbiddenCall, error) {
 	if !v.Exists() {
 		return nil, nil
 	}
 	p := contractParser{base: v}
+	if v.HasRepeatedKey() {
+		return nil, p.repeatedKeys(v.AppendRepeatedKeys(nil), "forbidden rules must not repeat a key")
+	}
 	return p.forbiddenRules(v)
 }
 
@@ -198,6 +216,32 @@ func (p *contractParser) forbiddenRules(doc jsondoc.Value) ([]ForbiddenCall, err
 }
 
 func invalid(errs ...FieldError) error { return &ValidationError{Kind: "contract", Errors: errs} }
+
+// repeatedKeys is the error for the repeated keys rks of the document
+// being read: one problem at each later occurrence's pointer, naming the
+// key and where it and its first occurrence are (line:column of the
+// document's text), then why (rule).
+func (p *contractParser) repeatedKeys(rks []jsondoc.RepeatedKey, rule string) error {
+	errs := make([]FieldError, len(rks))
+	for i, rk := range rks {
+		src := rk.Value.Doc().Source()
+		line, col := jsondoc.LineCol(src, rk.Offset)
+		fline, fcol := jsondoc.LineCol(src, rk.First)
+		errs[i] = FieldError{p.pointer(rk.Value), fmt.Sprintf("repeated key %q at line %d:%d (first at line %d:%d): %s", rk.Key, line, col, fline, fcol, rule)}
+	}
+	return invalid(errs...)
+}
+
+// repeatedOnly returns the repeated keys of rks that are one of keys.
+func repeatedOnly(rks []jsondoc.RepeatedKey, keys ...string) []jsondoc.RepeatedKey {
+	out := rks[:0]
+	for _, rk := range rks {
+		if slices.Contains(keys, rk.Key) {
+			out = append(out, rk)
+		}
+	}
+	return out
+}
 
 // contractParser reads one contract document: its problems, and the
 // regular expressions compiled so far (a pattern repeated in a contract
@@ -276,9 +320,15 @@ func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
 		return p.gold(doc)
 	case jsondoc.Object:
 		if doc.Get("contract_version").Exists() || doc.Get("required").Exists() || doc.Get("optional").Exists() {
+			if doc.HasRepeatedKey() {
+				return nil, p.repeatedKeys(doc.AppendRepeatedKeys(nil), "a contract must not repeat a key")
+			}
 			return p.contractObject(doc)
 		}
 		if calls := doc.Get("calls"); calls.Exists() {
+			if rks := repeatedOnly(doc.AppendRepeatedMembers(nil), "calls"); len(rks) > 0 {
+				return nil, p.repeatedKeys(rks, "a gold file must not repeat calls")
+			}
 			if calls.Kind() != jsondoc.Array {
 				return nil, invalid(FieldError{"/calls", "calls must be an array of expected calls"})
 			}
@@ -342,6 +392,10 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 				}
 			}
 		default:
+			if rks := repeatedOnly(el.AppendRepeatedMembers(nil), "tool", "args"); len(rks) > 0 {
+				p.errs = append(p.errs, p.repeatedKeys(rks, "an expected call must not repeat tool or args").(*ValidationError).Errors...)
+				continue
+			}
 			for k, v := range el.Members() {
 				switch k {
 				case "tool":

@@ -13,7 +13,8 @@
 // subtree is skipped in O(1). Numbers are kept as their exact literal
 // text. Reading accepts exactly what encoding/json accepts, with the same
 // values (invalid UTF-8 and lone surrogates read as U+FFFD, a repeated key
-// keeps its last value), within two limits that apply to every document:
+// keeps its last value, which [Value.HasRepeatedKey] and
+// [Value.AppendRepeatedKeys] tell of), within two limits that apply to every document:
 // at most [MaxDepth] nested arrays and objects and numeric literals of at
 // most [MaxNumberLen] bytes. A document that does not read is a
 // [*SyntaxError] with the byte offset, the line and column and the JSON
@@ -107,6 +108,12 @@ const (
 	// flagCompact marks a flagTokens array or object with no white space
 	// between its tokens: its text is appendAt's output (HTML aside).
 	flagCompact
+	// flagDupIn marks an array or object that is, or holds, an object
+	// with a repeated key (flagDup), so that a subtree without one is
+	// known at once (Value.HasRepeatedKey); the synthetic root of a
+	// ParseSeq document does not have it. It is flagWide's bit, which
+	// only strings have.
+	flagDupIn = flagWide
 )
 
 // node is one value of a document. Offsets are bytes into Doc.src unless

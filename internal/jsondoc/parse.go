@@ -155,6 +155,9 @@ type Parser struct {
 	ws, tok int
 	pk      uint32
 	pw      uint64
+	// dupAt is the index in nodes of the last container read that got
+	// flagDupIn, 0 for none (the first node has none after it).
+	dupAt uint32
 }
 
 // Parse reads one document from s as ParseString does, sharing the
@@ -298,7 +301,7 @@ func (p *Parser) read() error {
 	p.cur = noParent
 	n, kb := uint32(topN), uint32(0)
 	i := 0
-	p.ws, p.tok, p.pw = -1, -1, 0
+	p.ws, p.tok, p.pw, p.dupAt = -1, -1, 0, 0
 	var (
 		c     byte
 		j     int
@@ -539,9 +542,17 @@ closed: // cur's closing bracket ends at i
 			}
 		}
 		// An object of m members whose keys are not known to increase
-		// strictly and have fewer than m bits may repeat a key.
-		if n&1 != 0 && flag == 0 && bits.OnesCount32(kb) < int(n>>1) && p.repeatedKey(nodes[:k], cur) {
-			flag |= flagDup
+		// strictly and have fewer than m bits may repeat a key. A
+		// container with flagTokens holds no repeated key (its keys
+		// all increase); one without it holds one when an object of
+		// its subtree, which follows it, was last to have flagDupIn
+		// (p.dupAt).
+		if flag == 0 {
+			if n&1 != 0 && bits.OnesCount32(kb) < int(n>>1) && p.repeatedKey(nodes[:k], cur) {
+				flag, p.dupAt = flagDup|flagDupIn, cur
+			} else if p.dupAt > cur {
+				flag, p.dupAt = flagDupIn, cur
+			}
 		}
 		nd.flag = flag
 		p.depth--
