@@ -11,15 +11,20 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/engine/format"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // stdinName is how error messages name standard input ("-" on the command
 // line).
 const stdinName = "<stdin>"
 
-// readInput reads the file at path, or standard input when path is "-".
-// A missing, unreadable or empty (white space only) input is a runError
-// naming the path.
+// readInput reads the file at path, or standard input when path is "-",
+// without the UTF-8 byte order mark it may start with (JSON has none, and
+// the service skips one in request bodies too): every JSON document the
+// CLI reads but a batch's trace files (contracts, gold files, a trace,
+// suites, saved results) comes through here. A missing, unreadable or
+// empty (white space only, after the mark) input is a runError naming
+// the path.
 func readInput(s stdio, path string) ([]byte, error) {
 	var (
 		data []byte
@@ -39,6 +44,7 @@ func readInput(s stdio, path string) ([]byte, error) {
 		}
 		return nil, failf("%s: %v", name, err)
 	}
+	data = data[jsondoc.BOMLen(data):]
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, failf("%s: file is empty", name)
 	}

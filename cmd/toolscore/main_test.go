@@ -745,3 +745,49 @@ func TestFormatCustomAlias(t *testing.T) {
 		t.Errorf("inspect --format custom: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestByteOrderMark: a contract, gold file or suite may start with a
+// UTF-8 byte order mark, skipped as in traces and request bodies; the
+// result is the one of the file without it (its expectation_sha256
+// too).
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	read := func(name string) string {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	contract, gold, trace := example("contract.json"), example("gold.json"), example("trace.json")
+	for _, exp := range []string{contract, gold} {
+		marked := writeFile(t, "bom-"+filepath.Base(exp), bom+read(exp))
+		for _, args := range [][]string{{"eval", "--json"}, {"eval", "--json", "--each-line"}} {
+			tr := trace
+			if args[len(args)-1] == "--each-line" {
+				tr = writeFile(t, "trace.jsonl", strings.Join(strings.Fields(read(trace)), " ")+"\n")
+			}
+			plain := runCLI(t, "", append(args, exp, tr)...)
+			got := runCLI(t, "", append(args, marked, tr)...)
+			if got.stderr != plain.stderr || got.code != plain.code || strings.ReplaceAll(got.stdout, marked, exp) != plain.stdout || got.stdout == "" {
+				t.Errorf("toolscore %s with a BOM in %s = %d %q %q, without %d %q", strings.Join(args, " "), exp, got.code, got.stderr, got.stdout, plain.code, plain.stderr)
+			}
+		}
+		got := runCLI(t, "", "doctor", "--contract", marked)
+		plain := runCLI(t, "", "doctor", "--contract", exp)
+		if got.code != exitOK || strings.ReplaceAll(got.stdout, marked, exp) != plain.stdout {
+			t.Errorf("doctor with a BOM = %d %q %q, without %q", got.code, got.stderr, got.stdout, plain.stdout)
+		}
+		if got := runCLI(t, bom+read(exp), "doctor", "--contract", "-"); got.code != exitOK {
+			t.Errorf("doctor of standard input with a BOM = %d %q", got.code, got.stderr)
+		}
+	}
+	suite := filepath.Join("..", "..", "examples", "harness", "suite.json")
+	if got := runCLI(t, "", "doctor", "--suite", writeFile(t, "suite.json", bom+read(suite))); got.code != exitOK {
+		t.Errorf("doctor --suite with a BOM = %d %q", got.code, got.stderr)
+	}
+	only := writeFile(t, "bom.json", bom+"\n")
+	if got, want := runCLI(t, "", "eval", only, trace), (result{code: exitError, stderr: "toolscore: " + only + ": file is empty\n"}); got != want {
+		t.Errorf("a file of a BOM alone = %+v, want %+v", got, want)
+	}
+}
