@@ -227,8 +227,13 @@ func decodeStrict(data []byte, v any, base string) error {
 			ptr = base + p // with map keys and array indexes, which Field lacks
 		}
 		msg := fmt.Sprintf("must be %s, got %s", jsonKind(te.Type.Kind().String()), te.Value)
-		if k := te.Type.Kind(); (k == reflect.Float64 || k == reflect.Float32) && strings.HasPrefix(te.Value, "number ") {
-			msg = outOfRange(strings.TrimPrefix(te.Value, "number "))
+		if lit, ok := strings.CutPrefix(te.Value, "number "); ok {
+			switch k := te.Type.Kind(); {
+			case k == reflect.Float64 || k == reflect.Float32:
+				msg = outOfRange(lit)
+			case k >= reflect.Int && k <= reflect.Uint64:
+				msg = integerProblem(lit, te.Type)
+			}
 		}
 		return &apiError{kind: probInvalidRequest, detail: ptrOrRoot(ptr) + ": " + msg, errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -247,6 +252,23 @@ func outOfRange(lit string) string {
 	return "must be a finite number, got " + lit + " (out of float64's range)"
 }
 
+// integerProblem is the message for a numeric literal lit that
+// encoding/json would not read into the integer type t: "must be an
+// integer, got number 1.5" for a literal with a fraction or an exponent,
+// "must be an integer from -9223372036854775808 to 9223372036854775807,
+// got number 99999999999999999999" (t's range) for a whole number beyond t.
+func integerProblem(lit string, t reflect.Type) string {
+	if strings.ContainsAny(lit, ".eE") {
+		return "must be an integer, got number " + lit
+	}
+	bits := t.Bits()
+	lo, hi := "0", strconv.FormatUint(1<<bits-1, 10)
+	if t.Kind() <= reflect.Int64 {
+		lo, hi = strconv.FormatInt(-1<<(bits-1), 10), strconv.FormatInt(1<<(bits-1)-1, 10)
+	}
+	return "must be an integer from " + lo + " to " + hi + ", got number " + lit
+}
+
 func ptrOrRoot(p string) string {
 	if p == "" {
 		return "/"
@@ -261,7 +283,9 @@ func jsonKind(k string) string {
 		return "a string"
 	case k == "bool":
 		return "a boolean"
-	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "an integer"
+	case strings.HasPrefix(k, "float"):
 		return "a number"
 	case k == "map", k == "struct":
 		return "an object"

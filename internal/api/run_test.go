@@ -185,6 +185,22 @@ func TestCreateRunErrors(t *testing.T) {
 	}
 }
 
+// TestCreateRunIntegers: an integer option given a fraction says it
+// must be an integer (it said "must be a number, got number 1.5").
+func TestCreateRunIntegers(t *testing.T) {
+	b, _ := setupRuns(t)
+	for _, tc := range []struct{ body, ptr, msg string }{
+		{`"concurrency": 1.5`, "/concurrency", "must be an integer, got number 1.5"},
+		{`"retries": 2.0`, "/retries", "must be an integer, got number 2.0"},
+		{`"retries": "2"`, "/retries", "must be an integer, got string"},
+	} {
+		p := problemOf(t, b.do(t, "POST", "/v1/runs", `{"suite": `+runSuite+`, "agent_url": "http://x", `+tc.body+`}`), 422, "invalid-request")
+		if want := []FieldProblem{{Pointer: tc.ptr, Message: tc.msg}}; !cmp.Equal(want, p.Errors) {
+			t.Errorf("%s: errors = %+v, want %+v", tc.body, p.Errors, want)
+		}
+	}
+}
+
 func TestRunsDisabled(t *testing.T) {
 	b := setup(t, nil)
 	for _, req := range [][2]string{{"POST", "/v1/runs"}, {"GET", "/v1/runs"}, {"GET", "/v1/runs/" + uuid.NewString()}, {"DELETE", "/v1/runs/" + uuid.NewString()}} {
