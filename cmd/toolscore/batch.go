@@ -103,6 +103,7 @@ type batchJob struct {
 	contract  *engine.Contract
 	expSHA    string
 	opts      engine.Options
+	bounds    gradeBounds
 	format    string
 	eachLine  bool
 	json      bool
@@ -335,7 +336,7 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.W
 		}
 		return fail(describeError(err))
 	}
-	res, err := engine.Evaluate(ctx, j.contract, p.Trace, j.opts)
+	res, err := j.bounds.evaluate(ctx, j.contract, p.Trace, j.opts)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -601,6 +602,10 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if err != nil {
 		return err
 	}
+	bounds, err := f.bounds()
+	if err != nil {
+		return err
+	}
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
@@ -672,7 +677,7 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	out := bufio.NewWriterSize(s.out, 64<<10)
 	var writeErr error
 	j := &batchJob{
-		s: s, contract: contract, expSHA: sha, opts: opts, safety: base != nil,
+		s: s, contract: contract, expSHA: sha, opts: opts, bounds: bounds, safety: base != nil,
 		format: f.format, eachLine: f.eachLine, json: f.json, jobs: jobs, traceArgs: traceArgs,
 	}
 	firstSource := ""

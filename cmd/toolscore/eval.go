@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +37,8 @@ type evalFlags struct {
 	maxDrop      string // "" unless --max-drop was given
 	markdown     string
 	html         string
+	timeout      time.Duration // 0: no limit
+	maxCells     int64         // 0: no limit
 }
 
 // newEvalCmd builds `toolscore eval EXPECTATION TRACE`.
@@ -72,6 +75,12 @@ source). It is a regression when the score dropped by more than
 --max-drop, the verdict went from PASS to FAIL, or a safety check newly
 fails; the exit status is then 1, and 0 otherwise. --markdown and --html
 write reports (docs/ci.md).
+
+Grading one trace is bounded: a trace whose expected calls (required and
+every alternative's) times its calls pass --max-scoring-cells (16,000,000,
+as in the service) is refused before scoring, and with --timeout grading
+stops after that long (no limit by default: the CLI grades your own
+files). Such a trace is an error; in a batch the others are still graded.
 
 Exit status: 0 PASS (every trace), 1 FAIL (any trace) or with --baseline
 a regression, 2 error.`,
@@ -112,6 +121,8 @@ a regression, 2 error.`,
 	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE` (a pull-request comment, $GITHUB_STEP_SUMMARY)")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to `FILE`")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop grading a trace after `DURATION` (30s, 2m; 0 for no limit)")
+	fl.Int64Var(&f.maxCells, "max-scoring-cells", engine.MaxScoringCells, "refuse a trace whose expected calls times its calls pass `N` (0 for no limit)")
 	return cmd
 }
 
@@ -134,6 +145,10 @@ func isBatch(traces []string, eachLine bool) bool {
 // verdict is FAIL, or with --baseline when the result regressed.
 func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlags) error {
 	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	bounds, err := f.bounds()
 	if err != nil {
 		return err
 	}
@@ -169,7 +184,10 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 	if f.finalAnswer != nil {
 		trace.FinalAnswer = f.finalAnswer
 	}
-	res, err := engine.Evaluate(ctx, contract, trace, opts)
+	res, err := bounds.evaluate(ctx, contract, trace, opts)
+	if be := (*boundError)(nil); errors.As(err, &be) {
+		return failf("%s: %s", displayName(tracePath), be.msg)
+	}
 	if err != nil {
 		return evalError(err, expPath, len(f.weights) > 0)
 	}
