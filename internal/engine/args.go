@@ -194,6 +194,8 @@ func (e *cval) value() any {
 		return e.flag
 	case copNull:
 		return nil
+	case copDoc:
+		return e.doc.Any()
 	}
 	return e.x.m
 }

@@ -237,3 +237,41 @@ func TestKeyEndsHas(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysAvoid checks KeysAvoid on values with and without a key
+// starting with the byte, as written or escaped, at the top and deeper,
+// and with a repeated key; a string value or an empty key starting
+// nothing.
+func TestKeysAvoid(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"a": 1, "b": [{"c": "$d"}]}`, true},
+		{`"$x"`, true},
+		{`["$x", {"": "$"}]`, true},
+		{`{"x$": 1}`, true},
+		{`{"$x": 1}`, false},
+		{`{"a": {"b": [{"$c": 1}]}}`, false},
+		{`{"a": {"\u0024c": 1}}`, false},
+		{`{"\u00e9$": 1, "b": "\u0024"}`, true},
+		{`[{"k": 1, "k": 2}]`, false},
+		{`{"a": {"k": 1, "j": 2}}`, true},
+	} {
+		v, err := ParseString(c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.KeysAvoid('$'); got != c.want {
+			t.Errorf("KeysAvoid('$') of %s = %v, want %v", c.doc, got, c.want)
+		}
+	}
+	if !(Value{}).KeysAvoid('$') {
+		t.Error("the zero Value does not avoid '$'")
+	}
+	// A value inside a document: only its subtree counts.
+	v, _ := ParseString(`{"a": {"b": 1}, "$c": 2}`)
+	if !v.Get("a").KeysAvoid('$') {
+		t.Error(`/a of {"a": {"b": 1}, "$c": 2} does not avoid '$'`)
+	}
+}
