@@ -46,8 +46,10 @@ type Contract struct {
 	requiredCount int
 	// combos is the number of combinations, computed at parse time.
 	combos int
-	// plan is what scoring precomputes, built on first use (plan.go).
-	plan planCache
+	// plan is what scoring precomputes from the contract (plan.go),
+	// built once by the parser with the rest of the Contract; nil for a
+	// Contract built otherwise, planned at each use.
+	plan *contractPlan
 }
 
 // Step is one element of a contract's required list: exactly one of Call
@@ -314,7 +316,18 @@ func (p *contractParser) pointer(v jsondoc.Value) string {
 	return ptr
 }
 
+// contract reads a contract document (ParseContract) and plans it.
 func (p *contractParser) contract(doc jsondoc.Value) (*Contract, error) {
+	c, err := p.read(doc)
+	if err != nil {
+		return nil, err
+	}
+	c.plan = newPlan(c)
+	return c, nil
+}
+
+// read reads a contract document: a contract object or a gold list.
+func (p *contractParser) read(doc jsondoc.Value) (*Contract, error) {
 	switch doc.Kind() {
 	case jsondoc.Array:
 		return p.gold(doc)

@@ -3,13 +3,7 @@ package engine
 import (
 	"slices"
 	"strings"
-	"sync/atomic"
 )
-
-// planCache holds a Contract's scoring plan, built on the first
-// evaluation and shared by every later one (a Contract is read-only once
-// built).
-type planCache struct{ p atomic.Pointer[contractPlan] }
 
 // contractPlan is everything scoring needs from a contract that does not
 // depend on the trace: tool names interned, the steps flattened with their
@@ -72,17 +66,16 @@ type planExp struct {
 	idx int
 }
 
-// scoringPlan returns c's plan, building it on first use. Two concurrent
-// first uses may both build one; they are equal and either is kept.
+// scoringPlan returns c's plan: the one ParseContract built, or for a
+// Contract built otherwise a new one.
 func (c *Contract) scoringPlan() *contractPlan {
-	if p := c.plan.p.Load(); p != nil {
-		return p
+	if c.plan != nil {
+		return c.plan
 	}
-	p := newPlan(c)
-	c.plan.p.CompareAndSwap(nil, p)
-	return c.plan.p.Load()
+	return newPlan(c)
 }
 
+// newPlan plans the contract c.
 func newPlan(c *Contract) *contractPlan {
 	// Count the expected calls, options and groups first, so that the
 	// plan's slices are each one array.

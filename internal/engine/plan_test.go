@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-// TestScoringPlan checks what a contract's plan precomputes: tool names
+// TestScoringPlan checks that ParseContract plans a contract once (a
+// Contract built otherwise is planned at each use) and what the plan
+// precomputes: tool names
 // interned in order of appearance (required, options, optional,
 // forbidden), the name order, the plain runs around the groups, every
 // expected call with its compiled arguments, and the rules.
@@ -21,8 +23,17 @@ func TestScoringPlan(t *testing.T) {
 	  "optional":[{"tool":"weather"}],
 	  "forbidden":[{"tool":"delete","args":{"force":true}},{"tool":"search"}]}`)
 	p := c.scoringPlan()
+	if p != c.plan || p == nil {
+		t.Fatal("scoringPlan did not return the plan ParseContract built")
+	}
 	if p2 := c.scoringPlan(); p2 != p {
 		t.Fatal("scoringPlan built a second plan for the same contract")
+	}
+	// A Contract not built by ParseContract is planned at each use, the
+	// same plan each time.
+	bare := &Contract{Required: c.Required, Optional: c.Optional, Forbidden: c.Forbidden}
+	if b1, b2 := bare.scoringPlan(), bare.scoringPlan(); b1 == b2 || !slices.Equal(b1.names, p.names) || bare.plan != nil {
+		t.Fatal("a Contract built otherwise is not planned anew at each use, alike")
 	}
 	if want := []string{"search", "charge", "invoice", "book", "mail", "call", "weather", "delete"}; !slices.Equal(p.names, want) {
 		t.Errorf("names %v, want %v", p.names, want)
