@@ -49,6 +49,11 @@ type parsedContract struct {
 	// (jsondoc.Doc.HoldsSlashU; false for a registry contract), for
 	// evalInput.mayHoldNUL.
 	slashU bool
+	// nul reports that an inline contract's text holds a \u0000 escape
+	// (false for a registry contract, which Postgres could not have
+	// stored), for storedNULProblem to name the contract as the source
+	// of a NUL in the result's checks or issues.
+	nul bool
 }
 
 // contractCache keeps parsed contracts, so that the many evaluations that
@@ -135,6 +140,7 @@ func (cc *contractCache) parseInline(raw []byte) (*parsedContract, error) {
 	sum := sha256.Sum256(doc.AppendCanonical(make([]byte, 0, len(raw))))
 	pc := &parsedContract{c: c, ref: record.ContractRef{SHA256: hex.EncodeToString(sum[:]), Kind: kindOf(c)}, regexSizes: c.RegexSizes(),
 		slashU: doc.Doc().HoldsSlashU()}
+	pc.nul = pc.slashU && hasNUL(raw)
 	cc.entries.add(key, bytes.Clone(raw), pc, cost)
 	if k := doc.Kind(); (k == jsondoc.Object || k == jsondoc.Array) && depth(doc) <= jsondoc.MaxDepth-2 {
 		// Inside a request the contract is one level deeper: one nested

@@ -413,7 +413,7 @@ func (s *Server) evaluate(ctx context.Context, in *evalInput, project int64, id 
 	out.Checks = resultjson.Marshal.AppendChecks(nil, &res.Checks)
 	out.Issues = resultjson.Marshal.AppendIssues(nil, res.Issues)
 	if id != uuid.Nil && in.mayHoldNUL(pc) {
-		if err := storedNULProblem(out, in); err != nil {
+		if err := storedNULProblem(out, in, pc); err != nil {
 			return nil, err
 		}
 	}
@@ -489,24 +489,27 @@ func (in *evalInput) mayHoldNUL(pc *parsedContract) bool {
 
 // storedNULProblem returns the 422 for a result that cannot be stored because
 // Postgres text cannot hold a NUL character, naming where the NUL came
-// from: the final answer, the inline contract or gold list, or the trace
-// (whose calls are in every other part of the result); nil when there is
-// none.
-func storedNULProblem(out *record.Result, in *evalInput) error {
+// from: the final answer, the inline contract or gold list of pc (its
+// expected calls, or, when its text holds a NUL, the checks and issues
+// that quote its forbidden rules' reasons, groups or optional calls), or
+// the trace (whose calls are in every other part of the result); nil when
+// there is none.
+func storedNULProblem(out *record.Result, in *evalInput, pc *parsedContract) error {
 	trace := hasNUL(out.TraceCalls)
 	answer := out.FinalAnswer != nil && strings.ContainsRune(*out.FinalAnswer, 0)
-	expected := hasNUL(out.ExpectedCalls)
+	rest := hasNUL(out.Metrics) || hasNUL(out.Checks) || hasNUL(out.Issues)
+	contract := hasNUL(out.ExpectedCalls) || rest && pc.nul
 	var ptr, what string
 	kind := probInvalidTrace
 	switch {
 	case answer && !trace:
 		ptr, what, kind = "/final_answer", "the final answer", probInvalidRequest
-	case expected && !trace:
+	case contract && !trace:
 		ptr, what, kind = in.inlinePtr, "the contract", probInvalidContract
 		if ptr == "" {
 			ptr = "/contract"
 		}
-	case trace || hasNUL(out.Metrics) || hasNUL(out.Checks) || hasNUL(out.Issues):
+	case trace || rest:
 		ptr, what = "/trace", "the trace"
 	default:
 		return nil

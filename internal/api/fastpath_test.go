@@ -175,7 +175,7 @@ func FuzzMayHoldNUL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := storedNULProblem(out, in); err != nil {
+		if err := storedNULProblem(out, in, &parsedContract{}); err != nil {
 			t.Errorf("%q holds no \\u, but its result holds a NUL: %v", data, err)
 		}
 	})

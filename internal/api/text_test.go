@@ -73,6 +73,12 @@ func TestNULInResult(t *testing.T) {
 			"invalid-contract", FieldProblem{Pointer: "/contract", Message: holds}},
 		{"gold list", body(`"gold":[{"tool":"a","args":{"x":"\u0000"}}]`, `"trace":[]`),
 			"invalid-contract", FieldProblem{Pointer: "/gold", Message: holds}},
+		{"forbidden reason", body(`"contract":{"contract_version":2,"required":[{"tool":"a"}],"forbidden":[{"tool":"b","reason":"r\u0000"}]}`, `"trace":[{"tool":"a"},{"tool":"b"}]`),
+			"invalid-contract", FieldProblem{Pointer: "/contract", Message: holds}},
+		{"alternatives group", body(`"contract":{"contract_version":2,"required":[{"id":"g\u0000","alternatives":[[{"tool":"a"}],[{"tool":"b"}]]}]}`, `"trace":[{"tool":"a"}]`),
+			"invalid-contract", FieldProblem{Pointer: "/contract", Message: holds}},
+		{"optional call", body(`"contract":{"contract_version":2,"required":[{"tool":"a"}],"optional":[{"tool":"o\u0000"}]}`, `"trace":[{"tool":"a"},{"tool":"o\u0000"}]`),
+			"invalid-trace", FieldProblem{Pointer: "/trace", Message: holds}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
