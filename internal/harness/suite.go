@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolscore/toolscore/internal/engine"
@@ -153,7 +154,8 @@ func LoadSuite(path string) (*Suite, error) {
 // when the document starts with '{' and YAML otherwise.
 //
 // Errors wrap ErrInvalidSuite: an *engine.SyntaxError (line and column) for
-// bad JSON, a YAML error naming the line for bad YAML, and a *SuiteError
+// bad JSON, a YAML error naming the line for bad YAML or for a key given
+// twice in one YAML mapping (block or flow), and a *SuiteError
 // listing every problem with its JSON pointer otherwise.
 func ParseSuite(data []byte, ext string) (*Suite, error) {
 	isYAML := false
@@ -166,7 +168,17 @@ func ParseSuite(data []byte, ext string) (*Suite, error) {
 		isYAML = len(t) > 0 && t[0] != '{'
 	}
 	if isYAML {
-		j, err := yaml.YAMLToJSON(data)
+		// The strict conversion refuses a key given twice in any mapping
+		// (block or flow), as engine.ParseContract does in JSON: the lax
+		// one would keep the last value, so a second "forbidden: []"
+		// would silently lift the first list's rules.
+		j, err := yaml.YAMLToJSONStrict(data)
+		var te *yamlv2.TypeError
+		if errors.As(err, &te) {
+			// yaml.v2 puts each problem on its own line ("yaml: unmarshal
+			// errors:\n  line 11: key ..."); a suite error is one line.
+			return nil, fmt.Errorf("%w: yaml: %s", ErrInvalidSuite, strings.Join(te.Errors, "; "))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSuite, err)
 		}

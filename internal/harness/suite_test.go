@@ -196,6 +196,12 @@ func TestParseSuiteSyntaxErrors(t *testing.T) {
 		{"sniffed json", "{\"name\": ", "", "invalid suite: line 1:10: unexpected end of JSON input"},
 		{"yaml", "name: x\ntasks:\n  - id: a\n   input: hi\n", ".yaml", "invalid suite: yaml: line 3: did not find expected '-' indicator"},
 		{"empty", "", ".json", "invalid suite: line 1:1: empty document"},
+		{"yaml repeated key", "name: x\ntasks:\n  - id: a\n    input: hi\n    contract:\n      contract_version: 2\n      required:\n        - tool: a\n      forbidden:\n        - tool: rm\n      forbidden: []\n", ".yaml",
+			"invalid suite: yaml: line 11: key \"forbidden\" already set in map"},
+		{"yaml repeated key in a flow mapping", "name: x\ntasks:\n  - id: a\n    input: hi\n    contract: {contract_version: 2, required: [{tool: a, tool: b}]}\n", ".yml",
+			"invalid suite: yaml: line 5: key \"tool\" already set in map"},
+		{"sniffed yaml repeated top-level key", "name: x\nname: y\ntasks: []\n", "",
+			"invalid suite: yaml: line 2: key \"name\" already set in map"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
