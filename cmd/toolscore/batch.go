@@ -597,6 +597,16 @@ func pathErrorText(err error) string {
 // input order). A trace that cannot be read or graded does not stop the
 // run: it is counted, named on stderr with its file and line, and makes
 // the exit status 2 once every other trace is graded.
+// checkJobs returns an error when --jobs is outside 0 to maxConcurrency,
+// whatever the number of traces: runEval and runBatch both call it, so a
+// value refused with a directory is refused with one trace too.
+func (f evalFlags) checkJobs() error {
+	if f.jobs < 0 || f.jobs > maxConcurrency {
+		return failf("--jobs: must be from 1 to %d, or 0 for one per core, got %d", maxConcurrency, f.jobs)
+	}
+	return nil
+}
+
 func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, f evalFlags) error {
 	opts, err := f.options()
 	if err != nil {
@@ -612,8 +622,8 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if f.finalAnswer != nil {
 		return failf("--final-answer applies to one trace only, got %d trace arguments", len(traceArgs))
 	}
-	if f.jobs < 0 || f.jobs > maxConcurrency {
-		return failf("--jobs: must be from 1 to %d, or 0 for one per core, got %d", maxConcurrency, f.jobs)
+	if err := f.checkJobs(); err != nil {
+		return err
 	}
 	stdin := 0
 	for _, a := range traceArgs {

@@ -339,3 +339,22 @@ func TestBatchLineAtTheCap(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalJobsOneTrace checks that --jobs is validated whatever the
+// number of traces: one trace refuses the values a directory refuses.
+func TestEvalJobsOneTrace(t *testing.T) {
+	for _, jobs := range []string{"-1", "-5", "1025"} {
+		r := runCLI(t, "", "eval", "--jobs", jobs, example("contract.json"), example("trace.json"))
+		want := result{code: exitError, stderr: "toolscore: --jobs: must be from 1 to 1024, or 0 for one per core, got " + jobs + "\n"}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("eval --jobs %s with one trace (-want +got):\n%s", jobs, diff)
+		}
+	}
+	// 0 and 1024 are accepted with one trace, as with many.
+	for _, jobs := range []string{"0", "1024"} {
+		r := runCLI(t, "", "eval", "--jobs", jobs, example("contract.json"), example("trace.json"))
+		if r.code != exitOK || r.stderr != "" {
+			t.Errorf("eval --jobs %s with one trace: exit %d, stderr %q; want exit 0, no stderr", jobs, r.code, r.stderr)
+		}
+	}
+}

@@ -155,6 +155,9 @@ func runEval(ctx context.Context, s stdio, expPath, tracePath string, f evalFlag
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
+	if err := f.checkJobs(); err != nil {
+		return err
+	}
 	maxDrop, err := f.maxDropValue()
 	if err != nil {
 		return err
