@@ -101,9 +101,9 @@ func warmSecretScanner() {
 var errFailed = errors.New("verdict FAIL")
 
 // runError is an error raised while a command ran (bad input, bad flag
-// values), as opposed to a usage error found by cobra before it ran (wrong
-// number of arguments, unknown flag or command), which also prints the
-// usage. Each line is printed on stderr prefixed with "toolscore: ".
+// values) or a flag cobra could not parse, as opposed to a usage error
+// found by cobra before it ran (wrong number of arguments, unknown
+// command), which also prints the usage. Each line is printed on stderr prefixed with "toolscore: ".
 type runError struct {
 	lines []string
 }
@@ -183,6 +183,13 @@ Exit status: 0 PASS (or success), 1 FAIL, 2 error.`,
 		// No shell-completion command: nothing in toolscore needs it yet.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
+	// A flag cobra cannot parse (a bad value, an unknown flag, a missing
+	// value), on any command, is one line naming the flag and a hint,
+	// not the whole usage: the error is a runError, which run prints
+	// without the usage.
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &runError{lines: []string{err.Error(), "see " + cmd.CommandPath() + " --help"}}
+	})
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)

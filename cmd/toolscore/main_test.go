@@ -557,7 +557,8 @@ Alternatives group 1: 3 options
 	}
 }
 
-// TestUsageErrors checks that a usage error prints the error, then the
+// TestUsageErrors checks that a usage error other than a flag error
+// (TestFlagErrors) prints the error, then the
 // command's usage, on stderr, with exit status 2.
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
@@ -570,10 +571,6 @@ func TestUsageErrors(t *testing.T) {
 			"eval takes EXPECTATION and at least one TRACE, got 1 argument", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
 		{"eval without arguments", []string{"eval"},
 			"eval takes EXPECTATION and at least one TRACE, got 0 arguments", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
-		{"unknown flag", []string{"eval", "--bogus", "a", "b"},
-			"unknown flag: --bogus", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
-		{"flag without its value", []string{"eval", "a", "b", "--min-score"},
-			"flag needs an argument: --min-score", "Usage:\n  toolscore eval EXPECTATION TRACE... [flags]\n"},
 		{"inspect without a trace", []string{"inspect"},
 			"inspect takes 1 argument (TRACE), got 0", "Usage:\n  toolscore inspect TRACE [flags]\n"},
 		{"doctor with an argument", []string{"doctor", "c.json"},
@@ -597,6 +594,38 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("toolscore %s: stderr after the error = %q, want the usage %q", strings.Join(tc.args, " "), rest, tc.usage)
 			}
 		})
+	}
+}
+
+// TestFlagErrors checks that a flag cobra cannot parse, on any command,
+// is one line naming the flag and a one-line hint on stderr, exit status
+// 2, without the usage.
+func TestFlagErrors(t *testing.T) {
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"eval", "--timeout", "abc", "a.json", "b.json"},
+			"toolscore: invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\"\ntoolscore: see toolscore eval --help\n"},
+		{[]string{"eval", "--jobs", "abc", "a.json", "b.json"},
+			"toolscore: invalid argument \"abc\" for \"--jobs\" flag: strconv.ParseInt: parsing \"abc\": invalid syntax\ntoolscore: see toolscore eval --help\n"},
+		{[]string{"eval", "--bogus", "a", "b"},
+			"toolscore: unknown flag: --bogus\ntoolscore: see toolscore eval --help\n"},
+		{[]string{"eval", "a", "b", "--min-score"},
+			"toolscore: flag needs an argument: --min-score\ntoolscore: see toolscore eval --help\n"},
+		{[]string{"harness", "--concurrency", "x", "s.yaml"},
+			"toolscore: invalid argument \"x\" for \"--concurrency\" flag: strconv.ParseInt: parsing \"x\": invalid syntax\ntoolscore: see toolscore harness --help\n"},
+		{[]string{"doctor", "--bogus"},
+			"toolscore: unknown flag: --bogus\ntoolscore: see toolscore doctor --help\n"},
+		{[]string{"--bogus"},
+			"toolscore: unknown flag: --bogus\ntoolscore: see toolscore --help\n"},
+	}
+	for _, tc := range tests {
+		r := runCLI(t, "", tc.args...)
+		want := result{code: exitError, stderr: tc.stderr}
+		if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("toolscore %s (-want +got):\n%s", strings.Join(tc.args, " "), diff)
+		}
 	}
 }
 
