@@ -81,9 +81,9 @@ func runDoctorContract(s stdio, path string) error {
 }
 
 // warnRepeatedKeys writes a warning on s.err for each key a valid gold
-// file repeats (inside args, or an ignored key of a call: its own tool
-// and args may not repeat), which is read as Python Toolscore reads it,
-// the last one counting.
+// file repeats (its calls, a call's tool, args or an ignored key, inside
+// args), which is read as Python Toolscore reads it, the last one
+// counting.
 func warnRepeatedKeys(s stdio, name string, data []byte) {
 	doc, err := jsondoc.Parse(data)
 	if err != nil {

@@ -395,7 +395,6 @@ func TestBadInput(t *testing.T) {
 	// A second "forbidden" used to replace the first (QA turned a FAIL
 	// into a PASS so); a gold call's second "args" would too.
 	repeatedForbidden := path("repeated-forbidden.json", "{\n  \"contract_version\": 2,\n  \"required\": [{\"tool\": \"a\"}],\n  \"forbidden\": [{\"tool\": \"rm\"}],\n  \"forbidden\": []\n}\n")
-	repeatedGoldArgs := path("repeated-gold-args.json", `[{"tool": "a", "args": {"q": 1}, "args": null}]`)
 	hostileKeys := path("hostile-keys.json", `{"x\n::error title=t::injected\r\n\u001b]0;title\u0007": 1}`)
 
 	tests := []struct {
@@ -430,8 +429,6 @@ func TestBadInput(t *testing.T) {
 			negativeContract + ": /weights/argument_f1: must be >= 0 but found -1\n"},
 		{"repeated key in a contract", "", []string{"eval", repeatedForbidden, trace},
 			repeatedForbidden + `: /forbidden: repeated key "forbidden" at line 5:3 (first at line 4:3): a contract must not repeat a key` + "\n"},
-		{"repeated args in a gold call", "", []string{"eval", repeatedGoldArgs, trace},
-			repeatedGoldArgs + `: /0/args: repeated key "args" at line 1:34 (first at line 1:16): an expected call must not repeat tool or args` + "\n"},
 		{"doctor repeated key", "", []string{"doctor", "--contract", repeatedForbidden},
 			repeatedForbidden + `: /forbidden: repeated key "forbidden" at line 5:3 (first at line 4:3): a contract must not repeat a key` + "\n"},
 		{"unknown format", "", []string{"eval", contract, unknownFormat},
@@ -511,21 +508,22 @@ func TestDoctorInvalid(t *testing.T) {
 	}
 }
 
-// TestDoctorGoldRepeatedKeys: a gold file whose args (or ignored keys)
-// repeat a key is valid, read with the last one counting as Python
+// TestDoctorGoldRepeatedKeys: a gold file that repeats a key (in args,
+// an ignored key, a call's own args) is valid, read with the last one counting as Python
 // Toolscore reads it; doctor warns of each repeat.
 func TestDoctorGoldRepeatedKeys(t *testing.T) {
-	r := runCLI(t, "[\n {\"tool\": \"a\", \"args\": {\"q\": 1, \"q\": 2}, \"note\": 1, \"note\": 2}\n]", "doctor", "--contract", "-")
+	r := runCLI(t, "[\n {\"tool\": \"a\", \"args\": {\"q\": 1, \"q\": 2}, \"note\": 1, \"note\": 2},\n {\"tool\": \"b\", \"args\": {\"q\": 1}, \"args\": null}\n]", "doctor", "--contract", "-")
 	want := result{code: exitOK, stdout: `<stdin>: valid gold file
 Ignored       1 key of the calls toolscore does not read (note; Python Toolscore's extras)
   /0/note
-Required      1
+Required      2
 Optional      0
 Forbidden     0
 Combinations  1
 Min score     0.9 (default)
 `, stderr: `toolscore: <stdin>: warning: /0/args/q: repeated key "q" at line 2:33 (first at line 2:25): the last one counts, as in Python Toolscore
 toolscore: <stdin>: warning: /0/note: repeated key "note" at line 2:53 (first at line 2:42): the last one counts, as in Python Toolscore
+toolscore: <stdin>: warning: /1/args: repeated key "args" at line 3:34 (first at line 3:16): the last one counts, as in Python Toolscore
 `}
 	if diff := cmp.Diff(want, r, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("doctor --contract - (-want +got):\n%s", diff)

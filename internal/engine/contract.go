@@ -108,10 +108,9 @@ const MaxCombinations = 256
 //
 // A key given twice in one object is an error anywhere in a contract
 // (which of the two counts is up to the reader, so a second "forbidden":
-// [] could hide the first); in a gold file, which Python Toolscore reads
-// with the last one winning, only a repeated "calls" of the top-level
-// object and a call's repeated "tool" or "args" are errors, and inside
-// args the last one counts.
+// [] could hide the first); a gold file is read as Python Toolscore
+// reads it, the last of a repeated key counting everywhere in it (its
+// "calls", a call's "tool" and "args", inside args).
 //
 // Errors: a *SyntaxError (line, column and JSON pointer) for bad JSON; a
 // *ValidationError (errors.Is ErrInvalidContract) listing every problem
@@ -234,17 +233,6 @@ func (p *contractParser) repeatedKeys(rks []jsondoc.RepeatedKey, rule string) er
 	return invalid(errs...)
 }
 
-// repeatedOnly returns the repeated keys of rks that are one of keys.
-func repeatedOnly(rks []jsondoc.RepeatedKey, keys ...string) []jsondoc.RepeatedKey {
-	out := rks[:0]
-	for _, rk := range rks {
-		if slices.Contains(keys, rk.Key) {
-			out = append(out, rk)
-		}
-	}
-	return out
-}
-
 // contractParser reads one contract document: its problems, and the
 // regular expressions compiled so far (a pattern repeated in a contract
 // compiles once).
@@ -339,9 +327,6 @@ func (p *contractParser) read(doc jsondoc.Value) (*Contract, error) {
 			return p.contractObject(doc)
 		}
 		if calls := doc.Get("calls"); calls.Exists() {
-			if rks := repeatedOnly(doc.AppendRepeatedMembers(nil), "calls"); len(rks) > 0 {
-				return nil, p.repeatedKeys(rks, "a gold file must not repeat calls")
-			}
 			if calls.Kind() != jsondoc.Array {
 				return nil, invalid(FieldError{"/calls", "calls must be an array of expected calls"})
 			}
@@ -396,10 +381,6 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 				}
 			}
 		default:
-			if rks := repeatedOnly(el.AppendRepeatedMembers(nil), "tool", "args"); len(rks) > 0 {
-				p.errs = append(p.errs, p.repeatedKeys(rks, "an expected call must not repeat tool or args").(*ValidationError).Errors...)
-				continue
-			}
 			for k, v := range el.Members() {
 				switch k {
 				case "tool":

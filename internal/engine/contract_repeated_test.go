@@ -80,22 +80,50 @@ func TestGoldRepeatedKeys(t *testing.T) {
 	if want := []string{"/0/metadata"}; !reflect.DeepEqual(c.IgnoredKeys, want) {
 		t.Errorf("IgnoredKeys = %q, want %q", c.IgnoredKeys, want)
 	}
+	// The gold file's own keys read as Python's json reads them, the last
+	// one counting: the same calls as the document that gives only it.
+	p1, err := jsondoc.ParseString(`{"p":1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := Trace{Calls: []ToolCall{{Tool: "a", Args: p1}, {Tool: "c"}}}
 	for _, tc := range []struct {
-		name, doc string
-		want      []FieldError
+		name, doc, last string
+		tools           []string
 	}{
-		{"tool", `[{"tool":"a"},{"tool":"b","args":{},"tool":"c"}]`,
-			[]FieldError{{"/1/tool", `repeated key "tool" at line 1:37 (first at line 1:16): an expected call must not repeat tool or args`}}},
-		{"args", "[\n {\"tool\": \"a\", \"args\": {\"p\": 1}, \"args\": null}\n]",
-			[]FieldError{{"/0/args", `repeated key "args" at line 2:34 (first at line 2:16): an expected call must not repeat tool or args`}}},
-		{"calls", `{"calls":[{"tool":"a"}],"calls":[]}`,
-			[]FieldError{{"/calls", `repeated key "calls" at line 1:25 (first at line 1:2): a gold file must not repeat calls`}}},
-		{"args in calls", `{"calls":[{"tool":"a","args":null,"args":{}}]}`,
-			[]FieldError{{"/calls/0/args", `repeated key "args" at line 1:35 (first at line 1:23): an expected call must not repeat tool or args`}}},
+		{"tool", `[{"tool":"a"},{"tool":"b","args":{},"tool":"c"}]`, `[{"tool":"a"},{"args":{},"tool":"c"}]`, []string{"a", "c"}},
+		{"args", "[\n {\"tool\": \"a\", \"args\": {\"p\": 2}, \"args\": {\"p\": 1}}\n]", `[{"tool":"a","args":{"p":1}}]`, []string{"a"}},
+		{"args null", `[{"tool":"a","args":{"p":2},"args":null}]`, `[{"tool":"a","args":null}]`, []string{"a"}},
+		{"calls", `{"calls":[{"tool":"x"}],"calls":[{"tool":"c"}]}`, `{"calls":[{"tool":"c"}]}`, []string{"c"}},
+		{"args in calls", `{"calls":[{"tool":"a","args":null,"args":{"p":2}}]}`, `{"calls":[{"tool":"a","args":{"p":2}}]}`, []string{"a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseContract([]byte(tc.doc))
-			checkFieldErrors(t, err, tc.want)
+			c, err := ParseContract([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tools []string
+			for _, st := range c.Required {
+				tools = append(tools, st.Call.Tool)
+			}
+			if !reflect.DeepEqual(tools, tc.tools) {
+				t.Errorf("tools = %q, want %q", tools, tc.tools)
+			}
+			want, err := ParseContract([]byte(tc.last))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Evaluate(context.Background(), c, trace, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp, err := Evaluate(context.Background(), want, trace, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Score != exp.Score || !reflect.DeepEqual(got.Metrics, exp.Metrics) || !reflect.DeepEqual(got.Issues, exp.Issues) {
+				t.Errorf("graded as score %v, metrics %+v; the last keys alone grade as %v, %+v", got.Score, got.Metrics, exp.Score, exp.Metrics)
+			}
 		})
 	}
 }
