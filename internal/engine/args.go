@@ -194,8 +194,6 @@ func (e *cval) value() any {
 		return e.flag
 	case copNull:
 		return nil
-	case copDoc:
-		return e.doc.Any()
 	}
 	return e.x.m
 }

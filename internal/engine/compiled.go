@@ -27,19 +27,11 @@ const (
 	copOneOf               // $one_of (kids; flag: every candidate is a number)
 	copApprox              // $approx (num.f the value, tol the tolerance)
 	copMatcher             // any other Matcher (m)
-	// copDoc is an object or array of a contract document holding no
-	// matcher (no key starting with "$" and no repeated key at any
-	// depth), kept as the document's value (doc, s its source text)
-	// rather than compiled node by node: match compares the two
-	// documents' values (matchDoc).
-	copDoc
 )
 
 // cval is an expected argument value compiled once per contract: the
 // matcher tree flattened into one array, numbers parsed, strings trimmed,
-// $approx tolerances computed; an object or array member of arguments
-// without matchers read from a document is the document's value itself
-// (copDoc). match gives exactly what Compare gives for
+// $approx tolerances computed. match gives exactly what Compare gives for
 // the value it was compiled from.
 type cval struct {
 	op cop
@@ -60,8 +52,6 @@ type cval struct {
 	num *number
 	// x holds what a matcher other than $contains and $one_of needs.
 	x *cmatcher
-	// doc is a copDoc node's value in its document.
-	doc jsondoc.Value
 }
 
 // cmatcher is the part of a compiled matcher that values do not need:
@@ -157,16 +147,14 @@ func (p *contractParser) compileObject(dst *cval, v jsondoc.Value) bool {
 }
 
 // compileDoc compiles the arguments object v into dst as compileObject
-// does, as far as anything reads it, its object and array members kept
-// as the document's values (compileNodes), when nothing in v is a
-// matcher or read another way by compileExpected: no object key starting
-// with "$" and no object with a repeated key, at any depth. It reports
-// whether it did;
+// does, in one walk of v's nodes, when nothing in v is a matcher or read
+// another way by compileExpected: no object key starting with "$" and no
+// object with a repeated key, at any depth. It reports whether it did;
 // when it did not, b and dst are as they were (the nodes it had taken are
 // zeroed and given back) and v is for the plain reading.
 func (b *cbuilder) compileDoc(dst *cval, v jsondoc.Value) bool {
 	saved := *b
-	if b.compileNodes(dst, v) {
+	if b.compileNodes(dst, v.Nodes()) {
 		return true
 	}
 	// Zero what was handed out: from the arrays b started with up to
@@ -183,158 +171,85 @@ func (b *cbuilder) compileDoc(dst *cval, v jsondoc.Value) bool {
 	return false
 }
 
-// compileNodes compiles the arguments object v into dst as
-// compileExpected does, as far as match, value, textsOf and regexSize
-// tell (FuzzCompileDoc), from the same arrays of b: its members one by
-// one (keys, strings trimmed, numbers read) and each object or array
-// member as one copDoc node that keeps the document's value, after one
-// pass over its nodes (KeysAvoid) instead of a node compiled for each
-// value inside it. It reports false when it meets an object key starting
-// with "$" or an object with a repeated key at any depth, or a number
-// parseNumber cannot read (none that JSON allows); compileDoc then
-// undoes it. The object it compiles is pure (flag set, s its source
-// text).
-func (b *cbuilder) compileNodes(dst *cval, v jsondoc.Value) bool {
-	ns := v.Nodes()
-	if ns.RepeatsKey(0) {
+// compileNodes compiles the object or array node 0 of ns into dst as
+// compileExpected does, from the same arrays of b in the same order, in
+// one walk over the nodes in document order (no matcher test, no second
+// look at the children for setPure). It reports false when it meets an
+// object key starting with "$", an object with a repeated key, or a
+// number parseNumber cannot read (none that JSON allows); compileDoc
+// then undoes it. Every object and array it compiles is then pure: its
+// values are strings, numbers, booleans, nulls and pure objects and
+// arrays.
+func (b *cbuilder) compileNodes(dst *cval, ns jsondoc.Nodes) bool {
+	c := ns.Cursor()
+	return b.fillNodes(dst, &c)
+}
+
+// fillNodes compiles the object or array node c is at into e (see
+// compileNodes), leaving c at the last node of its subtree.
+func (b *cbuilder) fillNodes(e *cval, c *jsondoc.Cursor) bool {
+	if c.RepeatsKey() {
 		return false
 	}
-	n := ns.Count(0)
+	obj := c.Kind() == jsondoc.Object
+	n := c.Count()
+	e.flag, e.s = true, c.Raw()
 	kids := b.alloc(n)
-	keys := b.allocKeys(n)
+	e.kids = kids
+	if !obj {
+		e.op = copArray
+		for m := range kids {
+			c.Next()
+			if !b.fillValue(&kids[m], c) {
+				return false
+			}
+		}
+		return true
+	}
+	keys := b.allocKeys(n)[:len(kids)]
 	var bits uint64
-	j := 1
 	for m := range kids {
-		k := ns.Text(j)
+		c.Next()
+		k := c.Text()
 		if len(k) > 0 && k[0] == '$' {
 			return false
 		}
 		keys[m] = k
 		bits |= keyBit(k)
-		if !b.fillValue(&kids[m], ns, j+1) {
+		c.Next()
+		if !b.fillValue(&kids[m], c) {
 			return false
 		}
-		j = ns.Skip(j + 1)
 	}
-	dst.op, dst.flag, dst.s, dst.keys, dst.kids, dst.keyBits = copObject, true, v.Raw(), keys, kids, bits
+	e.op, e.keys, e.keyBits = copObject, keys, bits
 	return true
 }
 
-// fillValue compiles the value node j of ns into e (see compileNodes).
-func (b *cbuilder) fillValue(e *cval, ns jsondoc.Nodes, j int) bool {
-	switch ns.Kind(j) {
+// fillValue compiles the value node c is at into e (see compileNodes),
+// leaving c at the last node of its subtree.
+func (b *cbuilder) fillValue(e *cval, c *jsondoc.Cursor) bool {
+	switch c.Kind() {
 	case jsondoc.Object, jsondoc.Array:
-		v := ns.Value(j)
-		if !b.plain && !v.KeysAvoid('$') {
-			return false
-		}
-		e.op, e.flag, e.s, e.doc = copDoc, true, v.Raw(), v
+		return b.fillNodes(e, c)
 	case jsondoc.String:
-		s := ns.Text(j)
+		s := c.Text()
 		e.op, e.s = copString, s
 		if len(s) > 0 && (trimEnd[s[0]] || trimEnd[s[len(s)-1]]) {
 			e.trimLengths()
 		}
 	case jsondoc.Number:
-		lit := ns.Text(j)
+		lit := c.Text()
 		num := slot(&b.nums, &b.numChunk)
 		if !readNumber(num, lit) {
 			return false
 		}
 		e.op, e.s, e.num = copNumber, lit, num
 	case jsondoc.Bool:
-		f, _ := ns.Value(j).Bool()
-		e.op, e.flag = copBool, f
+		e.op, e.flag = copBool, c.True()
 	default:
 		e.op = copNull
 	}
 	return true
-}
-
-// matchDoc reports whether got satisfies want, a value of a contract
-// document holding no matcher (a copDoc node's value or a value inside
-// it): what match gives for want compiled by compileExpected. Every JSON
-// number literal parses (parseNumber), so the same literal is the same
-// number.
-func matchDoc(want, got jsondoc.Value, strict bool) bool {
-	switch want.Kind() {
-	case jsondoc.String:
-		a, ok := got.Str()
-		if !ok {
-			return false
-		}
-		s := want.Text()
-		return a == s || !strict && trimSpaceFast(a) == trimSpaceFast(s)
-	case jsondoc.Number:
-		a, ok := got.Num()
-		if !ok {
-			return false
-		}
-		lit, _ := want.Num()
-		if a == lit && a != "" {
-			return true
-		}
-		wn, ok := parseNumber(lit)
-		if !ok {
-			return false
-		}
-		an, ok := parseNumber(a)
-		return ok && wn.equal(an, strict)
-	case jsondoc.Object:
-		if got.Raw() == want.Raw() {
-			return true
-		}
-		wn := want.Nodes()
-		n := wn.Count(0)
-		if got.Kind() != jsondoc.Object || got.Len() != n {
-			return false
-		}
-		for j := 1; n > 0; n-- {
-			av := got.Get(wn.Text(j))
-			if !av.Exists() || !matchDoc(wn.Value(j+1), av, strict) {
-				return false
-			}
-			j = wn.Skip(j + 1)
-		}
-		return true
-	case jsondoc.Array:
-		if got.Raw() == want.Raw() {
-			return true
-		}
-		if got.Kind() != jsondoc.Array || got.Len() != want.Len() {
-			return false
-		}
-		wn, j := want.Nodes(), 1
-		for _, av := range got.Elems() {
-			if !matchDoc(wn.Value(j), av, strict) {
-				return false
-			}
-			j = wn.Skip(j)
-		}
-		return true
-	case jsondoc.Bool:
-		w, _ := want.Bool()
-		a, ok := got.Bool()
-		return ok && a == w
-	case jsondoc.Null:
-		return got.Kind() == jsondoc.Null
-	}
-	return false
-}
-
-// expand returns a copDoc node holding an object compiled as
-// compileNodes compiles arguments (its own objects and arrays copDoc
-// nodes again), for the issue writer's walk into nested objects; nil
-// for a node that is no such object.
-func (e *cval) expand() *cval {
-	if e.op != copDoc || e.doc.Kind() != jsondoc.Object {
-		return nil
-	}
-	n := e.doc.Len()
-	b := cbuilder{nodes: make([]cval, n+1), keys: make([]string, n), nums: make([]number, 0, n), plain: true}
-	root := &b.alloc(1)[0]
-	b.compileNodes(root, e.doc)
-	return root
 }
 
 // readNumber sets *n to parseNumber(lit) and reports parseNumber's ok:
@@ -422,8 +337,6 @@ func (e *cval) pure() bool {
 		return true
 	case copObject, copArray:
 		return e.flag
-	case copDoc:
-		return true
 	}
 	return false
 }
@@ -496,11 +409,6 @@ type cbuilder struct {
 	nodeChunk, keyChunk, numChunk int
 	// chunks counts the chunks of nodes and keys taken.
 	chunks int
-	// plain reports that the values compiled hold no object key starting
-	// with "$" and no object with a repeated key (a copDoc node's value,
-	// expanded): compileNodes need not check each object or array
-	// member.
-	plain bool
 }
 
 // number returns a pointer to n in b's numbers.
@@ -686,11 +594,6 @@ func (e *cval) match(actual jsondoc.Value, strict bool) bool {
 			}
 		}
 		return true
-	case copDoc:
-		if actual.Raw() == e.s {
-			return true // the same text: the same value
-		}
-		return matchDoc(e.doc, actual, strict)
 	case copArray:
 		if e.flag && actual.Raw() == e.s {
 			return true // the same text: the same value

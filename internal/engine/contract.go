@@ -342,9 +342,18 @@ func (p *contractParser) gold(list jsondoc.Value) (*Contract, error) {
 	n := list.Len()
 	c := &Contract{Gold: true, combos: 1, requiredCount: n}
 	c.Required = make([]Step, 0, n)
-	// The arrays are sized from a first look at each call's arguments
-	// (goldNeed): exact for arguments without matchers.
-	p.reserve(goldNeed(list.Nodes(), n))
+	// The arrays are sized from one census of the whole list, less what
+	// a call {"tool": "...", "args": {...}} holds besides its arguments
+	// (the call object, its two members and the tool name). It is an
+	// estimate: other keys, and the keys' own String nodes, make it
+	// larger; a call without "args" makes the members one too few, and
+	// allocKeys then takes a new chunk.
+	need := list.Census()
+	need.Values[jsondoc.Array]--
+	need.Values[jsondoc.Object] -= n
+	need.Values[jsondoc.String] -= n
+	need.Members -= 2 * n
+	p.reserve(need, n)
 	// The ignored keys' pointers are written one after the other in
 	// ignored (the list's pointer, the call's index, the key), ends
 	// holding where each ends: a pointer costs its length, not a walk of
@@ -424,46 +433,17 @@ func (p *contractParser) ignoreKey(ignored []byte, ends []int, i int, k string) 
 	return ignored, append(ends, len(ignored))
 }
 
-// goldNeed returns what compileDoc takes from the parser's arrays for
-// the arguments of the n calls of the gold list whose nodes are ns (an
-// arguments object's node and one node and one key per member; as many
-// numbers as members at most) and n, the number of expected calls: the
-// sizes reserve needs, from one look at each call's members.
-func goldNeed(ns jsondoc.Nodes, n int) (nodes, keys, nums, calls int) {
-	for i, j := 0, 1; i < n; i++ {
-		at := j
-		j = ns.Skip(j)
-		if ns.Kind(at) != jsondoc.Object {
-			continue
-		}
-		var args jsondoc.Value
-		if ns.RepeatsKey(at) {
-			args = ns.Value(at).Get("args")
-		} else {
-			for m, kj := ns.Count(at), at+1; m > 0; m-- {
-				if ns.Text(kj) == "args" {
-					args = ns.Value(kj + 1)
-					break
-				}
-				kj = ns.Skip(kj + 1)
-			}
-		}
-		if args.Kind() == jsondoc.Object {
-			m := args.Len()
-			nodes += 1 + m
-			keys += m
-		}
-	}
-	return nodes, keys, keys, n
-}
-
 // reserve sizes the parser's arrays for calls expected calls whose
-// arguments take nodes nodes, keys keys and nums numbers, so that a
-// contract's values come from one array of each type.
-func (p *contractParser) reserve(nodes, keys, nums, calls int) {
-	p.cb.nodes = make([]cval, nodes)
-	p.cb.keys = make([]string, keys)
-	p.cb.nums = make([]number, 0, nums)
+// arguments hold the values counted in need, so that a contract's values
+// come from one array of each type.
+func (p *contractParser) reserve(need jsondoc.Census, calls int) {
+	values := 0
+	for _, n := range need.Values {
+		values += max(n, 0)
+	}
+	p.cb.nodes = make([]cval, values)
+	p.cb.keys = make([]string, max(need.Members, 0))
+	p.cb.nums = make([]number, 0, max(need.Values[jsondoc.Number], 0))
 	p.calls = make([]callSlot, 0, calls)
 }
 

@@ -630,20 +630,12 @@ func textsOf(e *cval, minLen int, texts *[]string) bool {
 		if len(e.s) >= minLen {
 			*texts = append(*texts, e.s)
 		}
-	case copDoc:
-		var ok bool
-		*texts, ok = e.doc.AppendStrings(*texts, minLen, notSecretKey)
-		return ok
 	case copNumber, copBool, copNull:
 	default:
 		return false
 	}
 	return true
 }
-
-// notSecretKey reports whether hideWritten leaves the value under the key
-// k to the scan of its strings (textsOf's test of a key).
-func notSecretKey(k string) bool { return !keyMayNameSecret(k) || !isSecretKey(k) }
 
 // hideWritten hides the secrets written in expected arguments v
 // (secretKey: v sits under a secret-named key), copying maps and slices

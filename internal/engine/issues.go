@@ -495,11 +495,6 @@ func diffArgs(t *textArena, prefix string, wc *cval, got jsondoc.Value, ms []arg
 			if !same {
 				sg = shownGot.Get(it.key)
 			}
-			if it.av.Kind() == jsondoc.Object {
-				if x := kc.expand(); x != nil {
-					kc = x // a nested object of a document, compiled to be walked
-				}
-			}
 			if kc.op == copObject && it.av.Kind() == jsondoc.Object {
 				diffArgs(t, t.str(prefix, it.key, "."), kc, it.av, nil, shownWant.member(it.key), sg, strict, d)
 				continue
@@ -574,9 +569,6 @@ func diffKeys(t *textArena, prefix string, wc *cval, got jsondoc.Value, shownWan
 			d.unexpected = append(d.unexpected, path(k))
 		default:
 			kc := &wc.kids[i]
-			if x := kc.expand(); x != nil && av.Kind() == jsondoc.Object {
-				kc = x // a nested object of a document, compiled to be walked
-			}
 			if kc.op == copObject && av.Kind() == jsondoc.Object {
 				if !kc.match(av, strict) {
 					diffKeys(t, t.str(prefix, k, "."), kc, av, shownWant.member(k), shownGot.Get(k), strict, d)

@@ -301,38 +301,3 @@ func (d *Doc) appendStringsKeys(out *stringsKeys, nodes []node, minLen uint32, e
 		}
 	}
 }
-
-// KeysAvoid reports whether no object in v's subtree (v included) has a
-// repeated key or a key whose decoded text starts with the byte b: one
-// pass over the subtree's nodes, decoding nothing, one test of the flags
-// for a node that is neither a key nor an object with a repeated key.
-// The zero Value avoids every byte.
-func (v Value) KeysAvoid(b byte) bool {
-	if v.d == nil {
-		return true
-	}
-	d := v.d
-	const size = unsafe.Sizeof(node{})
-	p := unsafe.Pointer(&d.nodes[v.i])
-	end := unsafe.Add(p, uintptr(d.next(v.i)-v.i)*size)
-	for ; p != end; p = unsafe.Add(p, size) {
-		nd := (*node)(p)
-		if nd.flag&(flagKey|flagDup) == 0 {
-			continue
-		}
-		if nd.kind == Object {
-			return false // flagDup
-		}
-		if nd.n == 0 {
-			continue
-		}
-		src := d.src
-		if nd.flag&flagEsc != 0 {
-			src = d.esc
-		}
-		if src[nd.off] == b {
-			return false
-		}
-	}
-	return true
-}
