@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/toolscore/toolscore/internal/engine"
 )
@@ -49,8 +51,10 @@ func (b gradeBounds) evaluate(ctx context.Context, c *engine.Contract, t engine.
 		if c.Gold {
 			what = "gold file"
 		}
-		return nil, &boundError{fmt.Sprintf("the %s's %s expected calls (required and every alternative's) against the trace's %s calls need %s scoring cells, over the limit of %s: split the trace or the %s, or raise --max-scoring-cells (0 for no limit)",
-			what, groupDigits(int64(c.ExpectedCallCount())), groupDigits(int64(len(t.Calls))), groupDigits(cells), groupDigits(b.maxCells), what)}
+		// Counts with commas between groups of three digits (16,000,000),
+		// as the service's message writes them.
+		return nil, &boundError{message.NewPrinter(language.English).Sprintf("the %s's %d expected calls (required and every alternative's) against the trace's %d calls need %d scoring cells, over the limit of %d: split the trace or the %s, or raise --max-scoring-cells (0 for no limit)",
+			what, c.ExpectedCallCount(), len(t.Calls), cells, b.maxCells, what)}
 	}
 	if b.timeout <= 0 {
 		return engine.Evaluate(ctx, c, t, opts)
@@ -62,18 +66,4 @@ func (b gradeBounds) evaluate(ctx context.Context, c *engine.Contract, t engine.
 		return nil, &boundError{fmt.Sprintf("grading took longer than --timeout %s: raise it (0 for no limit), or split the trace or the contract", b.timeout)}
 	}
 	return res, err
-}
-
-// groupDigits writes n >= 0 in decimal with commas between groups of
-// three digits (16,000,000), as the service's messages do.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	b := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }

@@ -1,8 +1,8 @@
 package api
 
 import (
-	"fmt"
-	"strconv"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/toolscore/toolscore/internal/engine"
 )
@@ -29,22 +29,9 @@ func checkScoringCells(pc *parsedContract, in *evalInput, t *engine.Trace) error
 	if ptr == "/gold" {
 		what = "gold list"
 	}
-	msg := fmt.Sprintf("the %s's %s expected calls (required and every alternative's) against the trace's %s calls need %s scoring cells, over the limit of %s (api.MaxScoringCells): split the trace or the contract",
-		what, groupDigits(int64(pc.c.ExpectedCallCount())), groupDigits(int64(len(t.Calls))), groupDigits(cells), groupDigits(MaxScoringCells))
+	// Counts with commas between groups of three digits (16,000,000).
+	msg := message.NewPrinter(language.English).Sprintf("the %s's %d expected calls (required and every alternative's) against the trace's %d calls need %d scoring cells, over the limit of %d (api.MaxScoringCells): split the trace or the contract",
+		what, pc.c.ExpectedCallCount(), len(t.Calls), cells, MaxScoringCells)
 	return &apiError{kind: probInvalidRequest, detail: "the contract and the trace are too large to grade together",
 		errors: []FieldProblem{{Pointer: ptr, Message: msg}}}
-}
-
-// groupDigits writes n >= 0 in decimal with commas between groups of
-// three digits (16,000,000).
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	b := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }
