@@ -57,19 +57,6 @@ func (v Value) AppendRepeatedKeys(dst []RepeatedKey) []RepeatedKey {
 	return dst
 }
 
-// AppendRepeatedMembers is AppendRepeatedKeys for the keys of the object
-// v alone, not those of the objects inside it; it appends nothing when v
-// is not an object.
-func (v Value) AppendRepeatedMembers(dst []RepeatedKey) []RepeatedKey {
-	if v.d == nil {
-		return dst
-	}
-	if nd := v.node(); nd.kind != Object || nd.flag&flagDup == 0 {
-		return dst
-	}
-	return v.d.appendRepeated(dst, v.i)
-}
-
 // appendRepeated appends the repeated keys of the object node obj, in
 // the order of its members.
 func (d *Doc) appendRepeated(dst []RepeatedKey, obj uint32) []RepeatedKey {

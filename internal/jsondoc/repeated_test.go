@@ -79,15 +79,7 @@ func TestRepeatedKeysSubtrees(t *testing.T) {
 	if want := []repeatedView{{"z", "/c/0/z", 43, 37}}; !equalViews(got, want) {
 		t.Errorf("/c: AppendRepeatedKeys = %+v, want %+v", got, want)
 	}
-	// The root's own keys repeat none: its members' do.
-	if got := v.AppendRepeatedMembers(nil); len(got) != 0 {
-		t.Errorf("root: AppendRepeatedMembers = %+v, want none", viewRepeated(got))
-	}
-	got = viewRepeated(lookup(t, v, "/a").AppendRepeatedMembers(nil))
-	if want := []repeatedView{{"x", "/a/x", 12, 6}}; !equalViews(got, want) {
-		t.Errorf("/a: AppendRepeatedMembers = %+v, want %+v", got, want)
-	}
-	if (Value{}).HasRepeatedKey() || len((Value{}).AppendRepeatedKeys(nil)) != 0 || len((Value{}).AppendRepeatedMembers(nil)) != 0 {
+	if (Value{}).HasRepeatedKey() || len((Value{}).AppendRepeatedKeys(nil)) != 0 {
 		t.Error("the zero Value has a repeated key")
 	}
 }
