@@ -56,6 +56,14 @@ type Config struct {
 	// result) at the price of more waiting per request; it must be less
 	// than DBMaxConns, which the API's reads and regrades share.
 	DBWriters int
+	// DBWriteDelay spaces the commits of small groups of results under
+	// load (store.Config WriteDelay): a group of fewer than 16 results is
+	// not written until DBWriteDelay after the last write ended,
+	// gathering what arrives meanwhile; a writer idle that long writes
+	// at once. TOOLSCORE_DB_WRITE_DELAY, -db-write-delay; default 1ms, 0
+	// for none. Longer delays make larger groups (less CPU per result,
+	// most of it Postgres') and answers later by up to the delay.
+	DBWriteDelay time.Duration
 	// LogLevel is debug, info, warn or error: TOOLSCORE_LOG_LEVEL,
 	// -log-level; default info.
 	LogLevel string
@@ -181,7 +189,7 @@ type Config struct {
 func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	cfg := Config{
 		Addr: ":8080", Workers: runtime.NumCPU(), MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20,
-		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, LogLevel: "info",
+		EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second, DBMaxConns: 8, DBWriteDelay: time.Millisecond, LogLevel: "info",
 		RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
 		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20,
@@ -239,6 +247,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	dur("TOOLSCORE_SHUTDOWN_GRACE", &cfg.ShutdownGrace)
 	num("TOOLSCORE_DB_MAX_CONNS", &cfg.DBMaxConns)
 	num("TOOLSCORE_DB_WRITERS", &cfg.DBWriters)
+	dur("TOOLSCORE_DB_WRITE_DELAY", &cfg.DBWriteDelay)
 	str("TOOLSCORE_LOG_LEVEL", &cfg.LogLevel)
 	num("TOOLSCORE_GC_PERCENT", &cfg.GCPercent)
 	num("TOOLSCORE_MAX_CONNS", &cfg.MaxConns)
@@ -281,6 +290,7 @@ func LoadConfig(args []string, getenv func(string) string, stderr io.Writer) (Co
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", cfg.ShutdownGrace, "time for in-flight requests at shutdown (TOOLSCORE_SHUTDOWN_GRACE)")
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", cfg.DBMaxConns, "Postgres connections (TOOLSCORE_DB_MAX_CONNS)")
 	fs.IntVar(&cfg.DBWriters, "db-writers", cfg.DBWriters, "concurrent group-commit transactions storing results, 0 for min(4, db-max-conns - 1) (TOOLSCORE_DB_WRITERS)")
+	fs.DurationVar(&cfg.DBWriteDelay, "db-write-delay", cfg.DBWriteDelay, "least time between the commits of small result groups under load, 0 for none (TOOLSCORE_DB_WRITE_DELAY)")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (TOOLSCORE_LOG_LEVEL)")
 	fs.IntVar(&cfg.MaxConns, "max-conns", cfg.MaxConns, "open client connections (TOOLSCORE_MAX_CONNS)")
 	fs.IntVar(&cfg.GCPercent, "gc-percent", cfg.GCPercent, "Go GC target percent, 0 to leave GOGC (TOOLSCORE_GC_PERCENT)")
@@ -360,6 +370,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("TOOLSCORE_MAX_CONNS_PER_IP must be 0 (no cap) or more, got %d", c.MaxConnsPerIP)
 	case c.ContractCacheBytes < 1<<20:
 		return fmt.Errorf("TOOLSCORE_CONTRACT_CACHE_BYTES must be at least 1048576, got %d", c.ContractCacheBytes)
+	case c.DBWriteDelay < 0 || c.DBWriteDelay > time.Second:
+		return fmt.Errorf("TOOLSCORE_DB_WRITE_DELAY must be from 0 to 1s, got %s", c.DBWriteDelay)
 	case c.GCPercent < 0:
 		return fmt.Errorf("TOOLSCORE_GC_PERCENT must be 0 or more, got %d", c.GCPercent)
 	case c.DBMaxConns < 2:
@@ -437,7 +449,7 @@ func (c Config) LogFields() []zap.Field {
 		zap.Int("workers", c.Workers), zap.Int("queue", c.Queue),
 		zap.Int64("max_body_bytes", c.MaxBodyBytes), zap.Int64("max_batch_bytes", c.MaxBatchBytes),
 		zap.Stringer("eval_timeout", c.EvalTimeout), zap.Stringer("shutdown_grace", c.ShutdownGrace),
-		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
+		zap.Int("db_max_conns", c.DBMaxConns), zap.Int("db_writers", c.DBWriters), zap.Stringer("db_write_delay", c.DBWriteDelay), zap.String("log_level", c.LogLevel), zap.Int("gc_percent", c.GCPercent), zap.Int("max_conns", c.MaxConns),
 		zap.Stringer("regrade_rescue_after", c.RegradeRescueAfter), zap.Stringer("run_rescue_after", c.RunRescueAfter), zap.Int("regrade_workers", c.RegradeWorkers),
 		zap.String("auth", c.Auth), zap.Bool("bootstrap_key_set", c.BootstrapKey != ""),
 		zap.Bool("metrics_token_set", c.MetricsToken != ""), zap.Bool("metrics_open", c.MetricsOpen),

@@ -16,7 +16,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	base := Config{Addr: ":8080", DatabaseURL: "postgres://db/x", Workers: runtime.NumCPU(), Queue: 64 * runtime.NumCPU(),
 		MaxBodyBytes: 1 << 20, MaxBatchBytes: 32 << 20, EvalTimeout: 10 * time.Second, ShutdownGrace: 25 * time.Second,
-		DBMaxConns: 8, DBWriters: 4, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
+		DBMaxConns: 8, DBWriters: 4, DBWriteDelay: time.Millisecond, LogLevel: "info", RegradeRescueAfter: 10 * time.Second, RunRescueAfter: 2 * time.Minute, RegradeWorkers: 4, GCPercent: 200, MaxConns: 1024, Auth: "on",
 		OTLPQuiet: 5 * time.Second, OTLPMaxAge: 10 * time.Minute, OTLPLateSpans: "ignore", OTLPUnmatched: "drop",
 		OTLPKeepTraces: 24 * time.Hour, OTLPMaxBodyBytes: 16 << 20,
 		HeaderTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second, MaxBodyReaders: 512, MaxConnsPerIP: 128, ContractCacheBytes: 128 << 20}
@@ -48,6 +48,12 @@ func TestLoadConfig(t *testing.T) {
 		{name: "zero workers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-workers", "0", "-queue", "1"}, wantErr: "TOOLSCORE_WORKERS must be at least 1, got 0"},
 		{name: "writers", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_DB_WRITERS": "2"},
 			want: func(c *Config) { c.DBWriters = 2 }},
+		{name: "write delay", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_DB_WRITE_DELAY": "0"},
+			args: []string{"-db-write-delay", "3ms"}, want: func(c *Config) { c.DBWriteDelay = 3 * time.Millisecond }},
+		{name: "no write delay", env: map[string]string{"DATABASE_URL": "postgres://db/x", "TOOLSCORE_DB_WRITE_DELAY": "0s"},
+			want: func(c *Config) { c.DBWriteDelay = 0 }},
+		{name: "negative write delay", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_DB_WRITE_DELAY": "-1ms"},
+			wantErr: "TOOLSCORE_DB_WRITE_DELAY must be from 0 to 1s, got -1ms"},
 		{name: "too many writers", env: map[string]string{"DATABASE_URL": "x"}, args: []string{"-db-writers", "8"},
 			wantErr: "TOOLSCORE_DB_WRITERS must be from 1 to TOOLSCORE_DB_MAX_CONNS-1 (7), got 8"},
 		{name: "no regrade workers", env: map[string]string{"DATABASE_URL": "x", "TOOLSCORE_REGRADE_WORKERS": "0"},

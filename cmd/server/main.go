@@ -109,7 +109,12 @@ func Run(ctx context.Context, cfg Config, log *zap.Logger, reg *prometheus.Regis
 	if cfg.GCPercent > 0 {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
-	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(cfg.DBMaxConns), Writers: cfg.DBWriters, Logger: log, Registerer: reg})
+	writeDelay := cfg.DBWriteDelay
+	if writeDelay == 0 {
+		writeDelay = -1 // store.Config: none
+	}
+	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(cfg.DBMaxConns), Writers: cfg.DBWriters,
+		WriteDelay: writeDelay, Logger: log, Registerer: reg})
 	if err != nil {
 		return err
 	}

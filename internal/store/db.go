@@ -40,6 +40,12 @@ type Config struct {
 	// write to end, gathering more); 0 means 16, 1 writes every group at
 	// once (up to Writers at a time). It is capped at MaxGroupRows.
 	ParallelRows int
+	// WriteDelay spaces the commits of groups smaller than ParallelRows
+	// under load: such a group is not written until WriteDelay after the
+	// last write ended, gathering what arrives meanwhile (a writer idle
+	// for WriteDelay writes at once). 0 means 1 ms; a negative delay
+	// writes such a group as soon as no other is being written.
+	WriteDelay time.Duration
 	// Logger receives write failures; nil means zap.NewNop().
 	Logger *zap.Logger
 	// Registerer receives the store's metrics; nil means none are
@@ -86,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		log = zap.NewNop()
 	}
 	db := &DB{pool: pool, log: log}
-	db.w = newWriter(db, cfg.Writers, cfg.MaxGroupRows, cfg.ParallelRows, cfg.Registerer)
+	db.w = newWriter(db, cfg.Writers, cfg.MaxGroupRows, cfg.ParallelRows, cfg.WriteDelay, cfg.Registerer)
 	return db, nil
 }
 

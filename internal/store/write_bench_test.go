@@ -192,23 +192,24 @@ func benchmarkWriteRegradeChunk(b *testing.B, flip int) {
 
 // BenchmarkInsertResultsPaced stores medium-workload results arriving at
 // a steady 2,000 a second, each from a goroutine of its own (as the
-// service's requests do), with the default writer (parallel=16) and with
-// every group written at once (parallel=1). Besides what
+// service's requests do), with the default writer (parallel=16, a write
+// delay of 1 ms), without the delay (delay=none) and with every group
+// written at once (parallel=1, no delay). Besides what
 // BenchmarkInsertResults reports, it gives the commits per result
 // (groups/op), the slowest wait for a commit (max-wait-ms) and the
 // process's voluntary context switches per result (csw/op).
 //
 //	go test ./internal/store -run '^$' -bench InsertResultsPaced -benchtime 10000x
 func BenchmarkInsertResultsPaced(b *testing.B) {
-	for _, parallel := range []int{16, 1} {
-		b.Run(fmt.Sprintf("parallel=%d", parallel), func(b *testing.B) { benchmarkInsertPaced(b, parallel, 2000) })
-	}
+	b.Run("parallel=16", func(b *testing.B) { benchmarkInsertPaced(b, 16, 0, 2000) })
+	b.Run("parallel=16/delay=none", func(b *testing.B) { benchmarkInsertPaced(b, 16, -1, 2000) })
+	b.Run("parallel=1", func(b *testing.B) { benchmarkInsertPaced(b, 1, -1, 2000) })
 }
 
-func benchmarkInsertPaced(b *testing.B, parallel, rate int) {
+func benchmarkInsertPaced(b *testing.B, parallel int, delay time.Duration, rate int) {
 	url := storetest.NewDatabase(b)
 	reg := prometheus.NewRegistry()
-	db, err := Open(context.Background(), Config{URL: url, ParallelRows: parallel, Registerer: reg})
+	db, err := Open(context.Background(), Config{URL: url, ParallelRows: parallel, WriteDelay: delay, Registerer: reg})
 	if err != nil {
 		b.Fatal(err)
 	}

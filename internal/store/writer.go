@@ -30,13 +30,24 @@ import (
 // results arriving during one commit share the next instead of each
 // taking a commit of its own, with a writer of its own, at the same
 // moment (a commit costs Postgres and the server far more than a row).
-// Groups that large, and every group when no write is in flight, are
-// written at once, up to the writers' number at a time.
+// Groups that large are written at once, up to the writers' number at a
+// time.
+//
+// A smaller group found with no write in flight is written at once when
+// the last write ended delay ago or more (an idle writer adds no delay);
+// when it ended more recently (the writer is under load), the group goes
+// on gathering until delay after that end. Under load a small group's
+// commits are so spaced at least delay apart, each taking what arrived
+// meanwhile: at 2,000 medium results a second, about 6 results a commit
+// instead of 1.5 with a delay of 1 ms (BENCHMARKS.md), which halves
+// Postgres' CPU per result and cuts the server's, for a millisecond or
+// two more on each answer.
 type writer struct {
 	db           *DB
 	reqs         chan *writeReq
 	maxRows      int
 	parallelRows int
+	delay        time.Duration
 	quit         chan struct{}
 	wg           sync.WaitGroup
 
@@ -46,11 +57,13 @@ type writer struct {
 	// gather is held by the one writer goroutine gathering the next
 	// group (next).
 	gather sync.Mutex
-	// fmu guards writing and ended: the groups being written, and a
-	// channel closed (and replaced) each time one of them ends.
+	// fmu guards writing, ended and lastEnd: the groups being written,
+	// a channel closed (and replaced) each time one of them ends, and
+	// when the last one ended.
 	fmu     sync.Mutex
 	writing int
 	ended   chan struct{}
+	lastEnd time.Time
 
 	groupRows prometheus.Histogram
 	groupTime prometheus.Histogram
@@ -67,7 +80,11 @@ type writeReq struct {
 // results a second.
 const defaultParallelRows = 16
 
-func newWriter(db *DB, n, maxRows, parallelRows int, reg prometheus.Registerer) *writer {
+// defaultWriteDelay is the writer's delay (writer) unless Config
+// WriteDelay sets another.
+const defaultWriteDelay = time.Millisecond
+
+func newWriter(db *DB, n, maxRows, parallelRows int, delay time.Duration, reg prometheus.Registerer) *writer {
 	if n <= 0 {
 		n = 4
 	}
@@ -78,11 +95,18 @@ func newWriter(db *DB, n, maxRows, parallelRows int, reg prometheus.Registerer) 
 		parallelRows = defaultParallelRows
 	}
 	parallelRows = min(parallelRows, maxRows)
+	switch {
+	case delay == 0:
+		delay = defaultWriteDelay
+	case delay < 0:
+		delay = 0
+	}
 	w := &writer{
 		db:           db,
 		reqs:         make(chan *writeReq, 4096),
 		maxRows:      maxRows,
 		parallelRows: parallelRows,
+		delay:        delay,
 		quit:         make(chan struct{}),
 		ended:        make(chan struct{}),
 		groupRows: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -159,6 +183,7 @@ func (w *writer) loop() {
 		w.flush(group)
 		w.fmu.Lock()
 		w.writing--
+		w.lastEnd = time.Now()
 		close(w.ended)
 		w.ended = make(chan struct{})
 		w.fmu.Unlock()
@@ -195,12 +220,27 @@ fill:
 		}
 	}
 	// While another group is being written, a small one waits for that
-	// write to end, gathering what arrives meanwhile.
+	// write to end, then until delay after the last write ended,
+	// gathering what arrives meanwhile.
+	var timer *time.Timer
+	var due <-chan time.Time // while waiting out the delay
+	var quit <-chan struct{} // likewise: close ends the delay
+	delayed := w.delay <= 0
 	for {
 		w.fmu.Lock()
-		if w.writing == 0 || rows >= w.parallelRows {
+		if !delayed && w.writing == 0 && rows < w.parallelRows {
+			delayed = true
+			if d := w.delay - time.Since(w.lastEnd); d > 0 {
+				timer = time.NewTimer(d)
+				due, quit = timer.C, w.quit
+			}
+		}
+		if rows >= w.parallelRows || (w.writing == 0 && due == nil) {
 			w.writing++
 			w.fmu.Unlock()
+			if timer != nil {
+				timer.Stop()
+			}
 			return group
 		}
 		ended := w.ended
@@ -210,6 +250,10 @@ fill:
 			group = append(group, r)
 			rows += len(r.batch.Results)
 		case <-ended:
+		case <-due:
+			due, quit = nil, nil
+		case <-quit:
+			due, quit = nil, nil
 		}
 	}
 }

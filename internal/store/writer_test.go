@@ -97,6 +97,43 @@ func TestWriterGathersWhileWriting(t *testing.T) {
 	}
 }
 
+// TestWriterDelaysSmallGroups writes one result to an idle writer, which
+// writes it at once although its WriteDelay is an hour, then hands it four
+// batches one after another, each once the one before is waiting: the
+// last write ended less than the delay ago, so the first three wait,
+// gathering, until the fourth makes the group ParallelRows (4) results
+// large. Two commits: of one result and of four.
+func TestWriterDelaysSmallGroups(t *testing.T) {
+	url := storetest.NewDatabase(t)
+	reg := prometheus.NewRegistry()
+	db, err := Open(context.Background(), Config{URL: url, ParallelRows: 4, WriteDelay: time.Hour, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{newResult(t, 0, nil)}}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]*writeReq, 4)
+	for i := range reqs {
+		reqs[i] = &writeReq{ctx: ctx, batch: record.ResultBatch{Results: []record.Result{newResult(t, i+1, nil)}}, done: make(chan error, 1)}
+		db.w.reqs <- reqs[i]
+		waitFor(t, func() bool { return len(db.w.reqs) == 0 })
+	}
+	for i, r := range reqs {
+		if err := <-r.done; err != nil {
+			t.Errorf("batch %d: %v", i+1, err)
+		}
+	}
+	if h := groupHistogram(t, reg); h.GetSampleCount() != 2 || h.GetSampleSum() != 5 {
+		t.Errorf("%d groups of %v results, want 2 of 5", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
 // groupHistogram returns the writer's histogram of results per group.
 func groupHistogram(tb testing.TB, reg *prometheus.Registry) *dto.Histogram {
 	tb.Helper()
