@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -760,6 +761,14 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 		countG:      sc.countG[:sc.nt],
 		countS:      sc.countS[:sc.nt],
 	}
+	// The first block of the result's index lists and the first block of
+	// its texts are one allocation (neither holds pointers): the ints,
+	// then the text bytes after them.
+	nInts := max(len(sc.scored), 5*len(sc.t.Calls)+16)
+	nText := minTextBlock + 96*len(sc.t.Calls)
+	mem := make([]int, nInts+nText/8)
+	ev.ints = mem[:0:nInts]
+	ev.text.use(unsafe.Slice((*byte)(unsafe.Pointer(&mem[nInts])), nText))
 	ev.scored = append(ev.idx(len(sc.scored)), sc.scored...)
 	if ev.scored == nil {
 		ev.scored = []int{}
@@ -771,7 +780,6 @@ func (sc *scorer) evaluation(opts Options) *evaluation {
 	}
 	ev.tmp, ev.scanBuf, ev.diff, ev.sc = sc.tmp, &sc.scanTexts, &sc.diff, sc
 	ev.orderBuf, ev.markBuf = sc.orderBuf, sc.markBuf[:len(sc.t.Calls)]
-	ev.text.sizeFor(minTextBlock + 96*len(sc.t.Calls))
 	if ev.optional == nil {
 		ev.optional = []int{}
 	}

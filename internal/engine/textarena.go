@@ -64,12 +64,10 @@ func (a *textArena) room(n int) {
 	a.buf = nb
 }
 
-// sizeFor makes the first block n bytes (at least minTextBlock), for a
-// result whose texts are known to take about n bytes.
-func (a *textArena) sizeFor(n int) {
-	if a.block == 0 {
-		a.block = n
-	}
+// use makes b, which nothing else writes, the arena's first block, its
+// next one twice as large; a is new (no text taken or open).
+func (a *textArena) use(b []byte) {
+	a.buf, a.block = b[:0], 2*cap(b)
 }
 
 // s appends x to the current text.
