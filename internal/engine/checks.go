@@ -182,8 +182,9 @@ func (ev *evaluation) redactor() *redactor {
 }
 
 // redact fills res.TraceCalls, res.ScoredCalls and res.FinalAnswer from
-// copies of the trace and, unless Options.KeepSecrets, replaces every
-// detected secret by "[REDACTED:rule]" wherever else res holds it: the
+// the trace (TraceCalls is the trace's own Calls array when nothing is to
+// be replaced, else a copy) and, unless Options.KeepSecrets, replaces
+// every detected secret by "[REDACTED:rule]" wherever else res holds it: the
 // expected calls (with the literal values of secret-named keys hidden, see
 // redactor.expectedArgs), the chosen alternatives' calls, the tool name
 // lists, the check details and finding paths, and the issues. It runs
@@ -202,26 +203,36 @@ func (ev *evaluation) redact(res *EvaluationResult) {
 	// commonly), ScoredCalls is that part of TraceCalls; otherwise one
 	// array holds both lists.
 	run := len(scored) == 0 || scored[len(scored)-1]-scored[0] == len(scored)-1
-	n := len(calls)
-	if !run {
-		n += len(scored)
-	}
-	all := make([]ToolCall, n)
-	res.TraceCalls = all[:len(calls):len(calls)]
+	var all []ToolCall
 	if red.active() {
+		n := len(calls)
+		if !run {
+			n += len(scored)
+		}
+		all = make([]ToolCall, n)
+		res.TraceCalls = all[:len(calls):len(calls)]
 		for i, c := range calls {
 			res.TraceCalls[i] = red.call(i, c)
 		}
+		all = all[len(calls):]
 	} else {
-		copy(res.TraceCalls, calls)
+		// Nothing to replace: TraceCalls is the trace's own array (an
+		// empty list rather than nil for a trace of no calls).
+		res.TraceCalls = calls[:len(calls):len(calls)]
+		if calls == nil {
+			res.TraceCalls = []ToolCall{}
+		}
+		if !run {
+			all = make([]ToolCall, len(scored))
+		}
 	}
 	switch {
 	case len(scored) == 0:
-		res.ScoredCalls = all[len(calls):]
+		res.ScoredCalls = []ToolCall{}
 	case run:
 		res.ScoredCalls = res.TraceCalls[scored[0] : scored[0]+len(scored) : scored[0]+len(scored)]
 	default:
-		res.ScoredCalls = all[len(calls):]
+		res.ScoredCalls = all
 		// ScoredCalls copies runs of consecutive trace indexes at once.
 		for i := 0; i < len(scored); {
 			k := i + 1

@@ -24,7 +24,9 @@ type EvaluationResult struct {
 	// against it: read them, never modify them.
 	ExpectedCalls []ExpectedCall `json:"expected_calls"`
 	// TraceCalls are all calls of the trace, secrets redacted unless
-	// Options.KeepSecrets.
+	// Options.KeepSecrets. When nothing in them is redacted, TraceCalls
+	// is the evaluated Trace's own Calls array (shared, like
+	// ExpectedCalls' argument maps): read it, never modify it.
 	TraceCalls []ToolCall `json:"trace_calls"`
 	// ScoredCalls are the calls the score compared (S), in trace order.
 	// When they are consecutive calls of the trace, ScoredCalls is that
