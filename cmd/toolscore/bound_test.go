@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -89,5 +91,103 @@ func TestEvalTimeout(t *testing.T) {
 	}
 	if r := runCLI(t, "", "eval", "--timeout", "-1s", contract, trace); r.stderr != "toolscore: --timeout: must not be negative, got -1s\n" || r.code != exitError {
 		t.Errorf("eval --timeout -1s = %d %q", r.code, r.stderr)
+	}
+}
+
+// TestRegradeBounds: regrade takes eval's --timeout and
+// --max-scoring-cells, with the same defaults, checks and messages, the
+// error naming the result file.
+func TestRegradeBounds(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}, {"tool": "b"}]`)
+	trace := put(t, "trace.json", `[{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]`)
+	res := evalJSON(t, "result.json", gold, trace)
+	const over = "the gold file's 2 expected calls (required and every alternative's) against the trace's 3 calls need 6 scoring cells, over the limit of 5: split the trace or the gold file, or raise --max-scoring-cells (0 for no limit)"
+	const slow = "grading took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--max-scoring-cells", "5"}, exitError, "toolscore: result.json: " + over + "\n"},
+		{[]string{"--max-scoring-cells", "6"}, exitOK, ""},
+		{[]string{"--max-scoring-cells", "0"}, exitOK, ""},
+		{[]string{"--max-scoring-cells", "-1"}, exitError, "toolscore: --max-scoring-cells: must not be negative, got -1\n"},
+		{[]string{"--timeout", "1ns"}, exitError, "toolscore: result.json: " + slow + "\n"},
+		{[]string{"--timeout", "1m"}, exitOK, ""},
+		{[]string{"--timeout", "-1s"}, exitError, "toolscore: --timeout: must not be negative, got -1s\n"},
+		{nil, exitOK, ""},
+	} {
+		r := runCLI(t, "", append(append([]string{"regrade", "--contract", gold}, tc.args...), res)...)
+		if r.code != tc.code || r.stderr != tc.stderr {
+			t.Errorf("regrade %s = %d %q, want %d %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.code, tc.stderr)
+		}
+	}
+	// The default is the service's bound, as eval's.
+	cmd := newRegradeCmd(stdio{})
+	if got := cmd.Flags().Lookup("max-scoring-cells").DefValue; got != "16000000" {
+		t.Errorf("regrade --max-scoring-cells default = %s, want 16000000", got)
+	}
+	if got := cmd.Flags().Lookup("timeout").DefValue; got != "0s" {
+		t.Errorf("regrade --timeout default = %s, want 0s", got)
+	}
+}
+
+// TestHarnessBounds: harness grades each task's trace locally within
+// --max-scoring-cells and --grade-timeout (its --timeout bounds each
+// attempt at the agent), eval's bounds with eval's messages; a task over
+// one is an error with that reason and the others are still graded.
+func TestHarnessBounds(t *testing.T) {
+	inTempDir(t)
+	suite := put(t, "suite.json", `{"name": "bounds", "tasks": [
+  {"id": "big", "input": "x", "gold": [{"tool": "a"}, {"tool": "b"}]},
+  {"id": "small", "input": "x", "gold": [{"tool": "a"}]}
+]}`)
+	if err := os.Mkdir("runs", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put(t, "runs/big.json", `[{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]`)
+	put(t, "runs/small.json", `[{"tool": "a"}]`)
+	const over = "grading: the gold file's 2 expected calls (required and every alternative's) against the trace's 3 calls need 6 scoring cells, over the limit of 5: split the trace or the gold file, or raise --max-scoring-cells (0 for no limit)"
+	const slow = "grading: grading took longer than --grade-timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+	type task struct{ ID, Outcome, Reason string }
+	for _, tc := range []struct {
+		args  []string
+		tasks []task
+	}{
+		{[]string{"--max-scoring-cells", "5"}, []task{{"big", "error", over}, {"small", "pass", ""}}},
+		{[]string{"--max-scoring-cells", "6"}, []task{{"big", "fail", ""}, {"small", "pass", ""}}},
+		{[]string{"--max-scoring-cells", "0"}, []task{{"big", "fail", ""}, {"small", "pass", ""}}},
+		{[]string{"--grade-timeout", "1ns"}, []task{{"big", "error", slow}, {"small", "error", slow}}},
+		{[]string{"--grade-timeout", "1m"}, []task{{"big", "fail", ""}, {"small", "pass", ""}}},
+		{nil, []task{{"big", "fail", ""}, {"small", "pass", ""}}},
+	} {
+		r := runCLI(t, "", append([]string{"harness", suite, "--traces", "runs", "--json"}, tc.args...)...)
+		var rep struct{ Tasks []task }
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitFail {
+			t.Errorf("harness %s = %d %v\nstderr: %s", strings.Join(tc.args, " "), r.code, err, r.stderr)
+			continue
+		}
+		if diff := cmp.Diff(tc.tasks, rep.Tasks); diff != "" {
+			t.Errorf("harness %s tasks (-want +got):\n%s", strings.Join(tc.args, " "), diff)
+		}
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--max-scoring-cells", "-1"}},
+		{[]string{"--grade-timeout", "-1s"}},
+	} {
+		want := map[string]string{"--max-scoring-cells": "toolscore: --max-scoring-cells: must not be negative, got -1\n",
+			"--grade-timeout": "toolscore: --grade-timeout: must not be negative, got -1s\n"}[tc.args[0]]
+		r := runCLI(t, "", append([]string{"harness", suite, "--traces", "runs"}, tc.args...)...)
+		if r.code != exitError || r.stderr != want {
+			t.Errorf("harness %s = %d %q, want %d %q", strings.Join(tc.args, " "), r.code, r.stderr, exitError, want)
+		}
+	}
+	cmd := newHarnessCmd(stdio{})
+	if got := cmd.Flags().Lookup("max-scoring-cells").DefValue; got != "16000000" {
+		t.Errorf("harness --max-scoring-cells default = %s, want 16000000", got)
+	}
+	if got := cmd.Flags().Lookup("grade-timeout").DefValue; got != "0s" {
+		t.Errorf("harness --grade-timeout default = %s, want 0s", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +36,7 @@ type evalFlags struct {
 	maxDrop      string // "" unless --max-drop was given
 	markdown     string
 	html         string
-	timeout      time.Duration // 0: no limit
-	maxCells     int64         // 0: no limit
+	boundFlags
 }
 
 // newEvalCmd builds `toolscore eval EXPECTATION TRACE`.
@@ -121,8 +119,7 @@ a regression, 2 error.`,
 	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE` (a pull-request comment, $GITHUB_STEP_SUMMARY)")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to `FILE`")
-	fl.DurationVar(&f.timeout, "timeout", 0, "stop grading a trace after `DURATION` (30s, 2m; 0 for no limit)")
-	fl.Int64Var(&f.maxCells, "max-scoring-cells", engine.MaxScoringCells, "refuse a trace whose expected calls times its calls pass `N` (0 for no limit)")
+	f.boundFlags.add(cmd, "timeout", "")
 	return cmd
 }
 

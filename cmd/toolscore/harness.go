@@ -37,6 +37,9 @@ type harnessFlags struct {
 	html        string
 	baseline    string
 	maxDrop     string
+	// grading bounds grading each trace locally (--grade-timeout,
+	// --max-scoring-cells).
+	grading boundFlags
 }
 
 func newHarnessCmd(s stdio) *cobra.Command {
@@ -72,6 +75,12 @@ now fails or errors, when its score dropped by more than --max-drop, or
 when a safety check newly fails. The exit status is then 1 only for a
 regression.
 
+Grading a trace locally is bounded as eval bounds it: a trace whose
+expected calls times its calls pass --max-scoring-cells (16,000,000, as
+in the service) is refused before scoring, and with --grade-timeout
+grading stops after that long (no limit by default); the task is then an
+ERROR with the reason.
+
 With --server, every trace is graded and stored by that toolscore service
 (with the API key in TOOLSCORE_API_KEY, scope ingest)
 under one run_id (needed for contract_ref tasks).
@@ -103,6 +112,7 @@ Exit status: 0 every task passed, 1 a task failed or errored (with
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to `FILE`")
 	fl.StringVar(&f.baseline, "baseline", "", "compare every task with the report saved in `FILE` by harness --json; exit 1 only on a regression")
 	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
+	f.grading.add(cmd, "grade-timeout", "grading locally: ")
 	return cmd
 }
 
@@ -161,6 +171,10 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 	if err := f.check(); err != nil {
 		return err
 	}
+	bounds, err := f.grading.bounds()
+	if err != nil {
+		return err
+	}
 	suite, err := loadSuite(s, path)
 	if err != nil {
 		return err
@@ -197,6 +211,7 @@ func runHarness(ctx context.Context, s stdio, path string, f harnessFlags) error
 		RunID:         f.runID,
 		Agent:         f.agentName,
 		SecretScanner: secretScanner(),
+		Grade:         bounds.evaluate,
 	}
 	if f.server != "" {
 		svc, err := harness.NewServiceClient(f.server, f.concurrency)

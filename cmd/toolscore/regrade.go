@@ -30,6 +30,7 @@ type regradeFlags struct {
 	minScore     string
 	noSafetyGate bool
 	json         bool
+	bounds       boundFlags
 	// server
 	server       string
 	fromContract string
@@ -60,7 +61,9 @@ Offline, each RESULT.json is an evaluation result written by
 'toolscore eval --json' (or fetched from GET /v1/evaluations/{id});
 its trace_calls and final_answer are graded against NEW.json. Secrets were
 redacted from stored calls, so a result that failed on leaked credentials
-keeps that failure.
+keeps that failure. Grading each result is bounded as eval bounds a
+trace: --max-scoring-cells (16,000,000, as in the service) and --timeout
+(no limit by default); a result over one is an error naming its file.
 
 With --server, a regrade of the server's stored results (filtered by the
 flags below) is started against NAME@VERSION of its registry (the latest
@@ -97,6 +100,7 @@ only with --wait), so CI can gate a contract change; 2 on an error.`,
 	fl.StringVar(&f.minScore, "min-score", "", "offline: passing score `X` in [0,1] (default: each result's stored option, else the contract's)")
 	fl.BoolVar(&f.noSafetyGate, "no-safety-gate", false, "offline: do not force FAIL on a failed forbidden-calls or credentials check (default: as each result was graded)")
 	fl.BoolVar(&f.json, "json", false, "offline: print every result's old and new verdict and a summary as JSON")
+	f.bounds.add(cmd, "timeout", "offline: ")
 	fl.StringVar(&f.server, "server", "", "start the regrade on the toolscore server at `URL`")
 	fl.StringVar(&f.fromContract, "from-contract", "", "server: regrade results of contract `NAME` (default: the target's name)")
 	fl.IntSliceVar(&f.fromVersions, "from-versions", nil, "server: regrade results graded at these `VERSIONS` (default: all but the target)")
@@ -159,6 +163,10 @@ type regradeSummary struct {
 // prints the changes and a summary. It returns errFailed when any result
 // went from PASS to FAIL.
 func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []string) error {
+	bounds, err := f.bounds.bounds()
+	if err != nil {
+		return err
+	}
 	c, err := loadContract(s, f.contract)
 	if err != nil {
 		return err
@@ -175,7 +183,7 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 	var sum regradeSummary
 	var delta float64
 	for _, path := range files {
-		row, err := regradeFile(ctx, s, c, path, f, minScore)
+		row, err := regradeFile(ctx, s, c, path, f, bounds, minScore)
 		if err != nil {
 			return err
 		}
@@ -212,7 +220,7 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 }
 
 // regradeFile grades one result file again. Errors name the file.
-func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, f regradeFlags, minScore *float64) (regradeFileView, error) {
+func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, f regradeFlags, bounds gradeBounds, minScore *float64) (regradeFileView, error) {
 	name := displayName(path)
 	data, err := readInput(s, path)
 	if err != nil {
@@ -252,7 +260,12 @@ func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, 
 		return regradeFileView{}, failf("%s: %v", name, err)
 	}
 	opts.SecretScanner = secretScanner()
-	res, err := reeval.Evaluate(ctx, c, calls, sr.FinalAnswer, opts, failed)
+	res, err := bounds.grade(ctx, c, len(calls), func(ctx context.Context) (*engine.EvaluationResult, error) {
+		return reeval.Evaluate(ctx, c, calls, sr.FinalAnswer, opts, failed)
+	})
+	if be := (*boundError)(nil); errors.As(err, &be) {
+		return regradeFileView{}, failf("%s: %s", name, be.msg)
+	}
 	if err != nil {
 		return regradeFileView{}, evalError(err, f.contract, false)
 	}

@@ -72,6 +72,11 @@ type Options struct {
 	// task over it is an error saying the work and the bound, not graded
 	// (the service sets engine.MaxRegexWork). 0 means no bound.
 	MaxRegexWork int64
+	// Grade, when set, grades each trace locally (Service nil) in place of
+	// engine.Evaluate, after the MaxScoringCells and MaxRegexWork checks:
+	// a front end's own bounds on grading. Its error fails the task, as
+	// Evaluate's does.
+	Grade func(ctx context.Context, c *engine.Contract, t engine.Trace, opts engine.Options) (*engine.EvaluationResult, error)
 }
 
 func (o *Options) withDefaults() Options {
@@ -230,7 +235,11 @@ func runTask(ctx context.Context, t *Task, runner Runner, o *Options) TaskResult
 				return fail(fmt.Sprintf("grading: matching the contract's $regex patterns against the trace's arguments could take %d steps (argument bytes times pattern instructions), over the limit of %d", work, o.MaxRegexWork))
 			}
 		}
-		res, err := engine.Evaluate(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore, SecretScanner: o.SecretScanner})
+		grade := engine.Evaluate
+		if o.Grade != nil {
+			grade = o.Grade
+		}
+		res, err := grade(ctx, t.Contract, parsed.Trace, engine.Options{MinScore: t.MinScore, SecretScanner: o.SecretScanner})
 		if err != nil {
 			return fail("grading: " + err.Error())
 		}
