@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
 )
 
@@ -57,9 +58,13 @@ stored tool calls, final answer and options.
 With --server, the API key comes from TOOLSCORE_API_KEY (scopes regrades
 and read).
 
-Offline, each RESULT.json is an evaluation result written by
-'toolscore eval --json' (or fetched from GET /v1/evaluations/{id});
-its trace_calls and final_answer are graded against NEW.json. Secrets were
+Offline, each RESULT.json holds evaluation results written by
+'toolscore eval --json' (or fetched from GET /v1/evaluations/{id}): one
+result (one trace's, an indented document), or many, one per line (eval
+--json over many traces, --each-line or a directory), or one after
+another. Each result's trace_calls and final_answer are graded against
+NEW.json. A file of many names each result by its line (FILE:LINE); a
+line eval could not grade (its "error") is skipped with a note on stderr. Secrets were
 redacted from stored calls, so a result that failed on leaked credentials
 keeps that failure. Grading each result is bounded as eval bounds a
 trace: --max-scoring-cells (16,000,000, as in the service) and --timeout
@@ -73,6 +78,8 @@ Exit status: 1 when any result went from PASS to FAIL (with --server,
 only with --wait), so CI can gate a contract change; 2 on an error.`,
 		Example: `  toolscore eval --json contract-v1.json trace.json > result.json
   toolscore regrade --contract contract-v2.json result.json
+  toolscore eval --each-line --json contract-v1.json traces.jsonl > results.jsonl
+  toolscore regrade --contract contract-v2.json results.jsonl
   toolscore regrade --server http://localhost:8080 --contract flights@3 --agent bot-7 --wait`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -121,6 +128,8 @@ only with --wait), so CI can gate a contract change; 2 on an error.`,
 // fields of an EvaluationResult (toolscore eval --json) or of the
 // service's evaluation (which adds its options).
 type storedResult struct {
+	Source      string          `json:"source"`
+	Error       string          `json:"error"`
 	Score       *float64        `json:"score"`
 	Grade       string          `json:"grade"`
 	Passed      *bool           `json:"passed"`
@@ -140,18 +149,25 @@ type verdictView struct {
 	TopIssue *engine.Issue `json:"top_issue"`
 }
 
-// regradeFileView is one file's line of the --json output.
+// regradeFileView is one result's line of the --json output.
 type regradeFileView struct {
-	File string      `json:"file"`
-	Old  verdictView `json:"old"`
-	New  verdictView `json:"new"`
+	// File names the result: its file, or FILE:LINE in a file of many.
+	File string `json:"file"`
+	// Source is the result's own "source", the trace eval graded in a
+	// batch ("" for none).
+	Source string      `json:"source,omitempty"`
+	Old    verdictView `json:"old"`
+	New    verdictView `json:"new"`
 	// Change is pass_to_fail, fail_to_pass, grade or "" (unchanged).
 	Change string `json:"change"`
 }
 
 // regradeSummary counts the outcomes of an offline regrade.
 type regradeSummary struct {
-	Results        int     `json:"results"`
+	Results int `json:"results"`
+	// Skipped counts the saved results eval could not grade (an "error"),
+	// left out of the others.
+	Skipped        int     `json:"skipped"`
 	PassToFail     int     `json:"pass_to_fail"`
 	FailToPass     int     `json:"fail_to_pass"`
 	GradeChanged   int     `json:"grade_changed"`
@@ -183,23 +199,40 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 	var sum regradeSummary
 	var delta float64
 	for _, path := range files {
-		row, err := regradeFile(ctx, s, c, path, f, bounds, minScore)
+		docs, err := readResults(s, path)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row)
-		sum.Results++
-		delta += row.New.Score - row.Old.Score
-		switch row.Change {
-		case "pass_to_fail":
-			sum.PassToFail++
-		case "fail_to_pass":
-			sum.FailToPass++
-		case "grade":
-			sum.GradeChanged++
-		default:
-			sum.Unchanged++
+		for _, d := range docs {
+			row, err := regradeResult(ctx, c, d, f, bounds, minScore)
+			if ue := (*ungradedError)(nil); errors.As(err, &ue) {
+				sum.Skipped++
+				fmt.Fprintf(s.err, "toolscore: %s: skipped, eval could not grade the trace: %s\n", d.name, oneLine(ue.msg))
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
+			sum.Results++
+			delta += row.New.Score - row.Old.Score
+			switch row.Change {
+			case "pass_to_fail":
+				sum.PassToFail++
+			case "fail_to_pass":
+				sum.FailToPass++
+			case "grade":
+				sum.GradeChanged++
+			default:
+				sum.Unchanged++
+			}
 		}
+	}
+	if sum.Results == 0 {
+		if sum.Skipped == 1 {
+			return failf("nothing to regrade: the only saved result is of a trace eval could not grade")
+		}
+		return failf("nothing to regrade: all %d saved results are of traces eval could not grade", sum.Skipped)
 	}
 	sum.MeanScoreDelta = delta / float64(sum.Results)
 	if f.json {
@@ -219,25 +252,86 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 	return nil
 }
 
-// regradeFile grades one result file again. Errors name the file.
-func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, f regradeFlags, bounds gradeBounds, minScore *float64) (regradeFileView, error) {
+// resultDoc is one saved result of a result file.
+type resultDoc struct {
+	// name is the file's name, or FILE:LINE in a file of many.
+	name string
+	// data is the result's JSON text.
+	data string
+}
+
+// ungradedError is regradeResult's error for a saved result of a trace
+// eval could not grade (its "error"): there are no calls to grade again.
+type ungradedError struct{ msg string }
+
+// Error returns the trace's source, if any, and eval's error.
+func (e *ungradedError) Error() string { return e.msg }
+
+// readResults reads the result file at path ("-" for standard input):
+// JSON values one after another, each a result, in any layout (one
+// indented document; one per line, as eval --json writes many; several
+// indented ones). With one value it is named as the file, with more each
+// by the line it starts on (FILE:LINE). Errors name the file and the
+// line.
+func readResults(s stdio, path string) ([]resultDoc, error) {
 	name := displayName(path)
 	data, err := readInput(s, path)
 	if err != nil {
-		return regradeFileView{}, err
+		return nil, err
 	}
-	if _, err := engine.DecodeJSON(data); err != nil {
-		return regradeFileView{}, failf("%s: %s", name, describeError(err))
+	text := string(data)
+	seq, err := jsondoc.ParseSeq(text)
+	if err != nil {
+		var se *jsondoc.SyntaxError
+		if !errors.As(err, &se) {
+			return nil, failf("%s: %v", name, err)
+		}
+		// The pointer's first token is the value's place in the sequence,
+		// which the line says better: keep the pointer inside the value.
+		msg := fmt.Sprintf("line %d:%d: %s", se.Line, se.Column, se.Msg)
+		if _, in, ok := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/"); ok {
+			msg += " (at " + jsondoc.ShortPointer("/"+in) + ")"
+		}
+		return nil, failf("%s: %s", name, msg)
+	}
+	docs := make([]resultDoc, 0, seq.Len())
+	line, at := 1, 0
+	for _, v := range seq.Elems() {
+		d := resultDoc{name: name, data: v.Raw()}
+		if seq.Len() > 1 {
+			line += strings.Count(text[at:v.Offset()], "\n")
+			at = v.Offset()
+			d.name = name + ":" + strconv.Itoa(line)
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+// regradeResult grades one saved result again. Errors name the result;
+// an *ungradedError is a result eval could not grade.
+func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regradeFlags, bounds gradeBounds, minScore *float64) (regradeFileView, error) {
+	name := d.name
+	if t := strings.TrimLeft(d.data, " \t\r\n"); t != "" && t[0] == '[' {
+		return regradeFileView{}, failf("%s: a JSON array, not an evaluation result: write the results one per line, as toolscore eval --json does", name)
 	}
 	var sr storedResult
-	if err := json.Unmarshal(data, &sr); err != nil {
+	if err := json.Unmarshal([]byte(d.data), &sr); err != nil {
 		return regradeFileView{}, failf("%s: not an evaluation result: %v", name, err)
+	}
+	if sr.Error != "" && sr.TraceCalls == nil {
+		msg := sr.Error
+		if sr.Source != "" {
+			msg = sr.Source + ": " + sr.Error
+		}
+		return regradeFileView{}, &ungradedError{msg}
 	}
 	if sr.TraceCalls == nil || sr.Score == nil || sr.Passed == nil {
 		return regradeFileView{}, failf("%s: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json", name)
 	}
 	opts := engine.Options{NoSafetyGate: sr.SafetyGate != nil && !*sr.SafetyGate}
 	if len(sr.Options) > 0 && string(sr.Options) != "null" {
+		var err error
 		if opts, err = reeval.Options(sr.Options); err != nil {
 			return regradeFileView{}, failf("%s: %v", name, err)
 		}
@@ -270,9 +364,9 @@ func regradeFile(ctx context.Context, s stdio, c *engine.Contract, path string, 
 		return regradeFileView{}, evalError(err, f.contract, false)
 	}
 	row := regradeFileView{
-		File: name,
-		Old:  verdictView{Score: *sr.Score, Grade: sr.Grade, Passed: *sr.Passed},
-		New:  verdictView{Score: res.Score, Grade: string(res.Grade), Passed: res.Passed},
+		File: name, Source: sr.Source,
+		Old: verdictView{Score: *sr.Score, Grade: sr.Grade, Passed: *sr.Passed},
+		New: verdictView{Score: res.Score, Grade: string(res.Grade), Passed: res.Passed},
 	}
 	if len(sr.Issues) > 0 {
 		row.Old.TopIssue = &sr.Issues[0]
@@ -336,8 +430,12 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 	if sum.MeanScoreDelta >= 0 {
 		sign = "+"
 	}
-	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged; mean score delta %s%s\n",
-		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, sign, fmtScore(sum.MeanScoreDelta))
+	skipped := ""
+	if sum.Skipped > 0 {
+		skipped = fmt.Sprintf(" (%d skipped: eval could not grade them)", sum.Skipped)
+	}
+	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged%s; mean score delta %s%s\n",
+		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, skipped, sign, fmtScore(sum.MeanScoreDelta))
 	_, _ = io.WriteString(s.text(), b.String())
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -303,5 +304,95 @@ func TestRegradeServer(t *testing.T) {
 	r = runCLI(t, "", "regrade", "--server", srv.URL, "--contract", "flights@9")
 	if r.code != exitError || r.stderr != "toolscore: POST "+srv.URL+"/v1/regrades: 404 contract flights@9 does not exist: not found\n" {
 		t.Errorf("unknown contract = %d %q", r.code, r.stderr)
+	}
+}
+
+// TestRegradeJSONLines: regrade reads what eval --json writes for many
+// traces (one result per line, an ungraded trace's line holding its
+// error), for one trace (an indented document), and such documents one
+// after another; each result of a file of many is named FILE:LINE.
+func TestRegradeJSONLines(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}, {"tool": "b"}]`)
+	gold2 := put(t, "gold2.json", `[{"tool": "a"}]`)
+	traces := put(t, "traces.jsonl", "[{\"tool\": \"a\"}, {\"tool\": \"b\"}]\n\n[{\"tool\": \"a\"}]\n{\"calls\": [}\n")
+	r := runBatchCLI(t, "", "eval", "--each-line", "--json", gold, traces)
+	if r.code != exitError || strings.Count(r.stdout, "\n") != 3 {
+		t.Fatalf("eval --each-line --json = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := put(t, "results.jsonl", r.stdout)
+	const skipped = "toolscore: results.jsonl:3: skipped, eval could not grade the trace: traces.jsonl:4: column 12: invalid character '}' looking for beginning of value (at /calls/0)\n"
+
+	r = runCLI(t, "", "regrade", "--contract", gold2, lines)
+	if r.code != exitFail || r.stderr != skipped {
+		t.Errorf("regrade results.jsonl = %d, stderr %q, want %d %q", r.code, r.stderr, exitFail, skipped)
+	}
+	compareGoldenAt(t, "regrade_lines", r.stdout)
+
+	r = runCLI(t, "", "regrade", "--json", "--contract", gold2, lines)
+	var got struct {
+		Results []regradeFileView `json:"results"`
+		Summary regradeSummary    `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitFail || r.stderr != skipped {
+		t.Fatalf("regrade --json = %d, %v:\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	type row struct{ File, Source, Change string }
+	var rows []row
+	for _, res := range got.Results {
+		rows = append(rows, row{res.File, res.Source, res.Change})
+	}
+	if diff := cmp.Diff([]row{{"results.jsonl:1", "traces.jsonl:1", "pass_to_fail"}, {"results.jsonl:2", "traces.jsonl:3", ""}}, rows); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(regradeSummary{Results: 2, Skipped: 1, PassToFail: 1, Unchanged: 1, MeanScoreDelta: got.Summary.MeanScoreDelta}, got.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if d := got.Summary.MeanScoreDelta; fmtScore(d) != "-0.125" {
+		t.Errorf("mean score delta = %v, want -0.125", d)
+	}
+
+	// One trace's indented result, alone and twice over in one file.
+	one := evalJSON(t, "one.json", gold, put(t, "t.json", `[{"tool": "a"}, {"tool": "b"}]`))
+	n := strings.Count(string(mustRead(t, one)), "\n")
+	two := put(t, "two.json", string(mustRead(t, one))+string(mustRead(t, one)))
+	r = runCLI(t, "", "regrade", "--json", "--contract", gold2, one, two)
+	got.Results = nil
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitFail || r.stderr != "" {
+		t.Fatalf("regrade one.json two.json = %d, %v:\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	rows = nil
+	for _, res := range got.Results {
+		rows = append(rows, row{res.File, res.Source, res.Change})
+	}
+	want := []row{{"one.json", "", "pass_to_fail"}, {"two.json:1", "", "pass_to_fail"}, {fmt.Sprintf("two.json:%d", n+1), "", "pass_to_fail"}}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+// TestRegradeResultFileErrors: a result file regrade cannot read is an
+// error naming the file and the line (and the place inside the result).
+func TestRegradeResultFileErrors(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}]`)
+	good := `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"tool": "a", "args": {}}]}`
+	for _, tc := range []struct{ name, content, want string }{
+		{"broken line", good + "\n{\"score\": 1, \"trace_calls\": [}\n", "toolscore: r.jsonl: line 2:30: invalid character '}' looking for beginning of value (at /trace_calls/0)\n"},
+		{"junk line", good + "\nnot json\n", "toolscore: r.jsonl: line 2:2: invalid character 'o' in literal null (expecting 'u')\n"},
+		{"not a result", good + "\n{\"calls\": []}\n", "toolscore: r.jsonl:2: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json\n"},
+		{"bad calls", good + "\n" + `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"args": {}}]}` + "\n", "toolscore: r.jsonl:2: trace_calls: /0/tool: missing\n"},
+		{"array", "[" + good + "]\n", "toolscore: r.jsonl: a JSON array, not an evaluation result: write the results one per line, as toolscore eval --json does\n"},
+		{"only errors", `{"format_version":1,"source":"t.jsonl:1","error":"file is empty"}` + "\n",
+			"toolscore: r.jsonl: skipped, eval could not grade the trace: t.jsonl:1: file is empty\ntoolscore: nothing to regrade: the only saved result is of a trace eval could not grade\n"},
+		{"only errors, two", strings.Repeat(`{"format_version":1,"error":"file is empty"}`+"\n", 2),
+			"toolscore: r.jsonl:1: skipped, eval could not grade the trace: file is empty\ntoolscore: r.jsonl:2: skipped, eval could not grade the trace: file is empty\ntoolscore: nothing to regrade: all 2 saved results are of traces eval could not grade\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, "", "regrade", "--contract", gold, put(t, "r.jsonl", tc.content))
+			if r.code != exitError || r.stderr != tc.want {
+				t.Errorf("regrade = %d %q, want %d %q", r.code, r.stderr, exitError, tc.want)
+			}
+		})
 	}
 }
