@@ -324,6 +324,11 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.W
 		}
 	}
 	if err != nil {
+		if it.line {
+			if msg := lineValueError(it.data); msg != "" {
+				return fail(msg)
+			}
+		}
 		var se *engine.SyntaxError
 		if it.line && errors.As(err, &se) && se.Line == 1 {
 			// The source names the line; the column is the line's, and
@@ -423,6 +428,46 @@ func secondValue(line []byte) int {
 		return 0
 	}
 	return se.Column
+}
+
+// eachLineNeeds ends the messages of lineValueError.
+const eachLineNeeds = "--each-line needs one whole JSON value per line (grade a pretty-printed trace without --each-line)"
+
+// lineValueError describes line, a line of --each-line input that the
+// reader could not read, when it is not one JSON value for want of a
+// whole one: a piece of a value written across lines (a pretty-printed
+// trace), which starts inside a value, ends inside one (the place in it
+// given as a pointer), or goes on after a whole one; or one value
+// followed by something that starts none. The message starts with the
+// column (from 1, in bytes); the reader's pointer, which would count
+// values on the line, is left out. It is "" for a line whose first value
+// is broken inside, which the reader's error places.
+func lineValueError(line []byte) string {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+		i++
+	}
+	if i < len(line) && strings.IndexByte("}],:", line[i]) >= 0 {
+		return fmt.Sprintf("column %d: the line starts with %q, inside a JSON value begun on an earlier line: %s", i+1, line[i], eachLineNeeds)
+	}
+	_, err := jsondoc.Parse(line)
+	var se *jsondoc.SyntaxError
+	switch {
+	case !errors.As(err, &se) || se.Line != 1:
+		return ""
+	case se.Msg == "unexpected end of JSON input":
+		at := ""
+		if se.Pointer != "" {
+			at = " (at " + jsondoc.ShortPointer(se.Pointer) + ")"
+		}
+		return fmt.Sprintf("column %d: %s%s: the line ends inside a JSON value, one written across lines or cut short; %s", se.Column, se.Msg, at, eachLineNeeds)
+	case strings.HasSuffix(se.Msg, "after top-level value") && se.Column <= len(line):
+		if c := line[se.Column-1]; strings.IndexByte("}],:", c) >= 0 {
+			return fmt.Sprintf("column %d: %q after a whole JSON value: the line holds part of a JSON value written across lines; %s", se.Column, c, eachLineNeeds)
+		}
+		return fmt.Sprintf("column %d: %s", se.Column, se.Msg)
+	}
+	return ""
 }
 
 // readFile hands the trace at path, or with --each-line each of its

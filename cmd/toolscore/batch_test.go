@@ -47,7 +47,7 @@ func batchFile(name string) string { return filepath.Join("testdata", name) }
 func TestBatchGolden(t *testing.T) {
 	brokenDir := "toolscore: " + batchFile("batch/c-broken.json") + ": line 2:1: unexpected end of JSON input\n" +
 		"toolscore: 1 of 3 traces could not be graded\n"
-	brokenLines := "toolscore: " + batchFile("batch.jsonl") + ":3: column 91: unexpected end of JSON input (at /1)\n" +
+	brokenLines := "toolscore: " + batchFile("batch.jsonl") + ":3: column 91: unexpected end of JSON input (at /1): the line ends inside a JSON value, one written across lines or cut short; " + eachLineNeeds + "\n" +
 		"toolscore: 1 of 4 traces could not be graded\n"
 	tests := []struct {
 		name   string
@@ -215,16 +215,17 @@ func TestBatchBadInput(t *testing.T) {
 		{"empty dir", "", []string{"eval", example("contract.json"), empty},
 			"toolscore: " + empty + ": no trace files (.json, .jsonl, .ndjson, .sse) in the directory\ntoolscore: 1 of 1 traces could not be graded\n"},
 		{"stdin lines", "[{\"tool\":\"search_flights\"}]\n\n{\"x\":\n", []string{"eval", "--each-line", example("gold.json"), "-"},
-			"toolscore: <stdin>:3: column 6: unexpected end of JSON input\ntoolscore: 1 of 2 traces could not be graded\n"},
+			"toolscore: <stdin>:3: column 6: unexpected end of JSON input: the line ends inside a JSON value, one written across lines or cut short; " + eachLineNeeds + "\ntoolscore: 1 of 2 traces could not be graded\n"},
 		// A line is one trace: a second value on it is named where it
 		// starts, whether the values would read as JSON Lines or not; a
-		// character that starts no value is the syntax error it is.
+		// character that starts no value is the syntax error it is, with
+		// no pointer (the reader's would count values on the line).
 		{"two values on a line", "[{\"tool\":\"search_flights\"}]\n{\"a\":1} {\"b\":2}\n[{\"tool\":\"a\"}][{\"tool\":\"b\"}]\n{\"é\":1}\t[2\n{\"a\":1} x\n",
 			[]string{"eval", "--each-line", example("gold.json"), "-"},
 			"toolscore: <stdin>:2: column 9: more than one JSON value on the line\n" +
 				"toolscore: <stdin>:3: column 15: more than one JSON value on the line\n" +
 				"toolscore: <stdin>:4: column 10: more than one JSON value on the line\n" +
-				"toolscore: <stdin>:5: column 9: invalid character 'x' looking for beginning of value (at /1)\n" +
+				"toolscore: <stdin>:5: column 9: invalid character 'x' after top-level value\n" +
 				"toolscore: 4 of 5 traces could not be graded\n"},
 	}
 	for _, tc := range tests {
@@ -356,5 +357,52 @@ func TestEvalJobsOneTrace(t *testing.T) {
 		if r.code != exitOK || r.stderr != "" {
 			t.Errorf("eval --jobs %s with one trace: exit %d, stderr %q; want exit 0, no stderr", jobs, r.code, r.stderr)
 		}
+	}
+}
+
+// TestEachLineSplitValue: a pretty-printed trace given to --each-line is
+// a piece of one JSON value on each line; each such line is an error
+// saying so and where (the line, the column), and that --each-line needs
+// one whole JSON value per line, with no pointer counting values on the
+// line. A line that is a whole value is graded; a line broken inside its
+// one value keeps the reader's error, pointer included.
+func TestEachLineSplitValue(t *testing.T) {
+	stdin := "[\n" +
+		"  {\"tool\": \"search_flights\",\n" +
+		"   \"args\": {\"destination\": \"LIS\"}},\n" +
+		"  {\"tool\": \"book_flight\"}\n" +
+		"]\n" +
+		"[{\"tool\": \"search_flights\", \"args\": {\"date\": }}]\n" +
+		"[{\"tool\": \"search_flights\"}]]\n"
+	r := runBatchCLI(t, stdin, "eval", "--each-line", "--json", example("gold.json"), "-")
+	const need = "--each-line needs one whole JSON value per line (grade a pretty-printed trace without --each-line)"
+	wantErrs := []string{
+		"<stdin>:1: column 2: unexpected end of JSON input: the line ends inside a JSON value, one written across lines or cut short; " + need,
+		"<stdin>:2: column 29: unexpected end of JSON input: the line ends inside a JSON value, one written across lines or cut short; " + need,
+		"<stdin>:3: column 10: ':' after a whole JSON value: the line holds part of a JSON value written across lines; " + need,
+		"<stdin>:5: column 1: the line starts with ']', inside a JSON value begun on an earlier line: " + need,
+		"<stdin>:6: column 46: invalid character '}' looking for beginning of value (at /0/args/date)",
+		"<stdin>:7: column 29: ']' after a whole JSON value: the line holds part of a JSON value written across lines; " + need,
+	}
+	var want strings.Builder
+	for _, e := range wantErrs {
+		want.WriteString("toolscore: " + e + "\n")
+	}
+	want.WriteString("toolscore: 6 of 7 traces could not be graded\n")
+	if diff := cmp.Diff(want.String(), r.stderr); diff != "" || r.code != exitError {
+		t.Errorf("exit %d, stderr (-want +got):\n%s", r.code, diff)
+	}
+	// With --json, each is its line's "error"; line 4 is graded.
+	var got []string
+	for line := range strings.Lines(r.stdout) {
+		var res struct{ Source, Error string }
+		if err := json.Unmarshal([]byte(line), &res); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, res.Source+": "+res.Error)
+	}
+	wantLines := append(append(wantErrs[:3:3], "<stdin>:4: "), wantErrs[3:]...)
+	if diff := cmp.Diff(wantLines, got); diff != "" {
+		t.Errorf("--json lines (-want +got):\n%s", diff)
 	}
 }

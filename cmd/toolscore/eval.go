@@ -57,7 +57,9 @@ evidence checks; with --json, the whole evaluation result as JSON.
 
 Many traces: several TRACE files, directories (every *.json, *.jsonl,
 *.ndjson and *.sse file below, one trace each, in name order), or with
---each-line JSON Lines files holding one trace document per line. They
+--each-line JSON Lines files holding one trace document per line (a
+document written across lines, a pretty-printed trace, is an error on
+each of its lines saying so: grade it without --each-line). They
 are graded in one process with --jobs workers and summarised: pass rate,
 grade mix, mean score and the worst traces. With --json, one result per
 line in input order, each naming its "source" (file, or file:line). A
