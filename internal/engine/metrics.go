@@ -268,8 +268,8 @@ func (sc *scorer) use(choice []int) {
 	sc.gValid, sc.filled, sc.have = true, false, 0
 	p := sc.p
 	sc.G = append(sc.G[:0], p.runs[0]...)
-	for g, si := range p.groups {
-		sc.G = append(sc.G, p.steps[si].options[choice[g]]...)
+	for g := range p.groups {
+		sc.G = append(sc.G, p.options[g][choice[g]]...)
 		sc.G = append(sc.G, p.runs[g+1]...)
 	}
 	sc.gTool = grow(sc.gTool, len(sc.G))
@@ -887,7 +887,7 @@ func (sc *scorer) toolLists(f figures) ToolCorrectnessMetrics {
 	byName := sc.p.byName
 	if len(sc.extra) == 0 {
 		for _, t := range byName {
-			add(t)
+			add(int(t))
 		}
 		return tc
 	}
@@ -898,8 +898,8 @@ func (sc *scorer) toolLists(f figures) ToolCorrectnessMetrics {
 	slices.SortFunc(extra, func(a, b int) int { return strings.Compare(sc.name(a), sc.name(b)) })
 	i, k := 0, 0
 	for i < len(byName) || k < len(extra) {
-		if k == len(extra) || (i < len(byName) && sc.name(byName[i]) < sc.name(extra[k])) {
-			add(byName[i])
+		if k == len(extra) || (i < len(byName) && sc.name(int(byName[i])) < sc.name(extra[k])) {
+			add(int(byName[i]))
 			i++
 		} else {
 			add(extra[k])

@@ -13,19 +13,20 @@ type contractPlan struct {
 	// names are the contract's tool names by id.
 	names []string
 	// byName lists the ids in name order.
-	byName []int
+	byName []int32
 	// byHash[keyHash(n)] is 1 + the id of the last tool name n with that
 	// hash, 0 when no name has it; sameHash[id] is 1 + the id of the name
 	// before id with the same hash, 0 when there is none (id follows the
 	// chain).
 	byHash   [64]int32
-	sameHash []int
+	sameHash []int32
 	// exps are every expected call of the steps and options, by idx.
 	exps []planExp
-	// steps are the required steps in order.
-	steps []planStep
-	// groups are the indexes in steps of the alternatives groups.
-	groups []int
+	// groups are the indexes in the contract's Required of the
+	// alternatives groups, and options[g] the options of group g, each
+	// the indexes into exps of its calls.
+	groups  []int
+	options [][][]int
 	// runs are the plain calls (as indexes into exps) before each group,
 	// then after the last: a combination is runs[0], an option of group
 	// 0, runs[1], ...
@@ -38,14 +39,6 @@ type contractPlan struct {
 	// checks is what the evidence checks, the issue list and redaction
 	// precompute from the contract, made on first use (checks.go).
 	checks contractChecks
-}
-
-// planStep is one required step: options holds one option of one call for
-// a plain call, and the group's options for an alternatives group, as
-// indexes into exps.
-type planStep struct {
-	options [][]int
-	group   *Group
 }
 
 // planRule is an optional or forbidden entry: its tool id and compiled
@@ -75,6 +68,10 @@ func (c *Contract) scoringPlan() *contractPlan {
 	return newPlan(c)
 }
 
+// planNames is the room newPlan first gives the tool names (and their
+// hash chains): a contract rarely names more tools, and more grow it.
+const planNames = 16
+
 // newPlan plans the contract c.
 func newPlan(c *Contract) *contractPlan {
 	// Count the expected calls, options and groups first, so that the
@@ -83,7 +80,6 @@ func newPlan(c *Contract) *contractPlan {
 	for _, st := range c.Required {
 		if st.Call != nil {
 			nExp++
-			nOpts++
 			continue
 		}
 		nGroups++
@@ -92,62 +88,54 @@ func newPlan(c *Contract) *contractPlan {
 			nExp += len(calls)
 		}
 	}
-	// At most one tool name per expected call and rule.
-	maxNames := nExp + len(c.Optional) + len(c.Forbidden)
+	// At most one tool name per expected call and rule; one array holds
+	// the names' hash chains, then their order.
+	names := min(nExp+len(c.Optional)+len(c.Forbidden), planNames)
+	ids := make([]int32, 2*names)
 	p := &contractPlan{
-		names:  make([]string, 0, maxNames),
-		steps:  make([]planStep, len(c.Required)),
-		exps:   make([]planExp, 0, nExp),
-		groups: make([]int, 0, nGroups),
+		names:    make([]string, 0, names),
+		sameHash: ids[:0:names],
+		exps:     make([]planExp, 0, nExp),
 	}
-	// One array of ints holds the options' calls then the runs' (idxs),
-	// sameHash and byName; one array of slices the options then runs.
-	ints := make([]int, 2*nExp+2*maxNames)
-	idxs := ints[: 0 : 2*nExp]
-	p.sameHash = ints[2*nExp : 2*nExp : 2*nExp+maxNames]
-	byName := ints[2*nExp+maxNames:]
+	// idxs holds each step's calls in order, a plain call's once: a run
+	// of plain calls is then one stretch of it, and a group's options
+	// follow one another. One array of slices holds the groups' options,
+	// then the runs.
+	idxs := make([]int, 0, nExp)
 	lists := make([][]int, nOpts+nGroups+1)
 	opts := lists[:0:nOpts]
 	p.runs = lists[nOpts:]
+	if nGroups > 0 {
+		p.groups = make([]int, 0, nGroups)
+		p.options = make([][][]int, 0, nGroups)
+	}
 	compile := Args.compiled
 	exp := func(call *ExpectedCall) int {
 		p.exps = append(p.exps, planExp{call: call, args: compile(call.Args), tool: p.intern(call.Tool), idx: p.nExp})
 		p.nExp++
 		return p.nExp - 1
 	}
-	// option returns the next option of opts, holding the expected calls
-	// calls.
-	option := func(calls []ExpectedCall) []int {
-		at := len(idxs)
-		for k := range calls {
-			idxs = append(idxs, exp(&calls[k]))
-		}
-		return idxs[at:len(idxs):len(idxs)]
-	}
+	r, run := 0, 0 // the run being read, and where it starts in idxs
 	for s, st := range c.Required {
-		at := len(opts)
 		if st.Call != nil {
 			idxs = append(idxs, exp(st.Call))
-			opts = append(opts, idxs[len(idxs)-1:len(idxs):len(idxs)])
-			p.steps[s].options = opts[at:len(opts):len(opts)]
 			continue
 		}
+		p.runs[r] = idxs[run:len(idxs):len(idxs)]
+		r++
 		p.groups = append(p.groups, s)
+		at := len(opts)
 		for _, calls := range st.Group.Options {
-			opts = append(opts, option(calls))
+			from := len(idxs)
+			for k := range calls {
+				idxs = append(idxs, exp(&calls[k]))
+			}
+			opts = append(opts, idxs[from:len(idxs):len(idxs)])
 		}
-		p.steps[s] = planStep{options: opts[at:len(opts):len(opts)], group: st.Group}
+		p.options = append(p.options, opts[at:len(opts):len(opts)])
+		run = len(idxs)
 	}
-	r, at := 0, len(idxs)
-	for _, st := range p.steps {
-		if st.group != nil {
-			p.runs[r] = idxs[at:len(idxs):len(idxs)]
-			r, at = r+1, len(idxs)
-			continue
-		}
-		idxs = append(idxs, st.options[0][0])
-	}
-	p.runs[r] = idxs[at:len(idxs):len(idxs)]
+	p.runs[r] = idxs[run:len(idxs):len(idxs)]
 	p.optional = make([]planRule, len(c.Optional))
 	for i := range c.Optional {
 		p.optional[i] = planRule{tool: p.intern(c.Optional[i].Tool), args: compile(c.Optional[i].Args)}
@@ -156,18 +144,22 @@ func newPlan(c *Contract) *contractPlan {
 	for i := range c.Forbidden {
 		p.forbidden[i] = planRule{tool: p.intern(c.Forbidden[i].Tool), args: compile(c.Forbidden[i].Args)}
 	}
-	p.byName = byName[:len(p.names):len(p.names)]
-	for i := range p.byName {
-		p.byName[i] = i
+	if n := len(p.names); n <= names {
+		p.byName = ids[names : names+n : names+n]
+	} else {
+		p.byName = make([]int32, n)
 	}
-	slices.SortFunc(p.byName, func(a, b int) int { return strings.Compare(p.names[a], p.names[b]) })
+	for i := range p.byName {
+		p.byName[i] = int32(i)
+	}
+	slices.SortFunc(p.byName, func(a, b int32) int { return strings.Compare(p.names[a], p.names[b]) })
 	return p
 }
 
 // id returns the id of a tool name of the contract, and whether name is
 // one.
 func (p *contractPlan) id(name string) (int, bool) {
-	for j := int(p.byHash[keyHash(name)]); j != 0; j = p.sameHash[j-1] {
+	for j := int(p.byHash[keyHash(name)]); j != 0; j = int(p.sameHash[j-1]) {
 		if p.names[j-1] == name {
 			return j - 1, true
 		}
@@ -179,14 +171,14 @@ func (p *contractPlan) id(name string) (int, bool) {
 // new.
 func (p *contractPlan) intern(name string) int {
 	h := &p.byHash[keyHash(name)]
-	for j := int(*h); j != 0; j = p.sameHash[j-1] {
+	for j := int(*h); j != 0; j = int(p.sameHash[j-1]) {
 		if p.names[j-1] == name {
 			return j - 1
 		}
 	}
 	id := len(p.names)
 	p.names = append(p.names, name)
-	p.sameHash = append(p.sameHash, int(*h))
+	p.sameHash = append(p.sameHash, *h)
 	*h = int32(id) + 1
 	return id
 }

@@ -52,7 +52,7 @@ func TestScoringPlan(t *testing.T) {
 	if len(p.runs) != 3 || !slices.Equal(p.runs[0], []int{0}) || !slices.Equal(p.runs[1], []int{4}) || len(p.runs[2]) != 0 {
 		t.Errorf("runs %v, want [[0] [4] []]", p.runs)
 	}
-	if got := p.steps[1].options; len(got) != 2 || !slices.Equal(got[0], []int{1}) || !slices.Equal(got[1], []int{2, 3}) {
+	if got := p.options[0]; len(got) != 2 || !slices.Equal(got[0], []int{1}) || !slices.Equal(got[1], []int{2, 3}) {
 		t.Errorf("group options %v, want [[1] [2 3]]", got)
 	}
 	for i, want := range []struct {
@@ -91,7 +91,7 @@ func FuzzPlanToolID(f *testing.F) {
 	f.Add("ab,ba,ab,aab,aba,ba", "aba")
 	f.Fuzz(func(t *testing.T, names, name string) {
 		list := strings.Split(names, ",")
-		p := &contractPlan{names: make([]string, 0, len(list)), sameHash: make([]int, 0, len(list))}
+		p := &contractPlan{names: make([]string, 0, len(list)), sameHash: make([]int32, 0, len(list))}
 		ids := map[string]int{}
 		for _, n := range list {
 			id := p.intern(n)
