@@ -57,10 +57,12 @@ type Config struct {
 	// than DBMaxConns, which the API's reads and regrades share.
 	DBWriters int
 	// DBWriteDelay spaces the commits of small groups of results under
-	// load (store.Config WriteDelay): a group of fewer than 16 results is
-	// not written until DBWriteDelay after the last write ended,
-	// gathering what arrives meanwhile; a writer idle that long writes
-	// at once. TOOLSCORE_DB_WRITE_DELAY, -db-write-delay; default 1ms, 0
+	// load (store.Config WriteDelay: the group waited for a write in
+	// flight, or the last group held more than one result): a group of
+	// fewer than 16 results is not written until DBWriteDelay after the
+	// last write ended, gathering what arrives meanwhile; a writer idle
+	// that long, or fed by one client waiting for each answer, writes at
+	// once. TOOLSCORE_DB_WRITE_DELAY, -db-write-delay; default 1ms, 0
 	// for none. Longer delays make larger groups (less CPU per result,
 	// most of it Postgres') and answers later by up to the delay.
 	DBWriteDelay time.Duration

@@ -41,10 +41,13 @@ type Config struct {
 	// once (up to Writers at a time). It is capped at MaxGroupRows.
 	ParallelRows int
 	// WriteDelay spaces the commits of groups smaller than ParallelRows
-	// under load: such a group is not written until WriteDelay after the
-	// last write ended, gathering what arrives meanwhile (a writer idle
-	// for WriteDelay writes at once). 0 means 1 ms; a negative delay
-	// writes such a group as soon as no other is being written.
+	// under load (the group waited for a write in flight, or the last
+	// group held more than one result): such a group is not written
+	// until WriteDelay after the last write ended, gathering what arrives
+	// meanwhile. A writer idle for WriteDelay, or fed one result at a
+	// time by a client waiting for each, writes at once. 0 means 1 ms; a
+	// negative delay writes such a group as soon as no other is being
+	// written.
 	WriteDelay time.Duration
 	// Logger receives write failures; nil means zap.NewNop().
 	Logger *zap.Logger

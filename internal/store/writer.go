@@ -34,11 +34,14 @@ import (
 // time.
 //
 // A smaller group found with no write in flight is written at once when
-// the last write ended delay ago or more (an idle writer adds no delay);
-// when it ended more recently (the writer is under load), the group goes
-// on gathering until delay after that end. Under load a small group's
-// commits are so spaced at least delay apart, each taking what arrived
-// meanwhile: at 2,000 medium results a second, about 6 results a commit
+// the last write ended delay ago or more (an idle writer adds no delay),
+// and when nothing says that requests come concurrently: neither did it
+// wait for a write in flight nor did the last group hold more than one
+// result (a client sending one request after another's answer is not
+// slowed). Otherwise (the writer is under load) the group goes on
+// gathering until delay after the last write ended. Under load a small
+// group's commits are so spaced at least delay apart, each taking what
+// arrived meanwhile: at 2,000 medium results a second, about 6 results a commit
 // instead of 1.5 with a delay of 1 ms (BENCHMARKS.md), which halves
 // Postgres' CPU per result and cuts the server's, for a millisecond or
 // two more on each answer.
@@ -57,13 +60,14 @@ type writer struct {
 	// gather is held by the one writer goroutine gathering the next
 	// group (next).
 	gather sync.Mutex
-	// fmu guards writing, ended and lastEnd: the groups being written,
-	// a channel closed (and replaced) each time one of them ends, and
-	// when the last one ended.
-	fmu     sync.Mutex
-	writing int
-	ended   chan struct{}
-	lastEnd time.Time
+	// fmu guards writing, ended, lastEnd and lastRows: the groups being
+	// written, a channel closed (and replaced) each time one of them
+	// ends, when the last one ended and the results it held.
+	fmu      sync.Mutex
+	writing  int
+	ended    chan struct{}
+	lastEnd  time.Time
+	lastRows int
 
 	groupRows prometheus.Histogram
 	groupTime prometheus.Histogram
@@ -180,13 +184,21 @@ func (w *writer) loop() {
 		if group == nil {
 			return
 		}
-		w.flush(group)
-		w.fmu.Lock()
-		w.writing--
-		w.lastEnd = time.Now()
-		close(w.ended)
-		w.ended = make(chan struct{})
-		w.fmu.Unlock()
+		// The write's end is counted before its callers hear of it: a
+		// client sending its next request on the answer finds no write
+		// in flight.
+		w.flush(group, func() {
+			rows := 0
+			for _, r := range group {
+				rows += len(r.batch.Results)
+			}
+			w.fmu.Lock()
+			w.writing--
+			w.lastEnd, w.lastRows = time.Now(), rows
+			close(w.ended)
+			w.ended = make(chan struct{})
+			w.fmu.Unlock()
+		})
 	}
 }
 
@@ -201,7 +213,7 @@ func (w *writer) next() []*writeReq {
 		for {
 			select {
 			case r := <-w.reqs:
-				w.flush([]*writeReq{r})
+				w.flush([]*writeReq{r}, nil)
 			default:
 				return nil
 			}
@@ -220,17 +232,21 @@ fill:
 		}
 	}
 	// While another group is being written, a small one waits for that
-	// write to end, then until delay after the last write ended,
-	// gathering what arrives meanwhile.
+	// write to end, then, under load, until delay after the last write
+	// ended, gathering what arrives meanwhile.
 	var timer *time.Timer
 	var due <-chan time.Time // while waiting out the delay
 	var quit <-chan struct{} // likewise: close ends the delay
 	delayed := w.delay <= 0
+	waited := false // for a write in flight
 	for {
 		w.fmu.Lock()
+		if w.writing > 0 {
+			waited = true
+		}
 		if !delayed && w.writing == 0 && rows < w.parallelRows {
 			delayed = true
-			if d := w.delay - time.Since(w.lastEnd); d > 0 {
+			if d := w.delay - time.Since(w.lastEnd); d > 0 && (waited || w.lastRows > 1) {
 				timer = time.NewTimer(d)
 				due, quit = timer.C, w.quit
 			}
@@ -258,51 +274,55 @@ fill:
 	}
 }
 
-// flush writes a group in one transaction. When that fails for a reason
-// other than the database being unreachable (such as a value Postgres
-// refuses), it writes each batch in its own transaction so that one bad
-// batch cannot fail the others.
-func (w *writer) flush(group []*writeReq) {
-	live := group[:0]
-	for _, r := range group {
+// flush writes a group in one transaction, calls ended (when not nil),
+// then tells each batch's caller how its write went. When the transaction
+// fails for a reason other than the database being unreachable (such as a
+// value Postgres refuses), it writes each batch in its own transaction so
+// that one bad batch cannot fail the others. A batch whose caller is gone
+// is not written.
+func (w *writer) flush(group []*writeReq, ended func()) {
+	errs := make([]error, len(group))
+	live := make([]*writeReq, 0, len(group))
+	at := make([]int, 0, len(group)) // live's indexes in group
+	for i, r := range group {
 		if err := r.ctx.Err(); err != nil {
-			r.done <- err // the caller is gone: never acknowledged, not written
+			errs[i] = err // the caller is gone: never acknowledged, not written
 			continue
 		}
 		live = append(live, r)
+		at = append(at, i)
 	}
-	if len(live) == 0 {
-		return
-	}
-	conflicts, err := w.write(live)
-	if err != nil && !isUnavailable(err) && len(live) > 1 {
-		for _, r := range live {
-			w.flush1(r)
+	if len(live) > 0 {
+		conflicts, err := w.write(live)
+		if err != nil && !isUnavailable(err) && len(live) > 1 {
+			for j, r := range live {
+				c, err := w.write([]*writeReq{r})
+				errs[at[j]] = outcome(c, 0, err)
+			}
+		} else {
+			for j := range live {
+				errs[at[j]] = outcome(conflicts, j, err)
+			}
 		}
-		return
 	}
-	for i, r := range live {
-		switch {
-		case err != nil:
-			r.done <- err
-		case conflicts[i]:
-			r.done <- fmt.Errorf("%w: the idempotency key is already used", engine.ErrConflict)
-		default:
-			r.done <- nil
-		}
+	if ended != nil {
+		ended()
+	}
+	for i, r := range group {
+		r.done <- errs[i]
 	}
 }
 
-func (w *writer) flush1(r *writeReq) {
-	conflicts, err := w.write([]*writeReq{r})
+// outcome is what a batch's caller hears of its write, the i-th of a
+// group whose write returned conflicts and err.
+func outcome(conflicts []bool, i int, err error) error {
 	switch {
 	case err != nil:
-		r.done <- err
-	case conflicts[0]:
-		r.done <- fmt.Errorf("%w: the idempotency key is already used", engine.ErrConflict)
-	default:
-		r.done <- nil
+		return err
+	case conflicts[i]:
+		return fmt.Errorf("%w: the idempotency key is already used", engine.ErrConflict)
 	}
+	return nil
 }
 
 // write inserts the group's idempotency records (skipping keys already

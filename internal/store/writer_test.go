@@ -97,12 +97,15 @@ func TestWriterGathersWhileWriting(t *testing.T) {
 	}
 }
 
-// TestWriterDelaysSmallGroups writes one result to an idle writer, which
-// writes it at once although its WriteDelay is an hour, then hands it four
-// batches one after another, each once the one before is waiting: the
-// last write ended less than the delay ago, so the first three wait,
-// gathering, until the fourth makes the group ParallelRows (4) results
-// large. Two commits: of one result and of four.
+// TestWriterDelaysSmallGroups gives a writer whose WriteDelay is an hour
+// one result, then another once the first is committed, as a client
+// sending one request after another's answer does: each is written at
+// once (the test fails if either waits 10 s). Then a batch of two results,
+// written at once too (nothing said the requests were concurrent), and
+// four batches one after another, each once the one before is waiting:
+// the last write ended less than the delay ago and held two results, so
+// the first three wait, gathering, until the fourth makes the group
+// ParallelRows (4) results large. Four commits: of 1, 1, 2 and 4 results.
 func TestWriterDelaysSmallGroups(t *testing.T) {
 	url := storetest.NewDatabase(t)
 	reg := prometheus.NewRegistry()
@@ -115,12 +118,19 @@ func TestWriterDelaysSmallGroups(t *testing.T) {
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.InsertResults(ctx, record.ResultBatch{Results: []record.Result{newResult(t, 0, nil)}}); err != nil {
-		t.Fatal(err)
+	for _, results := range [][]record.Result{
+		{newResult(t, 0, nil)}, {newResult(t, 1, nil)}, {newResult(t, 2, nil), newResult(t, 3, nil)},
+	} {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := db.InsertResults(sctx, record.ResultBatch{Results: results})
+		cancel()
+		if err != nil {
+			t.Fatalf("%d results: %v", len(results), err)
+		}
 	}
 	reqs := make([]*writeReq, 4)
 	for i := range reqs {
-		reqs[i] = &writeReq{ctx: ctx, batch: record.ResultBatch{Results: []record.Result{newResult(t, i+1, nil)}}, done: make(chan error, 1)}
+		reqs[i] = &writeReq{ctx: ctx, batch: record.ResultBatch{Results: []record.Result{newResult(t, i+4, nil)}}, done: make(chan error, 1)}
 		db.w.reqs <- reqs[i]
 		waitFor(t, func() bool { return len(db.w.reqs) == 0 })
 	}
@@ -129,8 +139,8 @@ func TestWriterDelaysSmallGroups(t *testing.T) {
 			t.Errorf("batch %d: %v", i+1, err)
 		}
 	}
-	if h := groupHistogram(t, reg); h.GetSampleCount() != 2 || h.GetSampleSum() != 5 {
-		t.Errorf("%d groups of %v results, want 2 of 5", h.GetSampleCount(), h.GetSampleSum())
+	if h := groupHistogram(t, reg); h.GetSampleCount() != 4 || h.GetSampleSum() != 8 {
+		t.Errorf("%d groups of %v results, want 4 of 8", h.GetSampleCount(), h.GetSampleSum())
 	}
 }
 
