@@ -75,7 +75,9 @@ func (b gradeBounds) evaluate(ctx context.Context, c *engine.Contract, t engine.
 // grade runs eval, a grading of a trace of calls calls against c, within
 // b: a *boundError when they need more than b.maxCells scoring cells
 // (before eval runs), or when eval takes longer than b.timeout (the
-// context eval gets, which engine.Evaluate polls, ends then). eval's own
+// context eval gets, which engine.Evaluate polls, ends then). Neither
+// text starts with what was being done ("grading"): eval writes it after
+// the trace's name, harness after its own "grading: ". eval's own
 // errors, ctx's end included, are returned as they are.
 func (b gradeBounds) grade(ctx context.Context, c *engine.Contract, calls int, eval func(context.Context) (*engine.EvaluationResult, error)) (*engine.EvaluationResult, error) {
 	if cells := c.ScoringCells(calls); b.maxCells > 0 && cells > b.maxCells {
@@ -95,7 +97,7 @@ func (b gradeBounds) grade(ctx context.Context, c *engine.Contract, calls int, e
 	defer cancel()
 	res, err := eval(tctx)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, &boundError{fmt.Sprintf("grading took longer than %s %s: raise it (0 for no limit), or split the trace or the contract", b.timeoutFlag, b.timeout)}
+		return nil, &boundError{fmt.Sprintf("took longer than %s %s: raise it (0 for no limit), or split the trace or the contract", b.timeoutFlag, b.timeout)}
 	}
 	return res, err
 }

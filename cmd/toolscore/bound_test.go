@@ -75,7 +75,7 @@ func TestEvalScoringCells(t *testing.T) {
 // the outcome certain).
 func TestEvalTimeout(t *testing.T) {
 	contract, trace := example("contract.json"), example("trace.json")
-	const msg = "grading took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+	const msg = "took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
 	r := runCLI(t, "", "eval", "--timeout", "1ns", contract, trace)
 	if want := (result{code: exitError, stderr: "toolscore: " + trace + ": " + msg + "\n"}); r != want {
 		t.Errorf("eval --timeout 1ns = %+v, want %+v", r, want)
@@ -103,7 +103,7 @@ func TestRegradeBounds(t *testing.T) {
 	trace := put(t, "trace.json", `[{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]`)
 	res := evalJSON(t, "result.json", gold, trace)
 	const over = "the gold file's 2 expected calls (required and every alternative's) against the trace's 3 calls need 6 scoring cells, over the limit of 5: split the trace or the gold file, or raise --max-scoring-cells (0 for no limit)"
-	const slow = "grading took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+	const slow = "took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -149,7 +149,7 @@ func TestHarnessBounds(t *testing.T) {
 	put(t, "runs/big.json", `[{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]`)
 	put(t, "runs/small.json", `[{"tool": "a"}]`)
 	const over = "grading: the gold file's 2 expected calls (required and every alternative's) against the trace's 3 calls need 6 scoring cells, over the limit of 5: split the trace or the gold file, or raise --max-scoring-cells (0 for no limit)"
-	const slow = "grading: grading took longer than --grade-timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+	const slow = "grading: took longer than --grade-timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
 	type task struct{ ID, Outcome, Reason string }
 	for _, tc := range []struct {
 		args  []string
