@@ -432,7 +432,11 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 	}
 	skipped := ""
 	if sum.Skipped > 0 {
-		skipped = fmt.Sprintf(" (%d skipped: eval could not grade them)", sum.Skipped)
+		them := "them"
+		if sum.Skipped == 1 {
+			them = "it"
+		}
+		skipped = fmt.Sprintf(" (%d skipped: eval could not grade %s)", sum.Skipped, them)
 	}
 	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged%s; mean score delta %s%s\n",
 		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, skipped, sign, fmtScore(sum.MeanScoreDelta))

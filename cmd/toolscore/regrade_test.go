@@ -396,3 +396,26 @@ func TestRegradeResultFileErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRegradeSkippedSummary: the text summary counts the skipped results
+// in words that agree with their number.
+func TestRegradeSkippedSummary(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}]`)
+	good := `{"score": 0.5, "passed": false, "grade": "F", "trace_calls": [{"tool": "a", "args": {}}]}` + "\n"
+	bad := `{"format_version":1,"error":"file is empty"}` + "\n"
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"one", good + bad, "Summary: 0 pass→fail, 1 fail→pass, 0 grade changed, 0 unchanged (1 skipped: eval could not grade it); mean score delta +0.500\n"},
+		{"two", good + bad + bad, "Summary: 0 pass→fail, 1 fail→pass, 0 grade changed, 0 unchanged (2 skipped: eval could not grade them); mean score delta +0.500\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, "", "regrade", "--contract", gold, put(t, "r.jsonl", tc.content))
+			_, last, _ := strings.Cut(r.stdout, "\n\n")
+			if r.code != exitOK || last != tc.want {
+				t.Errorf("regrade = %d, summary %q, want %d %q", r.code, last, exitOK, tc.want)
+			}
+		})
+	}
+}
