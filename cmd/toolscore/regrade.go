@@ -426,10 +426,6 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 	} else {
 		b.WriteString("  no verdict or grade changed\n")
 	}
-	sign := ""
-	if sum.MeanScoreDelta >= 0 {
-		sign = "+"
-	}
 	skipped := ""
 	if sum.Skipped > 0 {
 		them := "them"
@@ -438,8 +434,8 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 		}
 		skipped = fmt.Sprintf(" (%d skipped: eval could not grade %s)", sum.Skipped, them)
 	}
-	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged%s; mean score delta %s%s\n",
-		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, skipped, sign, fmtScore(sum.MeanScoreDelta))
+	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged%s; mean score delta %s\n",
+		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, skipped, fmtDelta(sum.MeanScoreDelta))
 	_, _ = io.WriteString(s.text(), b.String())
 }
 
@@ -525,12 +521,8 @@ func runRegradeServer(ctx context.Context, s stdio, f regradeFlags) error {
 	if err != nil {
 		return err
 	}
-	sign := ""
-	if final.MeanScoreDelta >= 0 {
-		sign = "+"
-	}
-	fmt.Fprintf(s.out, "Regrade %s %s: %d regraded, %d failed; %d pass→fail, %d fail→pass, %d changed; mean score delta %s%s\n",
-		final.ID, final.State, final.Done, final.Failed, final.Flips.PassToFail, final.Flips.FailToPass, final.Changed, sign, fmtScore(final.MeanScoreDelta))
+	fmt.Fprintf(s.out, "Regrade %s %s: %d regraded, %d failed; %d pass→fail, %d fail→pass, %d changed; mean score delta %s\n",
+		final.ID, final.State, final.Done, final.Failed, final.Flips.PassToFail, final.Flips.FailToPass, final.Changed, fmtDelta(final.MeanScoreDelta))
 	if final.Changed > 0 {
 		fmt.Fprintf(s.out, "Changes: %s/v1/regrades/%s/changes\n", base, final.ID)
 	}

@@ -419,3 +419,17 @@ func TestRegradeSkippedSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestRegradeZeroDelta: regrading a result whose score moves by a
+// float's rounding (1 stored, 0.9999999999999999 now) reports a mean
+// score delta of +0.000.
+func TestRegradeZeroDelta(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}]`)
+	res := put(t, "r.json", `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"tool": "a", "args": {}}]}`)
+	r := runCLI(t, "", "regrade", "--contract", gold, res)
+	const want = "Summary: 0 pass→fail, 0 fail→pass, 0 grade changed, 1 unchanged; mean score delta +0.000\n"
+	if _, last, _ := strings.Cut(r.stdout, "\n\n"); r.code != exitOK || last != want {
+		t.Errorf("regrade = %d, summary %q, want %d %q", r.code, last, exitOK, want)
+	}
+}

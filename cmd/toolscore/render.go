@@ -82,6 +82,20 @@ func indent(s, pad string) string {
 // fmtScore formats a value in [0,1] with three decimals.
 func fmtScore(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
+// fmtDelta formats a change of score as fmtScore does, with its sign:
+// "+0.500", "-0.125", and "+0.000" for a change that rounds to none (a
+// float's -1e-16 too, which fmtScore writes "-0.000").
+func fmtDelta(v float64) string {
+	s := fmtScore(v)
+	if s == "-0.000" {
+		s = "0.000"
+	}
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
 // fmtNum formats a number in its shortest exact form ("0.9").
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 

@@ -49,3 +49,18 @@ func TestTextWriterColor(t *testing.T) {
 		t.Errorf("%q, want %q", b.String(), want)
 	}
 }
+
+// TestFmtDelta: a change of score carries its sign, and one that rounds
+// to none is "+0.000", never "-0.000".
+func TestFmtDelta(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.5, "+0.500"}, {-0.125, "-0.125"}, {0, "+0.000"}, {-1.1102230246251565e-16, "+0.000"}, {-0.0004, "+0.000"}, {-0.0006, "-0.001"},
+	} {
+		if got := fmtDelta(tc.v); got != tc.want {
+			t.Errorf("fmtDelta(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
