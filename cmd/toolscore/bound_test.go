@@ -123,6 +123,7 @@ func TestRegradeBounds(t *testing.T) {
 			t.Errorf("regrade %s = %d %q, want %d %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.code, tc.stderr)
 		}
 	}
+	regradeBoundsBatch(t, gold)
 	// The default is the service's bound, as eval's.
 	cmd := newRegradeCmd(stdio{})
 	if got := cmd.Flags().Lookup("max-scoring-cells").DefValue; got != "16000000" {
@@ -130,6 +131,77 @@ func TestRegradeBounds(t *testing.T) {
 	}
 	if got := cmd.Flags().Lookup("timeout").DefValue; got != "0s" {
 		t.Errorf("regrade --timeout default = %s, want 0s", got)
+	}
+}
+
+// regradeBoundsBatch: in a file of many results (eval --each-line
+// --json), one over a bound is an error naming it (FILE:LINE and its
+// trace) and the bound, on stderr at the end; the others are regraded,
+// the summary counts it, its --json row carries the error, and the exit
+// status is 2.
+func regradeBoundsBatch(t *testing.T, gold string) {
+	t.Helper()
+	traces := put(t, "traces.jsonl", `[{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]`+"\n"+`[{"tool": "a"}]`+"\n"+`{"calls": [}`+"\n")
+	r := runBatchCLI(t, "", "eval", "--each-line", "--json", gold, traces)
+	if r.code != exitError || strings.Count(r.stdout, "\n") != 3 {
+		t.Fatalf("eval --each-line --json = %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	results := put(t, "results.jsonl", r.stdout)
+	const (
+		over    = "the gold file's 2 expected calls (required and every alternative's) against the trace's 3 calls need 6 scoring cells, over the limit of 5: split the trace or the gold file, or raise --max-scoring-cells (0 for no limit)"
+		slow    = "took longer than --timeout 1ns: raise it (0 for no limit), or split the trace or the contract"
+		skipped = "toolscore: results.jsonl:3: skipped, eval could not grade the trace: traces.jsonl:3: column 12: invalid character '}' looking for beginning of value (at /calls/0)\n"
+	)
+	type row struct {
+		File, Source, Change, Error string
+		New                         bool
+	}
+	for _, tc := range []struct {
+		args    []string
+		stderr  string
+		summary string
+		rows    []row
+		sum     regradeSummary
+	}{
+		{[]string{"--max-scoring-cells", "5"},
+			skipped + "toolscore: results.jsonl:1: traces.jsonl:1: " + over + "\ntoolscore: 1 of 2 results could not be regraded\n",
+			"Summary: 0 pass→fail, 0 fail→pass, 0 grade changed, 1 unchanged (1 skipped: eval could not grade it; 1 could not be regraded); mean score delta +0.000\n",
+			[]row{{"results.jsonl:1", "traces.jsonl:1", "error", over, false}, {"results.jsonl:2", "traces.jsonl:2", "", "", true}},
+			regradeSummary{Results: 1, Skipped: 1, Failed: 1, Unchanged: 1}},
+		{[]string{"--timeout", "1ns"},
+			skipped + "toolscore: results.jsonl:1: traces.jsonl:1: " + slow + "\ntoolscore: results.jsonl:2: traces.jsonl:2: " + slow + "\ntoolscore: 2 of 2 results could not be regraded\n",
+			"Summary: 0 pass→fail, 0 fail→pass, 0 grade changed, 0 unchanged (1 skipped: eval could not grade it; 2 could not be regraded); mean score delta +0.000\n",
+			[]row{{"results.jsonl:1", "traces.jsonl:1", "error", slow, false}, {"results.jsonl:2", "traces.jsonl:2", "error", slow, false}},
+			regradeSummary{Skipped: 1, Failed: 2}},
+	} {
+		args := append(append([]string{"regrade", "--contract", gold}, tc.args...), results)
+		r := runCLI(t, "", args...)
+		_, summary, _ := strings.Cut(r.stdout, "\n\n")
+		if r.code != exitError || r.stderr != tc.stderr || summary != tc.summary {
+			t.Errorf("regrade %s = %d, stderr %q, summary %q, want %d %q %q", strings.Join(tc.args, " "), r.code, r.stderr, summary, exitError, tc.stderr, tc.summary)
+		}
+		r = runCLI(t, "", append([]string{"regrade", "--json"}, args[1:]...)...)
+		var got struct {
+			Results []regradeFileView `json:"results"`
+			Summary regradeSummary    `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitError || r.stderr != tc.stderr {
+			t.Errorf("regrade --json %s = %d %v, stderr %q", strings.Join(tc.args, " "), r.code, err, r.stderr)
+			continue
+		}
+		var rows []row
+		for _, res := range got.Results {
+			rows = append(rows, row{res.File, res.Source, res.Change, res.Error, res.New != nil})
+		}
+		if diff := cmp.Diff(tc.rows, rows); diff != "" {
+			t.Errorf("regrade --json %s rows (-want +got):\n%s", strings.Join(tc.args, " "), diff)
+		}
+		if diff := cmp.Diff(tc.sum, got.Summary); diff != "" {
+			t.Errorf("regrade --json %s summary (-want +got):\n%s", strings.Join(tc.args, " "), diff)
+		}
+		if want := `"new": null,`; tc.rows[0].Change == "error" && !strings.Contains(r.stdout, want) {
+			t.Errorf("regrade --json %s: no %s in\n%s", strings.Join(tc.args, " "), want, r.stdout)
+		}
 	}
 }
 

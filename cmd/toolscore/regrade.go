@@ -21,6 +21,7 @@ import (
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
 	"github.com/toolscore/toolscore/internal/regrade/reeval"
+	"github.com/toolscore/toolscore/internal/report"
 )
 
 // regradeFlags are the flags of `toolscore regrade`.
@@ -68,7 +69,11 @@ line eval could not grade (its "error") is skipped with a note on stderr. Secret
 redacted from stored calls, so a result that failed on leaked credentials
 keeps that failure. Grading each result is bounded as eval bounds a
 trace: --max-scoring-cells (16,000,000, as in the service) and --timeout
-(no limit by default); a result over one is an error naming its file.
+(no limit by default). A result over one is not regraded, and the others
+are, as eval grades many traces: it is named (FILE:LINE, and its trace)
+with the bound at the end on stderr, counted as "could not be regraded"
+in the summary (summary.failed, and a row with "change": "error" and its
+"error" with --json), and the exit status is then 2.
 
 With --server, a regrade of the server's stored results (filtered by the
 flags below) is started against NAME@VERSION of its registry (the latest
@@ -155,11 +160,18 @@ type regradeFileView struct {
 	File string `json:"file"`
 	// Source is the result's own "source", the trace eval graded in a
 	// batch ("" for none).
-	Source string      `json:"source,omitempty"`
-	Old    verdictView `json:"old"`
-	New    verdictView `json:"new"`
-	// Change is pass_to_fail, fail_to_pass, grade or "" (unchanged).
+	Source string `json:"source,omitempty"`
+	// Old is the stored verdict.
+	Old verdictView `json:"old"`
+	// New is the verdict now, nil for a result over a bound (Error).
+	New *verdictView `json:"new"`
+	// Change is pass_to_fail, fail_to_pass, grade, error (not regraded:
+	// see Error) or "" (unchanged).
 	Change string `json:"change"`
+	// Error is why the result could not be regraded (over --timeout or
+	// --max-scoring-cells), as eval --json marks a trace it could not
+	// grade; "" when it was regraded.
+	Error string `json:"error,omitempty"`
 }
 
 // regradeSummary counts the outcomes of an offline regrade.
@@ -167,7 +179,10 @@ type regradeSummary struct {
 	Results int `json:"results"`
 	// Skipped counts the saved results eval could not grade (an "error"),
 	// left out of the others.
-	Skipped        int     `json:"skipped"`
+	Skipped int `json:"skipped"`
+	// Failed counts the results that could not be regraded (over
+	// --timeout or --max-scoring-cells), left out of the others.
+	Failed         int     `json:"failed"`
 	PassToFail     int     `json:"pass_to_fail"`
 	FailToPass     int     `json:"fail_to_pass"`
 	GradeChanged   int     `json:"grade_changed"`
@@ -176,8 +191,12 @@ type regradeSummary struct {
 }
 
 // runRegradeFiles grades the result files again against f.contract and
-// prints the changes and a summary. It returns errFailed when any result
-// went from PASS to FAIL.
+// prints the changes and a summary. A result over one of the bounds is
+// not regraded, and the others are, as eval grades a batch: it is a row
+// with its error (--json), counted in summary.failed, and named with its
+// error on stderr at the end, when the run returns an error (when it was
+// the only result to regrade, that error alone). Otherwise it
+// returns errFailed when any result went from PASS to FAIL.
 func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []string) error {
 	bounds, err := f.bounds.bounds()
 	if err != nil {
@@ -198,6 +217,7 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 	var rows []regradeFileView
 	var sum regradeSummary
 	var delta float64
+	var failures []string // the first report.MaxErrors results' errors
 	for _, path := range files {
 		docs, err := readResults(s, path)
 		if err != nil {
@@ -208,6 +228,14 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 			if ue := (*ungradedError)(nil); errors.As(err, &ue) {
 				sum.Skipped++
 				fmt.Fprintf(s.err, "toolscore: %s: skipped, eval could not grade the trace: %s\n", d.name, oneLine(ue.msg))
+				continue
+			}
+			if be := (*overBoundError)(nil); errors.As(err, &be) {
+				sum.Failed++
+				if len(failures) < report.MaxErrors {
+					failures = append(failures, be.Error())
+				}
+				rows = append(rows, be.row)
 				continue
 			}
 			if err != nil {
@@ -228,13 +256,20 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 			}
 		}
 	}
-	if sum.Results == 0 {
+	if sum.Results == 0 && sum.Failed == 0 {
 		if sum.Skipped == 1 {
 			return failf("nothing to regrade: the only saved result is of a trace eval could not grade")
 		}
 		return failf("nothing to regrade: all %d saved results are of traces eval could not grade", sum.Skipped)
 	}
-	sum.MeanScoreDelta = delta / float64(sum.Results)
+	if sum.Results == 0 && sum.Failed == 1 {
+		// The one result to regrade is over a bound: its error alone, as
+		// eval says of one trace.
+		return &runError{lines: failures}
+	}
+	if sum.Results > 0 {
+		sum.MeanScoreDelta = delta / float64(sum.Results)
+	}
 	if f.json {
 		if err := writeJSON(s, struct {
 			Contract string            `json:"contract"`
@@ -245,6 +280,14 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 		}
 	} else {
 		writeRegradeReport(s, displayName(f.contract), rows, sum)
+	}
+	if sum.Failed > 0 {
+		more := ""
+		if sum.Failed > len(failures) {
+			more = fmt.Sprintf(" (the first %d above)", len(failures))
+		}
+		n := sum.Results + sum.Failed
+		return &runError{lines: append(failures, fmt.Sprintf("%d of %d result%s could not be regraded%s", sum.Failed, n, plural(n), more))}
 	}
 	if sum.PassToFail > 0 {
 		return errFailed
@@ -266,6 +309,24 @@ type ungradedError struct{ msg string }
 
 // Error returns the trace's source, if any, and eval's error.
 func (e *ungradedError) Error() string { return e.msg }
+
+// overBoundError is regradeResult's error for a saved result over one of
+// the gradeBounds: it was not regraded.
+type overBoundError struct {
+	// row is the result's row: its name, source and stored verdict, New
+	// nil, Change "error" and Error the bound's message.
+	row regradeFileView
+}
+
+// Error names the result (and the trace it is of, when it has a source)
+// and says which bound it passed.
+func (e *overBoundError) Error() string {
+	name := e.row.File
+	if e.row.Source != "" {
+		name += ": " + e.row.Source
+	}
+	return name + ": " + e.row.Error
+}
 
 // readResults reads the result file at path ("-" for standard input):
 // JSON values one after another, each a result, in any layout (one
@@ -309,7 +370,8 @@ func readResults(s stdio, path string) ([]resultDoc, error) {
 }
 
 // regradeResult grades one saved result again. Errors name the result;
-// an *ungradedError is a result eval could not grade.
+// an *ungradedError is a result eval could not grade, an
+// *overBoundError one over bounds.
 func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regradeFlags, bounds gradeBounds, minScore *float64) (regradeFileView, error) {
 	name := d.name
 	if t := strings.TrimLeft(d.data, " \t\r\n"); t != "" && t[0] == '[' {
@@ -357,20 +419,21 @@ func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regra
 	res, err := bounds.grade(ctx, c, len(calls), func(ctx context.Context) (*engine.EvaluationResult, error) {
 		return reeval.Evaluate(ctx, c, calls, sr.FinalAnswer, opts, failed)
 	})
-	if be := (*boundError)(nil); errors.As(err, &be) {
-		return regradeFileView{}, failf("%s: %s", name, be.msg)
-	}
-	if err != nil {
-		return regradeFileView{}, evalError(err, f.contract, false)
-	}
 	row := regradeFileView{
 		File: name, Source: sr.Source,
 		Old: verdictView{Score: *sr.Score, Grade: sr.Grade, Passed: *sr.Passed},
-		New: verdictView{Score: res.Score, Grade: string(res.Grade), Passed: res.Passed},
 	}
 	if len(sr.Issues) > 0 {
 		row.Old.TopIssue = &sr.Issues[0]
 	}
+	if be := (*boundError)(nil); errors.As(err, &be) {
+		row.Change, row.Error = "error", be.msg
+		return regradeFileView{}, &overBoundError{row}
+	}
+	if err != nil {
+		return regradeFileView{}, evalError(err, f.contract, false)
+	}
+	row.New = &verdictView{Score: res.Score, Grade: string(res.Grade), Passed: res.Passed}
 	if len(res.Issues) > 0 {
 		row.New.TopIssue = &res.Issues[0]
 	}
@@ -400,7 +463,7 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 	t.AppendHeader([]any{"change", "result", "verdict", "score", "grade", "top issue now"})
 	changed := 0
 	for _, r := range rows {
-		if r.Change == "" {
+		if r.Change == "" || r.Change == "error" {
 			continue
 		}
 		changed++
@@ -432,7 +495,16 @@ func writeRegradeReport(s stdio, contract string, rows []regradeFileView, sum re
 		if sum.Skipped == 1 {
 			them = "it"
 		}
-		skipped = fmt.Sprintf(" (%d skipped: eval could not grade %s)", sum.Skipped, them)
+		skipped = fmt.Sprintf("%d skipped: eval could not grade %s", sum.Skipped, them)
+	}
+	if sum.Failed > 0 {
+		if skipped != "" {
+			skipped += "; "
+		}
+		skipped += fmt.Sprintf("%d could not be regraded", sum.Failed)
+	}
+	if skipped != "" {
+		skipped = " (" + skipped + ")"
 	}
 	fmt.Fprintf(&b, "\n%s %d pass→fail, %d fail→pass, %d grade changed, %d unchanged%s; mean score delta %s\n",
 		p.bold("Summary:"), sum.PassToFail, sum.FailToPass, sum.GradeChanged, sum.Unchanged, skipped, fmtDelta(sum.MeanScoreDelta))
