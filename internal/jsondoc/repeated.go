@@ -28,6 +28,27 @@ func (v Value) HasRepeatedKey() bool {
 	return nd.kind >= Array && nd.flag&flagDupIn != 0
 }
 
+// RepeatsKey reports whether v is an object that itself gives some key
+// more than once (objects inside it aside: HasRepeatedKey tells of those).
+// It costs one look at v's node, which the parser marked while it read.
+func (v Value) RepeatsKey() bool {
+	if v.d == nil {
+		return false
+	}
+	nd := v.node()
+	return nd.kind == Object && nd.flag&flagDup != 0
+}
+
+// AppendRepeatedMembers appends to dst the repeated keys of v's own
+// members, when v is an object (RepeatsKey), in the order of their
+// offsets; the objects inside v are not read.
+func (v Value) AppendRepeatedMembers(dst []RepeatedKey) []RepeatedKey {
+	if !v.RepeatsKey() {
+		return dst
+	}
+	return v.d.appendRepeated(dst, v.i)
+}
+
 // AppendRepeatedKeys appends to dst every repeated key of v and of the
 // objects inside it, in the order of their offsets: each occurrence of a
 // key after its first in one object. Subtrees without one are passed

@@ -191,3 +191,38 @@ func FuzzRepeatedKeys(f *testing.F) {
 		}
 	})
 }
+
+// TestRepeatedMembers: RepeatsKey and AppendRepeatedMembers tell of the
+// keys an object itself repeats, not of those of the objects inside it.
+func TestRepeatedMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		repeats   bool
+		want      []repeatedView
+	}{
+		{"none", `{"a":1,"b":{"c":[{"d":2}]}}`, false, nil},
+		{"inner only", `{"trace":{"x":1,"x":2},"contract":"c"}`, false, nil},
+		{"top", `{"trace":[],"contract":"a","trace":{"x":1,"x":2}}`, true, []repeatedView{{"trace", "/trace", 27, 1}}},
+		{"three times", `{"a":1,"a":2,"a":3}`, true, []repeatedView{{"a", "/a", 7, 1}, {"a", "/a", 13, 1}}},
+		{"escaped key", `{"t\u0072ace":1,"trace":2}`, true, []repeatedView{{"trace", "/trace", 16, 1}}},
+		{"array", `[{"a":1,"a":2}]`, false, nil},
+		{"string", `"a"`, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ParseString(tc.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.RepeatsKey(); got != tc.repeats {
+				t.Errorf("RepeatsKey = %v, want %v", got, tc.repeats)
+			}
+			got := viewRepeated(v.AppendRepeatedMembers(nil))
+			if !equalViews(got, tc.want) {
+				t.Errorf("AppendRepeatedMembers = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	if (Value{}).RepeatsKey() {
+		t.Error("the zero Value repeats a key")
+	}
+}
