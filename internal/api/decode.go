@@ -187,12 +187,15 @@ func withinLimits(data []byte, err error) bool {
 	}
 }
 
-// decodeStrict decodes one JSON document into v, refusing unknown fields
-// and trailing data. base is the document's JSON pointer inside the
-// request ("" for the body itself).
+// decodeStrict decodes one JSON document into v, refusing unknown fields,
+// trailing data and, in a body (base ""), a member its top-level object
+// gives twice (topRepeats: encoding/json would keep the last). base is
+// the document's JSON pointer inside the request ("" for the body
+// itself).
 //
 // Errors: 400 invalid-json (with offset, line and column) for bad syntax;
-// 422 invalid-request with a pointer for a wrong type or unknown field.
+// 422 invalid-request with a pointer for a wrong type, an unknown field
+// or a repeated member (repeatedMembersError).
 func decodeStrict(data []byte, v any, base string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -204,6 +207,11 @@ func decodeStrict(data []byte, v any, base string) error {
 				end++
 			}
 			return syntaxError(data, end, "unexpected data after the JSON document")
+		}
+		if base == "" {
+			if rms := topRepeats(data); len(rms) > 0 {
+				return repeatedMembersError(string(data), rms)
+			}
 		}
 		return nil
 	}

@@ -144,13 +144,15 @@ func parseRequestText(data []byte, s string) (jsondoc.Value, error) {
 
 // readRequest fills req from the request object v as encoding/json would
 // decode it into evaluationRequest with unknown fields refused (but exact
-// member names, and a member given twice is its last value, objects not
-// merged; null leaves a member's zero value), reporting the first
-// problem in document order as decodeStrict does. The contract, gold,
-// trace and forbidden members are kept as values.
+// member names; null leaves a member's zero value), reporting the first
+// problem in document order as decodeStrict does, then, as decodeStrict
+// does too, a member given twice (one look at v's node when there is
+// none). The contract, gold, trace and forbidden members are kept as
+// values.
 //
 // Errors: 422 invalid-request at the member's pointer: "unknown field",
-// "must be a string, got number" and the like.
+// "must be a string, got number", "repeated key ..." (repeatedMembersError)
+// and the like.
 func readRequest(v jsondoc.Value, req *evaluationRequest) error {
 	switch v.Kind() {
 	case jsondoc.Null:
@@ -219,6 +221,9 @@ func readRequest(v jsondoc.Value, req *evaluationRequest) error {
 		if err != nil {
 			return err
 		}
+	}
+	if v.RepeatsKey() {
+		return repeatedMembers(v)
 	}
 	return nil
 }
