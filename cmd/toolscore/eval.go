@@ -116,7 +116,7 @@ a regression, 2 error.`,
 	fl.BoolVar(&f.keepSecrets, "keep-secrets", false, "do not redact detected secrets in the output (local debugging only)")
 	fl.BoolVar(&f.json, "json", false, "print the whole evaluation result as JSON (many traces: one result per line)")
 	fl.BoolVar(&f.eachLine, "each-line", false, "each TRACE file is JSON Lines: one trace document per line")
-	fl.IntVar(&f.jobs, "jobs", 0, "traces graded at once, for many traces (default: one per core)")
+	fl.IntVar(&f.jobs, "jobs", 0, "traces graded at once, for many traces: 0 to 1024, 0 for one per core")
 	fl.StringVar(&f.baseline, "baseline", "", "compare with the results saved in `FILE` by eval --json; exit 1 only on a regression")
 	fl.StringVar(&f.maxDrop, "max-drop", "", "with --baseline, the score drop `X` in [0,1] that is a regression (default 0.05)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write a Markdown report to `FILE` (a pull-request comment, $GITHUB_STEP_SUMMARY)")
