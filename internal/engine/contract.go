@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/toolscore/toolscore/internal/jsondoc"
 )
@@ -557,12 +559,16 @@ func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
 		return g
 	}
 	combos := 1
-	tooMany := false
-	addGroup := func(g *Group) {
+	// overAt is the list holding the group with which the combinations
+	// pass MaxCombinations (the error's place).
+	var overAt jsondoc.Value
+	addGroup := func(g *Group, list jsondoc.Value) {
 		c.Required = append(c.Required, Step{Group: g})
 		combos *= len(g.Options)
 		if combos > MaxCombinations {
-			tooMany = true
+			if !overAt.Exists() {
+				overAt = list
+			}
 			combos = MaxCombinations + 1
 		}
 	}
@@ -573,16 +579,16 @@ func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
 	c.requiredCount = req.Len()
 	for _, el := range req.Elems() {
 		if set := el.Get("alternatives"); set.Exists() && !set.IsNull() {
-			addGroup(group(el))
+			addGroup(group(el), req)
 		} else if ec := p.call(el, callKeys); ec != nil {
 			c.Required = append(c.Required, Step{Call: ec})
 		}
 	}
 	for _, el := range alts.Elems() {
-		addGroup(group(el))
+		addGroup(group(el), alts)
 	}
-	if tooMany {
-		p.errs = append(p.errs, FieldError{"", fmt.Sprintf("the alternatives give more than %d combinations", MaxCombinations)})
+	if overAt.Exists() {
+		p.errs = append(p.errs, FieldError{p.pointer(overAt), tooManyCombinations(c.Required)})
 	}
 	c.combos = combos
 	for _, el := range d.Get("optional").Elems() {
@@ -616,6 +622,40 @@ func (p *contractParser) contractObject(d jsondoc.Value) (*Contract, error) {
 		return nil, invalid(p.errs...)
 	}
 	return c, nil
+}
+
+// tooManyCombinations is the message for the steps whose alternatives
+// groups make more than MaxCombinations combinations: every group, by id
+// (or "group i", its index among the groups) with its number of options,
+// and their exact product, on one line.
+func tooManyCombinations(steps []Step) string {
+	var b strings.Builder
+	product := big.NewInt(1)
+	n := 0
+	for _, st := range steps {
+		g := st.Group
+		if g == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		switch {
+		case g.ID != "" && strings.IndexFunc(g.ID, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+			b.WriteString(strconv.Quote(g.ID)) // the message stays one line
+		case g.ID != "":
+			b.WriteString(g.ID)
+		default:
+			b.WriteString("group " + strconv.Itoa(n))
+		}
+		b.WriteString(": " + strconv.Itoa(len(g.Options)))
+		if n == 0 {
+			b.WriteString(plural(len(g.Options), " option", " options"))
+		}
+		product.Mul(product, big.NewInt(int64(len(g.Options))))
+		n++
+	}
+	return fmt.Sprintf("%d alternatives groups (%s) make %s combinations, over the limit of %d", n, b.String(), product, MaxCombinations)
 }
 
 // matcherErrors checks the matchers of every args object it can find in a

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -219,7 +220,21 @@ func TestParseContractErrors(t *testing.T) {
 		{"approx abs out of float64", `{"required":[{"tool":"a","args":{"x":{"$approx":{"value":5,"abs":-1e999}}}}]}`, []FieldError{{"/required/0/args/x/$approx/abs", "abs must be a finite number, got -1e999 (out of float64's range)"}}},
 		{"approx rel negative", `{"required":[{"tool":"a","args":{"x":{"$approx":{"value":5,"rel":-0.1}}}}]}`, []FieldError{{"/required/0/args/x/$approx/rel", "rel must be a non-negative number"}}},
 		{"min score", `{"required":[],"min_score":1.5}`, []FieldError{{"/min_score", "must be <= 1 but found 1.5"}}},
-		{"too many combinations", nine, []FieldError{{"", "the alternatives give more than 256 combinations"}}},
+		{"too many combinations", nine, []FieldError{{"/required", "9 alternatives groups (group 0: 2 options, group 1: 2, group 2: 2, group 3: 2, group 4: 2, group 5: 2, group 6: 2, group 7: 2, group 8: 2) make 512 combinations, over the limit of 256"}}},
+		// The place is the list holding the group that passes the limit;
+		// ids are named as written (a number's literal, a control
+		// character quoted so the message stays one line).
+		{"too many combinations across lists", `{"required":[{"tool":"x"},{"id":"a","alternatives":[{"tool":"a"},{"tool":"b"}]},{"alternatives":[{"tool":"a"},{"tool":"b"},{"tool":"c"}]}],` +
+			`"alternatives":[{"id":7,"alternatives":[{"tool":"a"},{"tool":"b"},{"tool":"c"},{"tool":"d"}]},{"id":"d\n","alternatives":[{"tool":"a"},{"tool":"b"},{"tool":"c"},{"tool":"d"},{"tool":"e"},{"tool":"f"}]},{"alternatives":[{"tool":"a"},{"tool":"b"}]}]}`,
+			[]FieldError{{"/alternatives", `5 alternatives groups (a: 2 options, group 1: 3, 7: 4, "d\n": 6, group 4: 2) make 288 combinations, over the limit of 256`}}},
+		{"combinations past int64", `{"contract_version":2,"alternatives":[` + strings.Repeat(`{"alternatives":[{"tool":"a"},{"tool":"b"}]},`, 63) + `{"alternatives":[{"tool":"a"},{"tool":"b"}]}]}`,
+			[]FieldError{{"/alternatives", "64 alternatives groups (group 0: 2 options, " + func() string {
+				var b strings.Builder
+				for i := 1; i < 64; i++ {
+					fmt.Fprintf(&b, "group %d: 2, ", i)
+				}
+				return strings.TrimSuffix(b.String(), ", ")
+			}() + ") make 18446744073709551616 combinations, over the limit of 256"}}},
 		{"matcher beside keys", `{"required":[{"tool":"a","args":{"x":{"$regex":"a","b":1}}}]}`, []FieldError{{"/required/0/args/x", "a matcher object must have exactly one key, got $regex, b"}}},
 		{"schema and matcher errors together", `{"contract_version":2,"required":[{"tool":"a","args":{"x":{"$regex":"("}}},{"tool":"b","oops":1}],"min_score":2}`, []FieldError{{"/min_score", "must be <= 1 but found 2"}, {"/required/0/args/x/$regex", "regex does not compile: error parsing regexp: missing closing ): `(`"}, {"/required/1", "unknown key 'oops'"}}},
 		{"gold missing tool", `[{"args":{}}]`, []FieldError{{"/0/tool", "tool must be a non-empty string"}}},
