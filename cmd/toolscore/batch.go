@@ -760,6 +760,18 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if j.progress != nil {
 		_ = j.progress.Clear()
 	}
+	if runErr == nil && sum.Traces == 0 {
+		// Files with no line to grade (--each-line): no summary of
+		// nothing, and the error names them.
+		names := make([]string, len(traceArgs))
+		for i, a := range traceArgs {
+			names[i] = displayName(a)
+		}
+		if len(names) == 1 {
+			return failf("no traces to grade: %s holds none", names[0])
+		}
+		return failf("no traces to grade: %s and %s hold none", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	}
 	if !f.json {
 		text := textWriter{w: out, color: s.color}
 		writeErr = writeBatchText(text, painter(s.color), sum)
@@ -791,9 +803,6 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 		}
 		lines = append(lines, fmt.Sprintf("%d of %d traces could not be graded%s", sum.Failures, sum.Traces, more))
 		return &runError{lines: lines}
-	}
-	if sum.Traces == 0 {
-		return failf("no traces to grade")
 	}
 	if d := sum.Diff; d != nil {
 		if d.Matched == 0 && d.Base.Traces > 0 {
