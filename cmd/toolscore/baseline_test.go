@@ -71,7 +71,7 @@ func TestEvalBaseline(t *testing.T) {
 // an error naming the file and why, exit 2.
 func TestEvalBaselineErrors(t *testing.T) {
 	gold := saveResult(t, "gold.json", "eval", "--json", example("gold.json"), example("trace.json"))
-	many := saveResult(t, "many.jsonl", "eval", "--json", example("contract.json"), example("trace.json"), example("trace.json"))
+	many := saveResult(t, "many.jsonl", "eval", "--json", example("contract.json"), example("trace.json"), batchFile("batch/a-pass.json"))
 	legacyGold := writeFile(t, "legacy.json", string(mustRead(t, filepath.Join("testdata", "eval_gold_json.golden"))))
 	broken := writeFile(t, "broken.json", `{"score": 0.5,`)
 	newer := writeFile(t, "newer.json", `{"format_version": 9, "score": 1}`)

@@ -366,8 +366,12 @@ func (j *batchJob) grade(ctx context.Context, rd *format.Reader, w *resultjson.W
 // further input can be read without waiting (emit may then hold the item
 // back to hand it on with the next ones). A path that cannot be read is
 // an item with an error (the others are still read); the returned error
-// is for the run as a whole (none today).
+// is for the run as a whole (none today). A path named more than once
+// (the same file or directory twice, or a file and a directory holding
+// it) is read once, where it is first named, with a note on stderr for
+// each repetition (see once); standard input ("-") is not a path.
 func (j *batchJob) produce(ctx context.Context, emit func(it batchItem, more bool) bool) error {
+	seen := map[string]bool{}
 	for _, arg := range j.traceArgs {
 		if ctx.Err() != nil {
 			return nil
@@ -376,6 +380,9 @@ func (j *batchJob) produce(ctx context.Context, emit func(it batchItem, more boo
 			if !j.readStream(stdinName, j.s.in, emit) {
 				return nil
 			}
+			continue
+		}
+		if !j.once(seen, arg) {
 			continue
 		}
 		fi, err := os.Stat(arg)
@@ -406,12 +413,32 @@ func (j *batchJob) produce(ctx context.Context, emit func(it batchItem, more boo
 			continue
 		}
 		for _, f := range files {
+			if !j.once(seen, f) {
+				continue
+			}
 			if !j.readFile(f, emit) {
 				return nil
 			}
 		}
 	}
 	return nil
+}
+
+// once reports whether path is named for the first time in this run,
+// recording it in seen; paths compare absolute and cleaned (runs/a.json,
+// ./runs/a.json and runs//a.json are one). A repetition is noted on
+// stderr: "toolscore: PATH: named more than once, graded once".
+func (j *batchJob) once(seen map[string]bool, path string) bool {
+	key, err := filepath.Abs(path)
+	if err != nil {
+		key = filepath.Clean(path)
+	}
+	if seen[key] {
+		fmt.Fprintf(j.s.err, "toolscore: %s: named more than once, graded once\n", path)
+		return false
+	}
+	seen[key] = true
+	return true
 }
 
 // secondValue returns the column (from 1, in bytes) where a second JSON

@@ -88,8 +88,8 @@ func TestBatchExitStatus(t *testing.T) {
 		code   int
 		lines  int // JSON lines on stdout
 	}{
-		{"all pass", []string{pass, pass}, exitOK, 2},
-		{"one fails", []string{pass, unsafe, pass}, exitFail, 3},
+		{"all pass", []string{pass, batchFile("batch/a-pass.json")}, exitOK, 2},
+		{"one fails", []string{pass, unsafe, batchFile("batch/a-pass.json")}, exitFail, 3},
 		{"one missing", []string{pass, missing, unsafe}, exitError, 3},
 	}
 	for _, tc := range tests {
@@ -107,6 +107,63 @@ func TestBatchExitStatus(t *testing.T) {
 	want := "toolscore: " + missing + ": no such file or directory\ntoolscore: 1 of 2 traces could not be graded\n"
 	if r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestBatchDuplicatePaths checks that a trace named more than once (the
+// same file twice, under another spelling, or a file and its directory)
+// is graded once, where it is first named, with a note for each
+// repetition on stderr, so that the saved results serve as a baseline;
+// standard input is not a path.
+func TestBatchDuplicatePaths(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, mustRead(t, example("trace.json")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := dir + string(filepath.Separator) + "." + string(filepath.Separator) + "a.json"
+	note := func(p string) string { return "toolscore: " + p + ": named more than once, graded once\n" }
+	tests := []struct {
+		name    string
+		args    []string
+		sources []string
+		stderr  string
+	}{
+		{"file twice", []string{a, a}, []string{a}, note(a)},
+		{"another spelling", []string{a, again}, []string{a}, note(again)},
+		{"file then its directory", []string{a, dir}, []string{a, b}, note(a)},
+		{"directory then a file in it", []string{dir, b}, []string{a, b}, note(b)},
+		{"directory twice", []string{dir, dir + "/"}, []string{a, b}, note(dir + "/")},
+		{"standard input is not a path", []string{a, "-"}, []string{a, "<stdin>"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runBatchCLI(t, string(mustRead(t, example("trace.json"))), append([]string{"eval", "--json", example("contract.json")}, tc.args...)...)
+			if r.code != exitOK || r.stderr != tc.stderr {
+				t.Errorf("exit %d, stderr %q; want 0, %q", r.code, r.stderr, tc.stderr)
+			}
+			var sources []string
+			for line := range strings.Lines(r.stdout) {
+				var h struct{ Source string }
+				if err := json.Unmarshal([]byte(line), &h); err != nil {
+					t.Fatalf("%v: %s", err, line)
+				}
+				sources = append(sources, h.Source)
+			}
+			if diff := cmp.Diff(tc.sources, sources); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
+			}
+			// The saved results serve as a baseline of the same traces.
+			base := filepath.Join(t.TempDir(), "base.jsonl")
+			if err := os.WriteFile(base, []byte(r.stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r := runBatchCLI(t, string(mustRead(t, example("trace.json"))), append([]string{"eval", "--baseline", base, example("contract.json")}, tc.args...)...); r.code != exitOK {
+				t.Errorf("--baseline: exit %d, stderr %q", r.code, r.stderr)
+			}
+		})
 	}
 }
 

@@ -80,8 +80,9 @@ func TestEvalTimeout(t *testing.T) {
 	if want := (result{code: exitError, stderr: "toolscore: " + trace + ": " + msg + "\n"}); r != want {
 		t.Errorf("eval --timeout 1ns = %+v, want %+v", r, want)
 	}
-	r = runBatchCLI(t, "", "eval", "--timeout", "1ns", contract, trace, trace)
-	if want := "toolscore: " + trace + ": " + msg + "\ntoolscore: " + trace + ": " + msg + "\ntoolscore: 2 of 2 traces could not be graded\n"; r.code != exitError || r.stderr != want {
+	other := batchFile("batch/a-pass.json")
+	r = runBatchCLI(t, "", "eval", "--timeout", "1ns", contract, trace, other)
+	if want := "toolscore: " + trace + ": " + msg + "\ntoolscore: " + other + ": " + msg + "\ntoolscore: 2 of 2 traces could not be graded\n"; r.code != exitError || r.stderr != want {
 		t.Errorf("batch --timeout 1ns = %d %q, want %d %q", r.code, r.stderr, exitError, want)
 	}
 	for _, args := range [][]string{{"--timeout", "1m"}, {"--timeout", "0"}, nil} {

@@ -63,7 +63,8 @@ each of its lines saying so: grade it without --each-line). They
 are graded in one process with --jobs workers and summarised: pass rate,
 grade mix, mean score and the worst traces. With --json, one result per
 line in input order, each naming its "source" (file, or file:line). A
-trace that cannot be read or graded is named on stderr (and with --json
+file named more than once (twice, or also by its directory) is graded
+once, where first named, with a note on stderr. A trace that cannot be read or graded is named on stderr (and with --json
 is a line with its "error"); the others are still graded, and the exit
 status is then 2.
 
