@@ -84,8 +84,8 @@ func TestEvalBaselineErrors(t *testing.T) {
 		{"another expectation", gold, "toolscore: --baseline: " + gold + ": was graded against another expectation than ../../examples/contracts/contract.json (sha256 "},
 		{"legacy of another kind", legacyGold, "toolscore: --baseline: " + legacyGold + ": was graded against another expectation than ../../examples/contracts/contract.json (sha256 "},
 		{"many traces", many, "toolscore: --baseline: " + many + ": holds the results of many traces: grade as many traces to compare with it\n"},
-		{"broken", broken, "toolscore: --baseline: " + broken + ": not a saved result: the file ends inside a JSON document (cut short?)\n"},
-		{"newer", newer, "toolscore: --baseline: " + newer + ": format_version 9 was written by a newer toolscore (this one reads up to 1): upgrade toolscore\n"},
+		{"broken", broken, "toolscore: --baseline: " + broken + ": line 1:15: unexpected end of JSON input\n"},
+		{"newer", newer, "toolscore: --baseline: " + newer + ": line 1:20: format_version 9 was written by a newer toolscore (this one reads up to 1): upgrade toolscore\n"},
 		{"missing", missing, "toolscore: --baseline: " + missing + ": no such file or directory\n"},
 	}
 	for _, tc := range tests {
@@ -186,7 +186,7 @@ func TestBatchBaseline(t *testing.T) {
 	// A baseline of one trace cannot compare many.
 	one := saveResult(t, "one.json", "eval", "--json", example("contract.json"), example("trace.json"))
 	r := runBatchCLI(t, "", "eval", "--baseline", one, example("contract.json"), example("trace.json"), example("trace.json"))
-	want := "toolscore: --baseline: " + one + ": result 1: has no source: it is one trace's result; a baseline of many traces is the output of toolscore eval --json over many traces\n"
+	want := "toolscore: --baseline: " + one + ": line 1:1: has no source: it is one trace's result; a baseline of many traces is the output of toolscore eval --json over many traces\n"
 	if r.code != exitError || r.stderr != want {
 		t.Errorf("one-trace baseline: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // DefaultMaxDrop is the score drop (in [0,1]) a comparison with a baseline
@@ -25,9 +25,12 @@ const dropSlack = 1e-9
 // (the safety gate): one newly failing is a regression.
 var safetyChecks = []string{"forbidden-calls", "credentials"}
 
-// BaselineError is a baseline that cannot be used: unreadable, of another
-// kind, written by a newer toolscore, or graded against another
-// expectation. Its text names the file and says why.
+// BaselineError is a baseline that cannot be used: saved results graded
+// against another expectation or of another kind (one trace's result for
+// many, or the other way round), or a harness report that does not read
+// or is of another suite. Its text names the file and says why. Saved
+// results that do not read as such are a *SavedError instead, which
+// places what is wrong.
 type BaselineError struct {
 	// File names the baseline.
 	File string
@@ -47,97 +50,38 @@ type Saved struct {
 	Result *engine.EvaluationResult
 }
 
-// savedDoc is the JSON shape of a saved result.
+// savedDoc is the JSON shape of a saved result (its header is read by
+// ReadSavedValues).
 type savedDoc struct {
-	Header
 	engine.EvaluationResult
-	// FormatVersionRaw tells a missing format_version (version 1) from a
-	// given one.
-	FormatVersionRaw json.RawMessage `json:"format_version"`
-	// Suite and Tasks are members of a harness report, read only to say
-	// that the file is one.
-	Suite *string         `json:"suite"`
-	Tasks json.RawMessage `json:"tasks"`
 }
 
 // ReadSaved reads every saved result of r (one JSON document, or many: one
-// per line as `eval --json` writes many traces, or concatenated) and calls
-// fn with each in order. name names the file in errors, which are
-// *BaselineError.
+// per line as `eval --json` writes many traces, or concatenated; see
+// ReadSavedValues) and calls fn with each in order. name names the file
+// in errors, which are *SavedError (placing the value in the file) or
+// fn's.
 func ReadSaved(r io.Reader, name string, fn func(*Saved) error) error {
-	dec := json.NewDecoder(r)
-	for n := 1; ; n++ {
+	n := 0
+	return ReadSavedValues(r, name, func(v *SavedValue) error {
+		if v.Err != nil {
+			return v.Err
+		}
+		n++
 		var d savedDoc
-		err := dec.Decode(&d)
-		if errors.Is(err, io.EOF) {
-			if n == 1 {
-				return &BaselineError{name, "file is empty"}
-			}
-			return nil
-		}
-		where := ""
-		if n > 1 {
-			where = fmt.Sprintf("result %d: ", n)
-		}
-		if err != nil {
-			return &BaselineError{name, where + "not a saved result: " + jsonErrorText(err)}
-		}
-		s, err := d.saved(n)
-		if err != nil {
-			return &BaselineError{name, where + err.Error()}
-		}
-		if err := fn(s); err != nil {
+		if err := v.Decode(&d); err != nil {
 			return err
 		}
-	}
-}
-
-// saved checks a decoded document and returns it as a Saved.
-func (d *savedDoc) saved(n int) (*Saved, error) {
-	v := 1
-	if len(d.FormatVersionRaw) > 0 {
-		var err error
-		if v, err = strconv.Atoi(string(d.FormatVersionRaw)); err != nil || v < 1 {
-			return nil, fmt.Errorf("format_version %s is not a version number", d.FormatVersionRaw)
+		s := &Saved{Header: v.Header, Doc: n}
+		if s.Error == "" {
+			if !slices.Contains(Grades, d.Grade) || d.Metrics.Weights == (engine.Weights{}) {
+				return v.Errorf(jsondoc.Value{}, false, "not a saved result: no grade and metrics (want the output of toolscore eval --json)")
+			}
+			res := d.EvaluationResult
+			s.Result = &res
 		}
-	}
-	switch {
-	case v > FormatVersion:
-		return nil, fmt.Errorf("format_version %d was written by a newer toolscore (this one reads up to %d): upgrade toolscore", v, FormatVersion)
-	case d.Suite != nil && d.Tasks != nil:
-		return nil, errors.New("is a harness report, not an eval result (use it with toolscore harness --baseline)")
-	}
-	s := &Saved{Header: d.Header, Doc: n}
-	s.FormatVersion = v
-	if d.Error != "" {
-		return s, nil
-	}
-	if !slices.Contains(Grades, d.Grade) || d.Metrics.Weights == (engine.Weights{}) {
-		return nil, errors.New("not a saved result: no grade and metrics (want the output of toolscore eval --json)")
-	}
-	res := d.EvaluationResult
-	s.Result = &res
-	return s, nil
-}
-
-// jsonErrorText is a decoding error's text, with the offset of a syntax
-// error.
-func jsonErrorText(err error) string {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "the file ends inside a JSON document (cut short?)"
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field == "" {
-			return fmt.Sprintf("a JSON %s, want an object", te.Value)
-		}
-		return fmt.Sprintf("%s is a JSON %s, want %s", te.Field, te.Value, te.Type)
-	}
-	return err.Error()
+		return fn(s)
+	})
 }
 
 // CheckExpectation reports (as a *BaselineError naming file) when s was

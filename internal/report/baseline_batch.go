@@ -1,14 +1,11 @@
 package report
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // MaxChanges is the number of regressed and of fixed traces a BatchDiff
@@ -38,14 +35,13 @@ type baseEntry struct {
 	seen   bool
 }
 
-// lightDoc is the part of a saved result a batch baseline reads.
+// lightDoc is the part of a saved result a batch baseline reads (its
+// header is read by ReadSavedValues).
 type lightDoc struct {
-	Header
-	FormatVersionRaw json.RawMessage `json:"format_version"`
-	Score            float64         `json:"score"`
-	Grade            engine.Grade    `json:"grade"`
-	Passed           bool            `json:"passed"`
-	Metrics          struct {
+	Score   float64      `json:"score"`
+	Grade   engine.Grade `json:"grade"`
+	Passed  bool         `json:"passed"`
+	Metrics struct {
 		Contract *engine.ContractMetrics `json:"contract_metrics"`
 		Weights  engine.Weights          `json:"weights"`
 	} `json:"metrics"`
@@ -58,70 +54,55 @@ type lightDoc struct {
 			Status engine.CheckStatus `json:"status"`
 		} `json:"items"`
 	} `json:"checks"`
-	Suite *string         `json:"suite"`
-	Tasks json.RawMessage `json:"tasks"`
 }
 
 // ReadBatchBaseline reads a baseline of many traces from r and checks that
 // every entry was graded against c (identity sha, name expName; see
 // CheckExpectation). Entries are keyed by their source; a file whose
 // entries have none (one trace's result) is an error, as are two entries
-// with one source. Errors are *BaselineError naming file.
+// with one source. The file is read by ReadSavedValues, one line at a
+// time when it is JSON Lines. Errors are *SavedError placing the entry in
+// file, or *BaselineError naming file.
 func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expName string) (*BatchBaseline, error) {
 	b := &BatchBaseline{File: file, entries: map[string]*baseEntry{}}
-	dec := json.NewDecoder(r)
-	for n := 1; ; n++ {
+	err := ReadSavedValues(r, file, func(v *SavedValue) error {
+		if v.Err != nil {
+			return v.Err
+		}
 		var d lightDoc
-		err := dec.Decode(&d)
-		if errors.Is(err, io.EOF) {
-			if n == 1 {
-				return nil, &BaselineError{file, "file is empty"}
-			}
-			return b, nil
+		if err := v.Decode(&d); err != nil {
+			return err
 		}
-		where := fmt.Sprintf("result %d: ", n)
-		if err != nil {
-			return nil, &BaselineError{file, where + "not a saved result: " + jsonErrorText(err)}
-		}
-		v := 1
-		if len(d.FormatVersionRaw) > 0 {
-			if v, err = strconv.Atoi(string(d.FormatVersionRaw)); err != nil || v < 1 {
-				return nil, &BaselineError{file, fmt.Sprintf("%sformat_version %s is not a version number", where, d.FormatVersionRaw)}
-			}
-		}
+		h := v.Header
 		switch {
-		case v > FormatVersion:
-			return nil, &BaselineError{file, fmt.Sprintf("%sformat_version %d was written by a newer toolscore (this one reads up to %d): upgrade toolscore", where, v, FormatVersion)}
-		case d.Suite != nil && d.Tasks != nil:
-			return nil, &BaselineError{file, "is a harness report, not eval results (use it with toolscore harness --baseline)"}
-		case d.Source == "":
-			return nil, &BaselineError{file, where + "has no source: it is one trace's result; a baseline of many traces is the output of toolscore eval --json over many traces"}
-		case d.Error == "" && (!slices.Contains(Grades, d.Grade) || d.Metrics.Weights == (engine.Weights{})):
-			return nil, &BaselineError{file, where + "not a saved result: no grade and metrics (want the output of toolscore eval --json)"}
+		case h.Source == "":
+			return v.Errorf(jsondoc.Value{}, false, "has no source: it is one trace's result; a baseline of many traces is the output of toolscore eval --json over many traces")
+		case h.Error == "" && (!slices.Contains(Grades, d.Grade) || d.Metrics.Weights == (engine.Weights{})):
+			return v.Errorf(jsondoc.Value{}, false, "not a saved result: no grade and metrics (want the output of toolscore eval --json)")
 		}
-		if _, dup := b.entries[d.Source]; dup {
-			return nil, &BaselineError{file, fmt.Sprintf("%strace %s is in the file twice", where, d.Source)}
+		if _, dup := b.entries[h.Source]; dup {
+			return v.Errorf(v.Value.Get("source"), true, "trace %s is in the file twice", h.Source)
 		}
-		fp := fingerprint{sha: d.ExpectationSHA256}
-		if d.Error == "" {
+		fp := fingerprint{sha: h.ExpectationSHA256}
+		if h.Error == "" {
 			exp := make([]engine.ExpectedCall, len(d.ExpectedCalls))
 			for i, e := range d.ExpectedCalls {
 				exp[i].Tool = e.Tool
 			}
-			fp = newFingerprint(d.ExpectationSHA256, d.Metrics.Contract, exp)
+			fp = newFingerprint(h.ExpectationSHA256, d.Metrics.Contract, exp)
 		}
 		if err := fp.check(file, sha, c, expName); err != nil {
-			return nil, err
+			return err
 		}
-		e := &baseEntry{side: Side{d.Score, d.Grade, d.Passed}, err: d.Error != ""}
+		e := &baseEntry{side: Side{d.Score, d.Grade, d.Passed}, err: h.Error != ""}
 		for _, it := range d.Checks.Items {
 			if it.Status == engine.CheckFail && slices.Contains(safetyChecks, it.Name) {
 				e.safety = append(e.safety, it.Name)
 			}
 		}
-		b.entries[d.Source] = e
+		b.entries[h.Source] = e
 		if b.Traces == 0 {
-			b.FirstSource = d.Source
+			b.FirstSource = h.Source
 		}
 		b.Traces++
 		switch {
@@ -133,7 +114,12 @@ func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expNam
 		if !e.err {
 			b.ScoreSum += d.Score
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return b, nil
 }
 
 // PassRate is the baseline's Passed / Traces; 0 for none.

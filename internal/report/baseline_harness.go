@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -189,4 +190,24 @@ func outcomeWord(o harness.Outcome) string {
 		return "FAIL"
 	}
 	return "ERROR"
+}
+
+// jsonErrorText is a decoding error's text, with the offset of a syntax
+// error.
+func jsonErrorText(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the file ends inside a JSON document (cut short?)"
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Sprintf("a JSON %s, want an object", te.Value)
+		}
+		return fmt.Sprintf("%s is a JSON %s, want %s", te.Field, te.Value, te.Type)
+	}
+	return err.Error()
 }

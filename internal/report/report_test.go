@@ -387,10 +387,14 @@ func TestReadSaved(t *testing.T) {
 		{"legacy", legacy, c, ""},
 		{"legacy against a gold file", legacy, gold, "base.json: was graded against another expectation than exp.json (a contract, not a gold file); save a new baseline with toolscore eval --json"},
 		{"another contract", saved.Bytes(), gold, "base.json: was graded against another expectation than exp.json (sha256 " + sha[:12] + ", exp.json has 000000000000); save a new baseline with toolscore eval --json"},
-		{"newer", []byte(`{"format_version": 7, "score": 1}`), c, "base.json: format_version 7 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"},
-		{"harness report", rep.Bytes(), c, "base.json: is a harness report, not an eval result (use it with toolscore harness --baseline)"},
-		{"not a result", []byte(`{"calls": []}`), c, "base.json: not a saved result: no grade and metrics (want the output of toolscore eval --json)"},
-		{"broken", []byte(`{"score": `), c, "base.json: not a saved result: the file ends inside a JSON document (cut short?)"},
+		{"newer", []byte(`{"format_version": 7, "score": 1}`), c, "base.json: line 1:20: format_version 7 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"},
+		{"version as a string", []byte(`{"format_version": "1", "score": 1}`), c, `base.json: line 1:20: format_version "1" is not a version number`},
+		{"score as a string", []byte("{\n  \"format_version\": 1,\n  \"score\": \"x\"\n}\n"), c, "base.json: line 3:12: /score: must be a number, got string"},
+		{"nested type", []byte(`{"format_version": 1, "grade": "A", "metrics": {"weights": {"selection_accuracy": "x"}}}`), c, "base.json: line 1:83: /metrics/weights/selection_accuracy: must be a number, got string"},
+		{"harness report", rep.Bytes(), c, "base.json: line 1:1: is a harness report, not an eval result (use it with toolscore harness --baseline)"},
+		{"not a result", []byte(`{"calls": []}`), c, "base.json: line 1:1: not a saved result: no grade and metrics (want the output of toolscore eval --json)"},
+		{"broken", []byte(`{"score": `), c, "base.json: line 1:11: unexpected end of JSON input"},
+		{"broken, indented", []byte("{\n  \"score\": 1,\n  \"grade\": x\n}\n"), c, "base.json: line 3:12: /grade: invalid character 'x' looking for beginning of value"},
 		{"empty", nil, c, "base.json: file is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -406,8 +410,9 @@ func TestReadSaved(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 				var be *BaselineError
-				if !errors.As(err, &be) {
-					t.Errorf("%T is not a *BaselineError", err)
+				var se *SavedError
+				if !errors.As(err, &be) && !errors.As(err, &se) {
+					t.Errorf("%T is not a *BaselineError or *SavedError", err)
 				}
 			}
 			if got != tc.err {

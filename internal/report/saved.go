@@ -14,7 +14,10 @@
 // before the field existed have the same shape. A version newer than
 // FormatVersion is refused with an error naming it, so an old toolscore
 // never misreads a newer file; a future version 2 will keep a reader for
-// version 1, so baselines saved today stay readable.
+// version 1, so baselines saved today stay readable. [ReadSavedValues]
+// is the one reader of saved results (eval --baseline, through
+// [ReadSaved] and [ReadBatchBaseline]): its errors are
+// [*SavedError], placing what is wrong by line, column and JSON pointer.
 package report
 
 import (
