@@ -75,6 +75,13 @@ with the bound at the end on stderr, counted as "could not be regraded"
 in the summary (summary.failed, and a row with "change": "error" and its
 "error" with --json), and the exit status is then 2.
 
+Result files are read as eval --baseline reads them, with the same
+errors (FILE: line L:C: /pointer: what is wrong); a format_version newer
+than this toolscore reads is refused. In a file of one result per line,
+a line that is not a saved result is named at the end on stderr and
+counted as could not be regraded (its row with "old" and "new" null),
+and the other lines are regraded.
+
 With --server, a regrade of the server's stored results (filtered by the
 flags below) is started against NAME@VERSION of its registry (the latest
 version without @); --wait follows it with a progress bar to the end.
@@ -161,16 +168,19 @@ type regradeFileView struct {
 	// Source is the result's own "source", the trace eval graded in a
 	// batch ("" for none).
 	Source string `json:"source,omitempty"`
-	// Old is the stored verdict.
-	Old verdictView `json:"old"`
-	// New is the verdict now, nil for a result over a bound (Error).
+	// Old is the stored verdict, nil for a value of the file that is not
+	// a saved result (Error).
+	Old *verdictView `json:"old"`
+	// New is the verdict now, nil for a result not regraded (Error).
 	New *verdictView `json:"new"`
 	// Change is pass_to_fail, fail_to_pass, grade, error (not regraded:
 	// see Error) or "" (unchanged).
 	Change string `json:"change"`
 	// Error is why the result could not be regraded (over --timeout or
 	// --max-scoring-cells), as eval --json marks a trace it could not
-	// grade; "" when it was regraded.
+	// grade, or why a value of a file of many is not a saved result
+	// (its line:column and pointer, and what is wrong); "" when it was
+	// regraded.
 	Error string `json:"error,omitempty"`
 }
 
@@ -195,8 +205,10 @@ type regradeSummary struct {
 // not regraded, and the others are, as eval grades a batch: it is a row
 // with its error (--json), counted in summary.failed, and named with its
 // error on stderr at the end, when the run returns an error (when it was
-// the only result to regrade, that error alone). Otherwise it
-// returns errFailed when any result went from PASS to FAIL.
+// the only result to regrade, that error alone). A value of a file that
+// is not a saved result (a line of JSON Lines; see readResults) is
+// counted and reported the same way. Otherwise it returns errFailed when
+// any result went from PASS to FAIL.
 func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []string) error {
 	bounds, err := f.bounds.bounds()
 	if err != nil {
@@ -236,6 +248,15 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 					failures = append(failures, be.Error())
 				}
 				rows = append(rows, be.row)
+				continue
+			}
+			if se := (*report.SavedError)(nil); errors.As(err, &se) {
+				// Not a saved result: the others are regraded.
+				sum.Failed++
+				if len(failures) < report.MaxErrors {
+					failures = append(failures, se.Error())
+				}
+				rows = append(rows, regradeFileView{File: d.name, Change: "error", Error: se.Reason()})
 				continue
 			}
 			if err != nil {
@@ -299,8 +320,9 @@ func runRegradeFiles(ctx context.Context, s stdio, f regradeFlags, files []strin
 type resultDoc struct {
 	// name is the file's name, or FILE:LINE in a file of many.
 	name string
-	// data is the result's JSON text.
-	data string
+	// value is the result as read, with its error (value.Err) when it
+	// is not one.
+	value *report.SavedValue
 }
 
 // ungradedError is regradeResult's error for a saved result of a trace
@@ -328,58 +350,46 @@ func (e *overBoundError) Error() string {
 	return name + ": " + e.row.Error
 }
 
-// readResults reads the result file at path ("-" for standard input):
-// JSON values one after another, each a result, in any layout (one
-// indented document; one per line, as eval --json writes many; several
-// indented ones). With one value it is named as the file, with more each
-// by the line it starts on (FILE:LINE). Errors name the file and the
-// line.
+// readResults reads the result file at path ("-" for standard input)
+// with report.ReadSavedValues, as eval --baseline reads it: JSON values
+// one after another, each a result, in any layout (one indented
+// document; one per line, as eval --json writes many; several indented
+// ones). With one value it is named as the file, with more each by the
+// line it starts on (FILE:LINE). A line of a JSON Lines file that is not
+// a saved result is a resultDoc with its error (value.Err), the others
+// still read; any other error is the file's.
 func readResults(s stdio, path string) ([]resultDoc, error) {
 	name := displayName(path)
 	data, err := readInput(s, path)
 	if err != nil {
 		return nil, err
 	}
-	text := string(data)
-	seq, err := jsondoc.ParseSeq(text)
+	var docs []resultDoc
+	err = report.ReadSavedValues(bytes.NewReader(data), name, func(v *report.SavedValue) error {
+		docs = append(docs, resultDoc{name: name + ":" + strconv.Itoa(v.Line), value: v})
+		return nil
+	})
 	if err != nil {
-		var se *jsondoc.SyntaxError
-		if !errors.As(err, &se) {
-			return nil, failf("%s: %v", name, err)
-		}
-		// The pointer's first token is the value's place in the sequence,
-		// which the line says better: keep the pointer inside the value.
-		msg := fmt.Sprintf("line %d:%d: %s", se.Line, se.Column, se.Msg)
-		if _, in, ok := strings.Cut(strings.TrimPrefix(se.Pointer, "/"), "/"); ok {
-			msg += " (at " + jsondoc.ShortPointer("/"+in) + ")"
-		}
-		return nil, failf("%s: %s", name, msg)
+		return nil, failf("%v", err)
 	}
-	docs := make([]resultDoc, 0, seq.Len())
-	line, at := 1, 0
-	for _, v := range seq.Elems() {
-		d := resultDoc{name: name, data: v.Raw()}
-		if seq.Len() > 1 {
-			line += strings.Count(text[at:v.Offset()], "\n")
-			at = v.Offset()
-			d.name = name + ":" + strconv.Itoa(line)
-		}
-		docs = append(docs, d)
+	if len(docs) == 1 {
+		docs[0].name = name
 	}
 	return docs, nil
 }
 
 // regradeResult grades one saved result again. Errors name the result;
 // an *ungradedError is a result eval could not grade, an
-// *overBoundError one over bounds.
+// *overBoundError one over bounds, a *report.SavedError a value that is
+// not a saved result (placed in its file).
 func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regradeFlags, bounds gradeBounds, minScore *float64) (regradeFileView, error) {
-	name := d.name
-	if t := strings.TrimLeft(d.data, " \t\r\n"); t != "" && t[0] == '[' {
-		return regradeFileView{}, failf("%s: a JSON array, not an evaluation result: write the results one per line, as toolscore eval --json does", name)
+	v := d.value
+	if v.Err != nil {
+		return regradeFileView{}, v.Err
 	}
 	var sr storedResult
-	if err := json.Unmarshal([]byte(d.data), &sr); err != nil {
-		return regradeFileView{}, failf("%s: not an evaluation result: %v", name, err)
+	if err := v.Decode(&sr); err != nil {
+		return regradeFileView{}, err
 	}
 	if sr.Error != "" && sr.TraceCalls == nil {
 		msg := sr.Error
@@ -389,13 +399,13 @@ func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regra
 		return regradeFileView{}, &ungradedError{msg}
 	}
 	if sr.TraceCalls == nil || sr.Score == nil || sr.Passed == nil {
-		return regradeFileView{}, failf("%s: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json", name)
+		return regradeFileView{}, v.Errorf(jsondoc.Value{}, false, "not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json")
 	}
 	opts := engine.Options{NoSafetyGate: sr.SafetyGate != nil && !*sr.SafetyGate}
 	if len(sr.Options) > 0 && string(sr.Options) != "null" {
 		var err error
 		if opts, err = reeval.Options(sr.Options); err != nil {
-			return regradeFileView{}, failf("%s: %v", name, err)
+			return regradeFileView{}, v.Errorf(v.Value.Get("options"), false, "%v", err)
 		}
 	}
 	if f.strict {
@@ -409,19 +419,19 @@ func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regra
 	}
 	calls, err := reeval.Calls(sr.TraceCalls)
 	if err != nil {
-		return regradeFileView{}, failf("%s: %v", name, err)
+		return regradeFileView{}, v.Errorf(v.Value.Get("trace_calls"), false, "%v", err)
 	}
 	failed, err := reeval.FailedCredentials(sr.Checks)
 	if err != nil {
-		return regradeFileView{}, failf("%s: %v", name, err)
+		return regradeFileView{}, v.Errorf(v.Value.Get("checks"), false, "%v", err)
 	}
 	opts.SecretScanner = secretScanner()
 	res, err := bounds.grade(ctx, c, len(calls), func(ctx context.Context) (*engine.EvaluationResult, error) {
 		return reeval.Evaluate(ctx, c, calls, sr.FinalAnswer, opts, failed)
 	})
 	row := regradeFileView{
-		File: name, Source: sr.Source,
-		Old: verdictView{Score: *sr.Score, Grade: sr.Grade, Passed: *sr.Passed},
+		File: d.name, Source: sr.Source,
+		Old: &verdictView{Score: *sr.Score, Grade: sr.Grade, Passed: *sr.Passed},
 	}
 	if len(sr.Issues) > 0 {
 		row.Old.TopIssue = &sr.Issues[0]

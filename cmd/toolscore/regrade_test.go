@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -171,9 +172,9 @@ func TestRegradeErrors(t *testing.T) {
 		{"no contract", []string{"regrade", notResult}, "toolscore: --contract is required"},
 		{"no files", []string{"regrade", "--contract", v1}, "toolscore: regrade needs RESULT.json files, or --server URL"},
 		{"files with server", []string{"regrade", "--server", "http://x", "--contract", "a", notResult}, "toolscore: regrade --server takes no files"},
-		{"not a result", []string{"regrade", "--contract", v1, notResult}, "toolscore: " + notResult + ": not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json"},
+		{"not a result", []string{"regrade", "--contract", v1, notResult}, "toolscore: " + notResult + ": line 1:1: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json"},
 		{"bad json", []string{"regrade", "--contract", v1, badJSON}, "toolscore: " + badJSON + ": line 2:12:"},
-		{"bad calls", []string{"regrade", "--contract", v1, badCalls}, "toolscore: " + badCalls + ": trace_calls: /0/tool: missing"},
+		{"bad calls", []string{"regrade", "--contract", v1, badCalls}, "toolscore: " + badCalls + ": line 1:59: trace_calls: /0/tool: missing"},
 		{"missing file", []string{"regrade", "--contract", v1, "nope.json"}, "toolscore: nope.json: no such file or directory"},
 		{"bad min score", []string{"regrade", "--contract", v1, "--min-score", "2", badCalls}, `toolscore: --min-score: must be a number in [0,1], got "2"`},
 		{"bad server", []string{"regrade", "--server", "ftp://x", "--contract", "a"}, `toolscore: --server: "ftp://x" is not an http(s) URL`},
@@ -372,21 +373,26 @@ func TestRegradeJSONLines(t *testing.T) {
 }
 
 // TestRegradeResultFileErrors: a result file regrade cannot read is an
-// error naming the file and the line (and the place inside the result).
+// error naming the file and the line:column (and the place inside the
+// result); in a JSON Lines file a line that is not a saved result is
+// counted, named at the end, and the others are regraded (exit 2).
 func TestRegradeResultFileErrors(t *testing.T) {
 	inTempDir(t)
 	gold := put(t, "gold.json", `[{"tool": "a"}]`)
 	good := `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"tool": "a", "args": {}}]}`
+	const of2 = "toolscore: 1 of 2 results could not be regraded\n"
 	for _, tc := range []struct{ name, content, want string }{
-		{"broken line", good + "\n{\"score\": 1, \"trace_calls\": [}\n", "toolscore: r.jsonl: line 2:30: invalid character '}' looking for beginning of value (at /trace_calls/0)\n"},
-		{"junk line", good + "\nnot json\n", "toolscore: r.jsonl: line 2:2: invalid character 'o' in literal null (expecting 'u')\n"},
-		{"not a result", good + "\n{\"calls\": []}\n", "toolscore: r.jsonl:2: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json\n"},
-		{"bad calls", good + "\n" + `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"args": {}}]}` + "\n", "toolscore: r.jsonl:2: trace_calls: /0/tool: missing\n"},
-		{"array", "[" + good + "]\n", "toolscore: r.jsonl: a JSON array, not an evaluation result: write the results one per line, as toolscore eval --json does\n"},
+		{"broken line", good + "\n{\"score\": 1, \"trace_calls\": [}\n", "toolscore: r.jsonl: line 2:30: /trace_calls/0: invalid character '}' looking for beginning of value\n" + of2},
+		{"junk line", good + "\nnot json\n", "toolscore: r.jsonl: line 2:2: invalid character 'o' in literal null (expecting 'u')\n" + of2},
+		{"not a result", good + "\n{\"calls\": []}\n", "toolscore: r.jsonl: line 2:1: not an evaluation result (no trace_calls, score or passed); write one with toolscore eval --json\n" + of2},
+		{"bad calls", good + "\n" + `{"score": 1, "passed": true, "grade": "A", "trace_calls": [{"args": {}}]}` + "\n", "toolscore: r.jsonl: line 2:59: trace_calls: /0/tool: missing\n" + of2},
+		{"score a string", good + "\n" + `{"score": "x", "passed": true, "trace_calls": []}` + "\n", "toolscore: r.jsonl: line 2:11: /score: must be a number, got string\n" + of2},
+		{"array", "[" + good + "]\n", "toolscore: r.jsonl: line 1:1: a JSON array, not a saved result: write the results one per line, as toolscore eval --json does\n"},
 		{"only errors", `{"format_version":1,"source":"t.jsonl:1","error":"file is empty"}` + "\n",
 			"toolscore: r.jsonl: skipped, eval could not grade the trace: t.jsonl:1: file is empty\ntoolscore: nothing to regrade: the only saved result is of a trace eval could not grade\n"},
 		{"only errors, two", strings.Repeat(`{"format_version":1,"error":"file is empty"}`+"\n", 2),
 			"toolscore: r.jsonl:1: skipped, eval could not grade the trace: file is empty\ntoolscore: r.jsonl:2: skipped, eval could not grade the trace: file is empty\ntoolscore: nothing to regrade: all 2 saved results are of traces eval could not grade\n"},
+		{"empty", "\n\n", "toolscore: r.jsonl: file is empty\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runCLI(t, "", "regrade", "--contract", gold, put(t, "r.jsonl", tc.content))
@@ -394,6 +400,75 @@ func TestRegradeResultFileErrors(t *testing.T) {
 				t.Errorf("regrade = %d %q, want %d %q", r.code, r.stderr, exitError, tc.want)
 			}
 		})
+	}
+}
+
+// TestRegradeSavedErrors: regrade reads a saved result as eval
+// --baseline does, with the same errors: a format_version it does not
+// read is refused, a member of the wrong type is placed by line:column
+// and pointer, and a trace given for a result says so.
+func TestRegradeSavedErrors(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}]`)
+	const newer = "format_version 99 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"
+	const trace = "line 1:1: a trace, not a saved result: grade it with toolscore eval --json, whose output this reads"
+	for _, tc := range []struct{ name, content, want, baseline string }{
+		{"newer", "{\n  \"format_version\": 99,\n  \"score\": 1\n}\n", "line 2:21: " + newer, "line 2:21: " + newer},
+		{"version a string", `{"format_version": "1", "score": 1, "passed": true, "trace_calls": []}`, `line 1:20: format_version "1" is not a version number`, `line 1:20: format_version "1" is not a version number`},
+		{"score a string", "{\n  \"format_version\": 1,\n  \"score\": \"x\",\n  \"passed\": true\n}\n", "line 3:12: /score: must be a number, got string", "line 3:12: /score: must be a number, got string"},
+		{"calls a string", `{"score": 1, "passed": true, "trace_calls": "x"}`, "line 1:45: /trace_calls: must be an array, got string", "line 1:45: /trace_calls: must be an array, got string"},
+		{"nested", `{"score": 1, "passed": true, "grade": "A", "issues": [{"tool": 7}], "trace_calls": []}`, "line 1:64: /issues/0/tool: must be a string, got number", "line 1:64: /issues/0/tool: must be a string, got number"},
+		{"syntax", "{\n  \"score\": 1,\n  \"grade\": x\n}\n", "line 3:12: /grade: invalid character 'x' looking for beginning of value", "line 3:12: /grade: invalid character 'x' looking for beginning of value"},
+		{"trace lines", `{"role": "user", "content": "hi"}` + "\n{\"role\": \"assistant\", \"content\": [}\n", trace, trace},
+		{"trace document", "[\n  {\"role\": \"user\", \"content\": \"hi\"}\n]\n", trace, trace},
+		{"event stream", "data: {\"type\": \"message_start\"}\n\ndata: {\"type\": \"message_stop\"}\n", "line 1:1: a trace (an event stream), not a saved result: grade it with toolscore eval --json, whose output this reads", "line 1:1: a trace (an event stream), not a saved result: grade it with toolscore eval --json, whose output this reads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := put(t, "r.json", tc.content)
+			r := runCLI(t, "", "regrade", "--contract", gold, file)
+			if want := "toolscore: r.json: " + tc.want + "\n"; r.code != exitError || r.stderr != want {
+				t.Errorf("regrade = %d %q, want %d %q", r.code, r.stderr, exitError, want)
+			}
+			r = runCLI(t, "", "eval", "--baseline", file, gold, put(t, "t.json", `[{"tool": "a"}]`))
+			if want := "toolscore: --baseline: r.json: " + tc.baseline + "\n"; r.code != exitError || r.stderr != want {
+				t.Errorf("eval --baseline = %d %q, want %d %q", r.code, r.stderr, exitError, want)
+			}
+		})
+	}
+}
+
+// TestRegradeMixedLines: a JSON Lines file with a line that is not a
+// result regrades the others; the line is a --json row with "change":
+// "error", its place and what is wrong, no verdicts, counted in
+// summary.failed, and the exit status is 2.
+func TestRegradeMixedLines(t *testing.T) {
+	inTempDir(t)
+	gold := put(t, "gold.json", `[{"tool": "a"}]`)
+	good := `{"score": 0.5, "passed": false, "grade": "F", "trace_calls": [{"tool": "a", "args": {}}]}`
+	mix := put(t, "mix.jsonl", good+"\n"+good+"\n{bad}\n"+good+"\n")
+	r := runCLI(t, "", "regrade", "--json", "--contract", gold, mix)
+	const stderr = "toolscore: mix.jsonl: line 3:2: invalid character 'b' looking for beginning of object key string\ntoolscore: 1 of 4 results could not be regraded\n"
+	if r.code != exitError || r.stderr != stderr {
+		t.Errorf("regrade --json = %d %q, want %d %q", r.code, r.stderr, exitError, stderr)
+	}
+	var got struct {
+		Results []json.RawMessage `json:"results"`
+		Summary regradeSummary    `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Results) != 4 {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	const row = `{"file":"mix.jsonl:3","old":null,"new":null,"change":"error","error":"line 3:2: invalid character 'b' looking for beginning of object key string"}`
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, got.Results[2]); err != nil || compact.String() != row {
+		t.Errorf("row 3 = %s, want %s", compact.String(), row)
+	}
+	if want := (regradeSummary{Results: 3, Failed: 1, FailToPass: 3, MeanScoreDelta: got.Summary.MeanScoreDelta}); got.Summary != want {
+		t.Errorf("summary %+v, want %+v", got.Summary, want)
+	}
+	r = runCLI(t, "", "regrade", "--contract", gold, mix)
+	if r.code != exitError || r.stderr != stderr || !strings.Contains(r.stdout, "Regrade: 3 results against gold.json") || !strings.Contains(r.stdout, "(1 could not be regraded)") {
+		t.Errorf("regrade = %d %q:\n%s", r.code, r.stderr, r.stdout)
 	}
 }
 

@@ -16,7 +16,7 @@
 // never misreads a newer file; a future version 2 will keep a reader for
 // version 1, so baselines saved today stay readable. [ReadSavedValues]
 // is the one reader of saved results (eval --baseline, through
-// [ReadSaved] and [ReadBatchBaseline]): its errors are
+// [ReadSaved] and [ReadBatchBaseline], and regrade): its errors are
 // [*SavedError], placing what is wrong by line, column and JSON pointer.
 package report
 
