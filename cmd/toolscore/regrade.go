@@ -419,7 +419,7 @@ func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regra
 	}
 	calls, err := reeval.Calls(sr.TraceCalls)
 	if err != nil {
-		return regradeFileView{}, v.Errorf(v.Value.Get("trace_calls"), false, "%v", err)
+		return regradeFileView{}, callsError(v, err)
 	}
 	failed, err := reeval.FailedCredentials(sr.Checks)
 	if err != nil {
@@ -456,6 +456,28 @@ func regradeResult(ctx context.Context, c *engine.Contract, d resultDoc, f regra
 		row.Change = "grade"
 	}
 	return row, nil
+}
+
+// callsError places err, reeval.Calls's error for the trace_calls of
+// the result v, in the result's file: a call of another shape than a
+// stored call is v.Decode's error at the member (a call's "tool" a
+// number: "/trace_calls/0/tool: must be a string, got number"), a call
+// without a tool is placed at the call; anything else at trace_calls.
+func callsError(v *report.SavedValue, err error) error {
+	var stored struct {
+		TraceCalls []engine.ToolCall `json:"trace_calls"`
+	}
+	if derr := v.Decode(&stored); derr != nil {
+		return derr
+	}
+	calls := v.Value.Get("trace_calls")
+	msg := strings.TrimPrefix(err.Error(), "trace_calls: ")
+	if at, ok := strings.CutSuffix(msg, "/tool: missing"); ok {
+		if i, err := strconv.Atoi(strings.TrimPrefix(at, "/")); err == nil && calls.Index(i).Exists() {
+			return v.Errorf(calls.Index(i), true, `no "tool": a stored call names its tool ("" for none)`)
+		}
+	}
+	return v.Errorf(calls, true, "%s", msg)
 }
 
 // writeRegradeReport prints the changed results as a table and a summary.
