@@ -229,11 +229,15 @@ func (langchainAdapter) Parse(in *Input) (engine.Trace, error) {
 	switch v.Kind() {
 	case jsondoc.Object:
 		if isLCToolCall(v) {
-			p.call(v)
+			if err := p.call(v); err != nil {
+				return engine.Trace{}, err
+			}
 			break
 		}
 		if k, f := lcAnyMessage(v); k != "" {
-			p.message(k, f)
+			if err := p.message(k, f); err != nil {
+				return engine.Trace{}, err
+			}
 			break
 		}
 		if msgs := v.Get("messages"); msgs.Exists() {
@@ -292,7 +296,9 @@ func (p *lcParser) records(recs []jsondoc.Value) error {
 		if !ok {
 			if isObj(r) {
 				if k, f := lcAnyMessage(r); k != "" {
-					p.message(k, f)
+					if err := p.message(k, f); err != nil {
+						return err
+					}
 					continue
 				}
 			}
@@ -330,15 +336,22 @@ func (p *lcParser) messages(list []jsondoc.Value) error {
 		if k == "" {
 			return notFit("langchain", m, "not a LangChain message")
 		}
-		p.message(k, f)
+		if err := p.message(k, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (p *lcParser) message(kind string, f jsondoc.Value) {
+// message reads a message of the kind whose fields are f; a call list,
+// name or id of the wrong type is a *ShapeError.
+func (p *lcParser) message(kind string, f jsondoc.Value) error {
 	switch kind {
 	case "ai":
-		made := p.aiCalls(f)
+		made, err := p.aiCalls(f)
+		if err != nil {
+			return err
+		}
 		p.b.turn(lcText(f.Get("content")), made)
 	case "tool":
 		errText := ""
@@ -347,14 +360,28 @@ func (p *lcParser) message(kind string, f jsondoc.Value) {
 				errText = "true"
 			}
 		}
-		p.b.result(idString(f.Get("tool_call_id")), "", f.Get("content"), errText)
+		id, err := idOf("langchain", "tool_call_id", f.Get("tool_call_id"))
+		if err != nil {
+			return err
+		}
+		p.b.result(id, "", f.Get("content"), errText)
 	case "function":
-		p.b.result("", f.Get("name").Text(), f.Get("content"), "")
+		name, err := str("langchain", "name", f.Get("name"))
+		if err != nil {
+			return err
+		}
+		p.b.result("", name, f.Get("content"), "")
 	}
+	return nil
 }
 
 // aiCalls adds the calls of an AI message and reports whether it made any.
-func (p *lcParser) aiCalls(f jsondoc.Value) bool {
+func (p *lcParser) aiCalls(f jsondoc.Value) (bool, error) {
+	for _, k := range [...]string{"tool_calls", "invalid_tool_calls"} {
+		if l := f.Get(k); set(l) && !isArr(l) {
+			return false, shapeErr("langchain", l, "%s must be an array, not %s", k, aType(l))
+		}
+	}
 	tcs := elems(f.Get("tool_calls"))
 	invalid := elems(f.Get("invalid_tool_calls"))
 	if len(tcs) == 0 && len(invalid) == 0 {
@@ -374,11 +401,18 @@ func (p *lcParser) aiCalls(f jsondoc.Value) bool {
 		if tm.Get("function").Exists() {
 			// An OpenAI-style call in a {role, content} dict, which
 			// LangChain converts.
-			op := openAIParser{b: p.b}
-			calls = append(calls, op.toolCall(tm))
+			op := openAIParser{b: p.b, format: "langchain"}
+			c, err := op.toolCall(tm)
+			if err != nil {
+				return false, err
+			}
+			calls = append(calls, c)
 			continue
 		}
-		c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+		c, err := lcCall(tm)
+		if err != nil {
+			return false, err
+		}
 		if text, ok := rawArgs[c.ID+"\x00"+c.Tool]; ok && c.ID != "" {
 			p.b.setArgsText(&c, text)
 		} else {
@@ -387,7 +421,10 @@ func (p *lcParser) aiCalls(f jsondoc.Value) bool {
 		calls = append(calls, c)
 	}
 	for _, tm := range invalid {
-		c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+		c, err := lcCall(tm)
+		if err != nil {
+			return false, err
+		}
 		c.ArgsRaw = tm.Get("args").Text()
 		if c.ArgsError = tm.Get("error").Text(); c.ArgsError == "" {
 			c.ArgsError = "listed in invalid_tool_calls"
@@ -403,7 +440,21 @@ func (p *lcParser) aiCalls(f jsondoc.Value) bool {
 	for _, c := range calls {
 		p.b.add(c)
 	}
-	return len(calls) > 0
+	return len(calls) > 0, nil
+}
+
+// lcCall reads the name and id of a LangChain ToolCall dict; either of the
+// wrong type is a *ShapeError.
+func lcCall(tm jsondoc.Value) (engine.ToolCall, error) {
+	name, err := str("langchain", "name", tm.Get("name"))
+	if err != nil {
+		return engine.ToolCall{}, err
+	}
+	id, err := idOf("langchain", "id", tm.Get("id"))
+	if err != nil {
+		return engine.ToolCall{}, err
+	}
+	return engine.ToolCall{Tool: name, ID: id}, nil
 }
 
 // lcProviderOrder maps call ids to their 1-based position in the
@@ -432,42 +483,59 @@ func lcProviderOrder(f jsondoc.Value) map[string]int {
 // fallbackCalls reads calls an older dump keeps only in
 // additional_kwargs (OpenAI tool_calls or function_call) or as content
 // blocks (Anthropic tool_use, LangChain tool_call).
-func (p *lcParser) fallbackCalls(f jsondoc.Value) bool {
+func (p *lcParser) fallbackCalls(f jsondoc.Value) (bool, error) {
 	made := false
 	kw := f.Get("additional_kwargs")
 	if tcs := kw.Get("tool_calls"); isArr(tcs) && tcs.Len() > 0 {
-		op := openAIParser{b: p.b}
+		op := openAIParser{b: p.b, format: "langchain"}
 		for _, tm := range tcs.Elems() {
-			p.b.add(op.toolCall(tm))
+			c, err := op.toolCall(tm)
+			if err != nil {
+				return false, err
+			}
+			p.b.add(c)
 		}
-		return true
+		return true, nil
 	}
 	if fc := kw.Get("function_call"); isObj(fc) {
-		c := engine.ToolCall{Tool: fc.Get("name").Text()}
+		name, err := str("langchain", "name", fc.Get("name"))
+		if err != nil {
+			return false, err
+		}
+		c := engine.ToolCall{Tool: name}
 		p.b.setArgs(&c, fc.Get("arguments"))
 		p.b.add(c)
-		return true
+		return true, nil
 	}
 	for _, bm := range f.Get("content").Elems() {
 		switch bm.Get("type").Text() {
 		case "tool_use":
-			c := engine.ToolCall{Tool: bm.Get("name").Text(), ID: idString(bm.Get("id"))}
+			c, err := lcCall(bm)
+			if err != nil {
+				return false, err
+			}
 			p.b.setArgs(&c, bm.Get("input"))
 			p.b.add(c)
 			made = true
 		case "tool_call":
-			p.call(bm)
+			if err := p.call(bm); err != nil {
+				return false, err
+			}
 			made = true
 		}
 	}
-	return made
+	return made, nil
 }
 
 // call adds a LangChain ToolCall dict {name, args, id}.
-func (p *lcParser) call(tm jsondoc.Value) {
-	c := engine.ToolCall{Tool: tm.Get("name").Text(), ID: idString(tm.Get("id"))}
+func (p *lcParser) call(tm jsondoc.Value) error {
+	c, err := lcCall(tm)
+	if err != nil {
+		return err
+	}
 	p.b.setArgs(&c, tm.Get("args"))
 	p.b.add(c)
+	return nil
 }
 
 // lcText is the visible text of a message's content: a string, or the

@@ -139,7 +139,7 @@ func openAIRecords(recs []jsondoc.Value) (completions int, ok bool) {
 }
 
 func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
-	p := openAIParser{b: in.newBuilder()}
+	p := openAIParser{b: in.newBuilder(), format: "openai"}
 	var err error
 	v := in.Value()
 	switch v.Kind() {
@@ -158,7 +158,10 @@ func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
 				err = p.completion(v)
 			}
 		case isOpenAIToolCall(v):
-			p.b.add(p.toolCall(v))
+			var c engine.ToolCall
+			if c, err = p.toolCall(v); err == nil {
+				p.b.add(c)
+			}
 		case set(v.Get("role")):
 			err = p.message(v)
 		default:
@@ -177,6 +180,9 @@ func (openAIAdapter) Parse(in *Input) (engine.Trace, error) {
 
 type openAIParser struct {
 	b *builder
+	// format names the adapter in shape errors of tool calls: "openai",
+	// or another adapter that reads OpenAI-style calls (langchain).
+	format string
 }
 
 func (p *openAIParser) messages(list jsondoc.Value) error {
@@ -324,12 +330,20 @@ func (p *openAIParser) messageOf(m jsondoc.Value, f *openAIMsg) error {
 				return shapeErr("openai", tcs, "tool_calls must be an array, not %s", aType(tcs))
 			}
 			for _, tc := range tcs.Elems() {
-				p.b.add(p.toolCall(tc))
+				c, err := p.toolCall(tc)
+				if err != nil {
+					return err
+				}
+				p.b.add(c)
 				made = true
 			}
 		}
 		if fc := f.functionCall; isObj(fc) {
-			c := engine.ToolCall{Tool: fc.Get("name").Text()}
+			name, err := str(p.format, "name", fc.Get("name"))
+			if err != nil {
+				return err
+			}
+			c := engine.ToolCall{Tool: name}
 			p.b.setArgs(&c, fc.Get("arguments"))
 			p.b.add(c)
 			made = true
@@ -340,19 +354,28 @@ func (p *openAIParser) messageOf(m jsondoc.Value, f *openAIMsg) error {
 		}
 		p.b.turn(text, made)
 	case "tool":
-		p.b.result(idString(f.toolCallID), "", f.content, "")
+		id, err := idOf(p.format, "tool_call_id", f.toolCallID)
+		if err != nil {
+			return err
+		}
+		p.b.result(id, "", f.content, "")
 	case "function":
-		p.b.result("", f.name.Text(), f.content, "")
+		name, err := str(p.format, "name", f.name)
+		if err != nil {
+			return err
+		}
+		p.b.result("", name, f.content, "")
 	}
 	return nil
 }
 
 // toolCall reads one tool_calls entry; an entry that is not an object or
 // has no function is kept as a call with no name and an argument error, so
-// the trace still reads.
-func (p *openAIParser) toolCall(tm jsondoc.Value) engine.ToolCall {
+// the trace still reads. A name, id or custom input of the wrong type is a
+// *ShapeError.
+func (p *openAIParser) toolCall(tm jsondoc.Value) (engine.ToolCall, error) {
 	if !isObj(tm) {
-		return engine.ToolCall{ArgsError: "the tool call is not an object"}
+		return engine.ToolCall{ArgsError: "the tool call is not an object"}, nil
 	}
 	var id, custom, typ, fn jsondoc.Value
 	for k, v := range tm.Members() {
@@ -367,15 +390,25 @@ func (p *openAIParser) toolCall(tm jsondoc.Value) engine.ToolCall {
 			fn = v
 		}
 	}
-	c := engine.ToolCall{ID: idString(id)}
+	cid, err := idOf(p.format, "id", id)
+	if err != nil {
+		return engine.ToolCall{}, err
+	}
+	c := engine.ToolCall{ID: cid}
 	if isObj(custom) || typ.Text() == "custom" {
-		c.Tool = custom.Get("name").Text()
-		setRaw(&c, custom.Get("input").Text())
-		return c
+		if c.Tool, err = str(p.format, "name", custom.Get("name")); err != nil {
+			return engine.ToolCall{}, err
+		}
+		input, err := str(p.format, "input", custom.Get("input"))
+		if err != nil {
+			return engine.ToolCall{}, err
+		}
+		setRaw(&c, input)
+		return c, nil
 	}
 	if !isObj(fn) {
 		c.ArgsError = "the tool call has no function"
-		return c
+		return c, nil
 	}
 	var name, args jsondoc.Value
 	for k, v := range fn.Members() {
@@ -386,7 +419,9 @@ func (p *openAIParser) toolCall(tm jsondoc.Value) engine.ToolCall {
 			args = v
 		}
 	}
-	c.Tool = name.Text()
+	if c.Tool, err = str(p.format, "name", name); err != nil {
+		return engine.ToolCall{}, err
+	}
 	p.b.setArgs(&c, args)
-	return c
+	return c, nil
 }

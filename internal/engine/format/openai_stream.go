@@ -74,7 +74,7 @@ type chunkCall struct {
 }
 
 func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
-	p := openAIParser{b: in.newBuilder()}
+	p := openAIParser{b: in.newBuilder(), format: "openai-stream"}
 	var t *chunkTurn
 	finish := func() {
 		if t == nil {
@@ -107,11 +107,18 @@ func (openAIStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			if s, ok := delta.Get("refusal").Str(); ok {
 				t.text.WriteString(s)
 			}
+			if tcs := delta.Get("tool_calls"); set(tcs) && !isArr(tcs) {
+				return engine.Trace{}, shapeErr("openai-stream", tcs, "tool_calls must be an array, not %s", aType(tcs))
+			}
 			for j, tm := range delta.Get("tool_calls").Elems() {
-				t.delta(tm, idString(tm.Get("index")), j)
+				if err := t.delta(tm, idString(tm.Get("index")), j); err != nil {
+					return engine.Trace{}, err
+				}
 			}
 			if fc := delta.Get("function_call"); isObj(fc) {
-				t.deltaFunction("function_call", "", "", fc)
+				if err := t.deltaFunction("function_call", "", "", fc); err != nil {
+					return engine.Trace{}, err
+				}
 			}
 			if fr, ok := cm.Get("finish_reason").Str(); ok && fr != "" {
 				finish()
@@ -146,17 +153,25 @@ func checkChunk(m jsondoc.Value) error {
 }
 
 // delta applies one tool_calls delta; index is its index ("" for none)
-// and j its position, used when it has no index.
-func (t *chunkTurn) delta(tm jsondoc.Value, index string, j int) {
+// and j its position, used when it has no index. An id, name or argument
+// text of the wrong type is a *ShapeError.
+func (t *chunkTurn) delta(tm jsondoc.Value, index string, j int) error {
 	fn := tm.Get("function")
 	typ := tm.Get("type").Text()
 	if cu := tm.Get("custom"); isObj(cu) {
 		typ, fn = "custom", cu
 	}
-	t.deltaFunction(index, "#"+strconv.Itoa(j), idString(tm.Get("id")), fn)
+	id, err := idOf("openai-stream", "id", tm.Get("id"))
+	if err != nil {
+		return err
+	}
+	if err := t.deltaFunction(index, "#"+strconv.Itoa(j), id, fn); err != nil {
+		return err
+	}
 	if typ != "" {
 		t.atIndex[t.key(index, "#"+strconv.Itoa(j))].typ = typ
 	}
+	return nil
 }
 
 // key is the index of a delta, or its position when it has none.
@@ -168,7 +183,11 @@ func (t *chunkTurn) key(index, pos string) string {
 }
 
 // deltaFunction applies the function (or custom) part of a delta.
-func (t *chunkTurn) deltaFunction(index, pos, id string, fn jsondoc.Value) {
+func (t *chunkTurn) deltaFunction(index, pos, id string, fn jsondoc.Value) error {
+	name, err := str("openai-stream", "name", fn.Get("name"))
+	if err != nil {
+		return err
+	}
 	key := t.key(index, pos)
 	c := t.atIndex[key]
 	if c == nil || (id != "" && c.id != "" && id != c.id) {
@@ -179,7 +198,7 @@ func (t *chunkTurn) deltaFunction(index, pos, id string, fn jsondoc.Value) {
 	if c.id == "" {
 		c.id = id
 	}
-	if name := fn.Get("name").Text(); name != "" && name != c.name {
+	if name != "" && name != c.name {
 		// Names normally come whole in the first delta; some servers
 		// repeat them in every delta, a few split them.
 		c.name += name
@@ -189,10 +208,13 @@ func (t *chunkTurn) deltaFunction(index, pos, id string, fn jsondoc.Value) {
 		c.args.WriteString(a.Text())
 	case jsondoc.Object:
 		c.argsObj = a
+	case jsondoc.Invalid, jsondoc.Null:
+	default:
+		return shapeErr("openai-stream", a, "arguments must be a string or an object, not %s", aType(a))
 	}
-	if s, ok := fn.Get("input").Str(); ok {
-		c.args.WriteString(s)
-	}
+	input, err := str("openai-stream", "input", fn.Get("input"))
+	c.args.WriteString(input)
+	return err
 }
 
 // message rebuilds the turn as the JSON text of a complete assistant

@@ -450,3 +450,31 @@ func with(m jsondoc.Value, k, raw string) []byte {
 	}
 	return append(out, '}')
 }
+
+// str reads a member that names a tool, a call id or argument text: its
+// text when it is a string, "" when it is absent or null, and otherwise a
+// *ShapeError of format at v ("name must be a string, not a number"), so
+// a wrong-typed member is never read as an empty one.
+func str(format, name string, v jsondoc.Value) (string, error) {
+	if s, ok := v.Str(); ok {
+		return s, nil
+	}
+	if set(v) {
+		return "", shapeErr(format, v, "%s must be a string, not %s", name, aType(v))
+	}
+	return "", nil
+}
+
+// idOf reads a call id that may be a string or a number (idString): "" when
+// it is absent or null, and otherwise a *ShapeError of format at v ("id
+// must be a string or a number, not an object").
+func idOf(format, name string, v jsondoc.Value) (string, error) {
+	switch v.Kind() {
+	case jsondoc.String, jsondoc.Number:
+		return idString(v), nil
+	}
+	if set(v) {
+		return "", shapeErr(format, v, "%s must be a string or a number, not %s", name, aType(v))
+	}
+	return "", nil
+}

@@ -1,0 +1,74 @@
+package format
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/toolscore/toolscore/internal/engine"
+)
+
+// TestWrongTypedField checks that a member naming a tool, a call's
+// arguments, a call list or a call id that is present with the wrong JSON
+// type is a *ShapeError at that member, never read as absent (a call to
+// tool "", arguments {}, 0 calls). auto says the document is detected as
+// the format, so the same error comes without --format.
+func TestWrongTypedField(t *testing.T) {
+	tests := []struct {
+		format, doc string
+		auto        bool
+		// wantErr is the exact error text, wantPtr its pointer.
+		wantErr, wantPtr string
+	}{
+		{format: "openai", auto: true, doc: `[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":5,"arguments":"{}"}}]}]`,
+			wantPtr: "/0/tool_calls/0/function/name", wantErr: `openai: /0/tool_calls/0/function/name: name must be a string, not a number`},
+		{format: "openai", auto: true, doc: `[{"role":"assistant","content":null,"tool_calls":[{"id":{},"type":"function","function":{"name":"a","arguments":"{}"}}]}]`,
+			wantPtr: "/0/tool_calls/0/id", wantErr: `openai: /0/tool_calls/0/id: id must be a string or a number, not an object`},
+		{format: "openai", auto: true, doc: `[{"role":"assistant","content":null,"function_call":{"name":true,"arguments":"{}"}}]`,
+			wantPtr: "/0/function_call/name", wantErr: `openai: /0/function_call/name: name must be a string, not a boolean`},
+		{format: "openai", auto: true, doc: `[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"custom","custom":{"name":"a","input":{}}}]}]`,
+			wantPtr: "/0/tool_calls/0/custom/input", wantErr: `openai: /0/tool_calls/0/custom/input: input must be a string, not an object`},
+		{format: "openai", auto: true, doc: `[{"role":"tool","tool_call_id":["a"],"content":"x"}]`,
+			wantPtr: "/0/tool_call_id", wantErr: `openai: /0/tool_call_id: tool_call_id must be a string or a number, not an array`},
+		{format: "openai", doc: `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":[],"arguments":"{}"}}]}}]}`,
+			wantPtr: "/choices/0/message/tool_calls/0/function/name", wantErr: `openai: /choices/0/message/tool_calls/0/function/name: name must be a string, not an array`},
+		{format: "openai-stream", auto: true, doc: "data: {\"object\":\"chat.completion.chunk\",\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":5,\"arguments\":\"\"}}]}}]}\n\n",
+			wantPtr: "/choices/0/delta/tool_calls/0/function/name", wantErr: `openai-stream: line 1: /choices/0/delta/tool_calls/0/function/name: name must be a string, not a number`},
+		{format: "openai-stream", auto: true, doc: "data: {\"object\":\"chat.completion.chunk\",\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"a\",\"arguments\":5}}]}}]}\n\n",
+			wantPtr: "/choices/0/delta/tool_calls/0/function/arguments", wantErr: `openai-stream: line 1: /choices/0/delta/tool_calls/0/function/arguments: arguments must be a string or an object, not a number`},
+		{format: "openai-stream", auto: true, doc: "data: {\"object\":\"chat.completion.chunk\",\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":\"x\"}}]}\n\n",
+			wantPtr: "/choices/0/delta/tool_calls", wantErr: `openai-stream: line 1: /choices/0/delta/tool_calls: tool_calls must be an array, not a string`},
+
+		{format: "langchain", auto: true, doc: `[{"type":"human","content":"q"},{"type":"ai","content":"","tool_calls":"x"}]`,
+			wantPtr: "/1/tool_calls", wantErr: `langchain: /1/tool_calls: tool_calls must be an array, not a string`},
+		{format: "langchain", auto: true, doc: `[{"type":"ai","content":"","tool_calls":[{"name":5,"args":{},"id":"a"}]}]`,
+			wantPtr: "/0/tool_calls/0/name", wantErr: `langchain: /0/tool_calls/0/name: name must be a string, not a number`},
+		{format: "langchain", auto: true, doc: `[{"type":"ai","content":"","invalid_tool_calls":{}}]`,
+			wantPtr: "/0/invalid_tool_calls", wantErr: `langchain: /0/invalid_tool_calls: invalid_tool_calls must be an array, not an object`},
+		{format: "langchain", auto: true, doc: `[{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"","tool_calls":[{"name":"a","args":{},"id":true}]}}]`,
+			wantPtr: "/0/kwargs/tool_calls/0/id", wantErr: `langchain: /0/kwargs/tool_calls/0/id: id must be a string or a number, not a boolean`},
+	}
+	for _, tt := range tests {
+		formats := []string{tt.format}
+		if tt.auto {
+			formats = append(formats, "auto")
+		}
+		for _, f := range formats {
+			t.Run(f+"/"+tt.doc, func(t *testing.T) {
+				got, err := Parse([]byte(tt.doc), f)
+				if err == nil {
+					t.Fatalf("Parse(%s) = %d calls %+v, want error %q", f, len(got.Trace.Calls), got.Trace.Calls, tt.wantErr)
+				}
+				var se *ShapeError
+				if !errors.As(err, &se) || !errors.Is(err, engine.ErrInvalidTrace) {
+					t.Fatalf("Parse(%s) error %#v is not a *ShapeError matching ErrInvalidTrace", f, err)
+				}
+				if got := err.Error(); got != "invalid trace: "+tt.wantErr {
+					t.Errorf("Parse(%s) error\n got %s\nwant invalid trace: %s", f, got, tt.wantErr)
+				}
+				if se.Pointer != tt.wantPtr || se.Format != tt.format {
+					t.Errorf("Parse(%s) error at %s %q, want %s %q", f, se.Format, se.Pointer, tt.format, tt.wantPtr)
+				}
+			})
+		}
+	}
+}
