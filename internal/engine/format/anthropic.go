@@ -98,7 +98,7 @@ func (anthropicAdapter) Parse(in *Input) (engine.Trace, error) {
 	case jsondoc.Object:
 		switch {
 		case isAnthropicCallBlock(v):
-			anthropicBlocks(b, []jsondoc.Value{v}, "assistant")
+			_, _, err = anthropicBlocks("anthropic", b, []jsondoc.Value{v}, "assistant")
 		case set(v.Get("messages")):
 			list := v.Get("messages")
 			if !isArr(list) {
@@ -192,7 +192,10 @@ func anthropicMessage(b *builder, m jsondoc.Value) error {
 			b.turn(c.Text(), false)
 		}
 	case jsondoc.Array:
-		text, made := anthropicBlocks(b, elems(c), role)
+		text, made, err := anthropicBlocks("anthropic", b, elems(c), role)
+		if err != nil {
+			return err
+		}
 		if role == "assistant" {
 			b.turn(text, made)
 		}
@@ -200,9 +203,22 @@ func anthropicMessage(b *builder, m jsondoc.Value) error {
 	return nil
 }
 
+// anthropicCallFields reads the tool name and id of a tool_use,
+// server_tool_use or mcp_tool_use block; either of the wrong type is a
+// *ShapeError of format.
+func anthropicCallFields(format string, bm jsondoc.Value) (name, id string, err error) {
+	if name, err = str(format, "name", bm.Get("name")); err != nil {
+		return "", "", err
+	}
+	id, err = str(format, "id", bm.Get("id"))
+	return name, id, err
+}
+
 // anthropicBlocks reads content blocks: calls, results and visible text. It
-// returns the text and whether a client tool call (tool_use) was made.
-func anthropicBlocks(b *builder, blocks []jsondoc.Value, role string) (string, bool) {
+// returns the text and whether a client tool call (tool_use) was made; a
+// call's name or id, or a result's tool_use_id, of the wrong type is a
+// *ShapeError of format.
+func anthropicBlocks(format string, b *builder, blocks []jsondoc.Value, role string) (string, bool, error) {
 	var text strings.Builder
 	made := false
 	for _, bm := range blocks {
@@ -213,7 +229,11 @@ func anthropicBlocks(b *builder, blocks []jsondoc.Value, role string) (string, b
 		case t == "text":
 			text.WriteString(bm.Get("text").Text())
 		case t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use":
-			c := engine.ToolCall{Tool: bm.Get("name").Text(), ID: bm.Get("id").Text()}
+			name, id, err := anthropicCallFields(format, bm)
+			if err != nil {
+				return "", false, err
+			}
+			c := engine.ToolCall{Tool: name, ID: id}
 			b.setArgs(&c, bm.Get("input"))
 			b.add(c)
 			// Server and MCP-connector tools run on Anthropic's side
@@ -236,8 +256,12 @@ func anthropicBlocks(b *builder, blocks []jsondoc.Value, role string) (string, b
 					errText = "true"
 				}
 			}
-			b.result(bm.Get("tool_use_id").Text(), "", content, errText)
+			id, err := str(format, "tool_use_id", bm.Get("tool_use_id"))
+			if err != nil {
+				return "", false, err
+			}
+			b.result(id, "", content, errText)
 		}
 	}
-	return text.String(), made
+	return text.String(), made, nil
 }

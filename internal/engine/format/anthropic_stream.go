@@ -70,17 +70,18 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	var blocks []*streamBlock
 	byIndex := map[string]*streamBlock{}
 	open := false
-	finish := func() {
+	finish := func() error {
 		if !open {
-			return
+			return nil
 		}
 		list := make([]jsondoc.Value, 0, len(blocks))
 		for _, sb := range blocks {
 			list = append(list, sb.complete(b))
 		}
-		text, made := anthropicBlocks(b, list, "assistant")
+		text, made, err := anthropicBlocks("anthropic-stream", b, list, "assistant")
 		b.turn(text, made)
 		blocks, byIndex, open = nil, map[string]*streamBlock{}, false
+		return err
 	}
 	for _, m := range in.Records() {
 		if !isObj(m) {
@@ -96,7 +97,9 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		switch t {
 		case "message_start":
-			finish()
+			if err := finish(); err != nil {
+				return engine.Trace{}, err
+			}
 			open = true
 			// A message_start saved after the run may hold the finished
 			// blocks (an SDK that builds its snapshot on the event's own
@@ -104,6 +107,9 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			// block the content_block_start of that index streams.
 			for _, bm := range m.Get("message").Get("content").Elems() {
 				if isObj(bm) {
+					if err := checkStreamBlock(bm); err != nil {
+						return engine.Trace{}, err
+					}
 					blocks = append(blocks, &streamBlock{block: bm, snapshot: true})
 				}
 			}
@@ -112,6 +118,9 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			bm := m.Get("content_block")
 			if !isObj(bm) {
 				bm = jsondoc.Value{}
+			}
+			if err := checkStreamBlock(bm); err != nil {
+				return engine.Trace{}, err
 			}
 			sb := &streamBlock{block: bm}
 			idx := idString(m.Get("index"))
@@ -133,17 +142,37 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			d := m.Get("delta")
 			switch d.Get("type").Text() {
 			case "input_json_delta":
-				sb.partial.WriteString(d.Get("partial_json").Text())
+				pj, err := str("anthropic-stream", "partial_json", d.Get("partial_json"))
+				if err != nil {
+					return engine.Trace{}, err
+				}
+				sb.partial.WriteString(pj)
 				sb.hasInput = true
 			case "text_delta":
 				sb.text.WriteString(d.Get("text").Text())
 			}
 		case "message_stop":
-			finish()
+			if err := finish(); err != nil {
+				return engine.Trace{}, err
+			}
 		}
 	}
-	finish()
+	if err := finish(); err != nil {
+		return engine.Trace{}, err
+	}
 	return b.trace(), nil
+}
+
+// checkStreamBlock reports, as a *ShapeError, a streamed call block's name
+// or id of the wrong type, where the stream holds it (the block read at
+// the end is a copy with the streamed input).
+func checkStreamBlock(bm jsondoc.Value) error {
+	switch bm.Get("type").Text() {
+	case "tool_use", "server_tool_use", "mcp_tool_use":
+		_, _, err := anthropicCallFields("anthropic-stream", bm)
+		return err
+	}
+	return nil
 }
 
 // complete returns the block with its deltas applied, as a new value.

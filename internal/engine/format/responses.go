@@ -218,7 +218,11 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 					}
 					add(l)
 				case jsondoc.String:
-					// A plain-text input prompt.
+					// A plain-text input prompt; a response's output is
+					// always a list.
+					if k == "output" {
+						return engine.Trace{}, shapeErr("openai-responses", l, "output must be an array of items, not %s", aType(l))
+					}
 				default:
 					return engine.Trace{}, shapeErr("openai-responses", l, "%s must be an array of items, not %s", k, aType(l))
 				}
@@ -238,6 +242,9 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 			}
 			if isResponseObject(m) && m.Get("type").Text() == "" {
 				out := m.Get("output")
+				if set(out) && !isArr(out) {
+					return engine.Trace{}, shapeErr("openai-responses", out, "output must be an array of items, not %s", aType(out))
+				}
 				if err := checkItems(out, m.Get("object").Text() == "response"); err != nil {
 					return engine.Trace{}, err
 				}
@@ -254,12 +261,43 @@ func (responsesAdapter) Parse(in *Input) (engine.Trace, error) {
 		return engine.Trace{}, shapeErr("openai-responses", v, "expected a JSON object or array, not %s", aType(v))
 	}
 	b := in.newBuilder()
-	responsesItems(b, items)
+	if err := responsesItems("openai-responses", b, items); err != nil {
+		return engine.Trace{}, err
+	}
 	return b.trace(), nil
 }
 
-// responsesItems reads Responses items in order into b.
-func responsesItems(b *builder, items []responsesItem) {
+// responsesCallFields reads the tool name, call id and custom input of a
+// Responses call item of type t (the name of a built-in tool's call is t
+// without "_call"); one of the wrong type is a *ShapeError of format.
+func responsesCallFields(format string, m jsondoc.Value, t string) (name, id, input string, err error) {
+	switch t {
+	case "function_call", "custom_tool_call", "mcp_call":
+		if name, err = str(format, "name", m.Get("name")); err != nil {
+			return
+		}
+	default:
+		name = strings.TrimSuffix(t, "_call")
+	}
+	if t != "mcp_call" {
+		if id, err = str(format, "call_id", m.Get("call_id")); err != nil {
+			return
+		}
+	}
+	if id == "" && t != "function_call" && t != "custom_tool_call" {
+		if id, err = str(format, "id", m.Get("id")); err != nil {
+			return
+		}
+	}
+	if t == "custom_tool_call" {
+		input, err = str(format, "input", m.Get("input"))
+	}
+	return
+}
+
+// responsesItems reads Responses items in order into b; format names the
+// adapter in its errors.
+func responsesItems(format string, b *builder, items []responsesItem) error {
 	var text strings.Builder
 	inTurn, made := false, false
 	startTurn := func() {
@@ -277,22 +315,28 @@ func responsesItems(b *builder, items []responsesItem) {
 		if !isObj(m) {
 			continue
 		}
-		switch t := m.Get("type").Text(); {
+		t := m.Get("type").Text()
+		var c engine.ToolCall
+		var input string
+		if responsesCallTypes[t] {
+			var err error
+			if c.Tool, c.ID, input, err = responsesCallFields(format, m, t); err != nil {
+				return err
+			}
+		}
+		switch {
 		case t == "function_call":
 			startTurn()
-			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("call_id").Text()}
 			b.setArgs(&c, m.Get("arguments"))
 			b.add(c)
 			made = true
 		case t == "custom_tool_call":
 			startTurn()
-			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("call_id").Text()}
-			setRaw(&c, m.Get("input").Text())
+			setRaw(&c, input)
 			b.add(c)
 			made = true
 		case t == "mcp_call":
 			startTurn()
-			c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("id").Text()}
 			b.setArgs(&c, m.Get("arguments"))
 			setResult(&c, m.Get("output"))
 			c.Error = engine.CallError(errorText(m.Get("error")))
@@ -300,11 +344,6 @@ func responsesItems(b *builder, items []responsesItem) {
 			b.done[len(b.done)-1] = true
 		case responsesCallTypes[t]:
 			startTurn()
-			id := m.Get("call_id").Text()
-			if id == "" {
-				id = m.Get("id").Text()
-			}
-			c := engine.ToolCall{Tool: strings.TrimSuffix(t, "_call"), ID: id}
 			b.setArgs(&c, m.Get("action"))
 			b.add(c)
 			// Web and file search and the code interpreter run on
@@ -315,7 +354,11 @@ func responsesItems(b *builder, items []responsesItem) {
 			}
 		case t == "function_call_output" || t == "custom_tool_call_output" || t == "computer_call_output":
 			inTurn = false
-			b.result(m.Get("call_id").Text(), "", m.Get("output"), "")
+			id, err := str(format, "call_id", m.Get("call_id"))
+			if err != nil {
+				return err
+			}
+			b.result(id, "", m.Get("output"), "")
 		case t == "reasoning":
 			startTurn()
 		case t == "message" || t == "":
@@ -328,4 +371,5 @@ func responsesItems(b *builder, items []responsesItem) {
 		}
 	}
 	b.turn(text.String(), made)
+	return nil
 }

@@ -72,7 +72,12 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		return it
 	}
-	put := func(item jsondoc.Value, outputIndex string) {
+	put := func(item jsondoc.Value, outputIndex string) error {
+		if t := item.Get("type").Text(); responsesCallTypes[t] {
+			if _, _, _, err := responsesCallFields("openai-responses-stream", item, t); err != nil {
+				return err
+			}
+		}
 		k := "r" + strconv.Itoa(resp) + ":" + outputIndex
 		if id := item.Get("id").Text(); id != "" {
 			if old, ok := byKey[k]; ok && byKey["id:"+id] == nil {
@@ -83,6 +88,7 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		it := get(k)
 		it.item = item
 		byKey["r"+strconv.Itoa(resp)+":"+outputIndex] = it
+		return nil
 	}
 	for _, m := range in.Records() {
 		if !isObj(m) {
@@ -101,16 +107,24 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			resp++
 		case "response.output_item.added", "response.output_item.done":
 			if item := m.Get("item"); isObj(item) {
-				put(item, idString(m.Get("output_index")))
+				if err := put(item, idString(m.Get("output_index"))); err != nil {
+					return engine.Trace{}, err
+				}
 			}
 		case "response.completed", "response.incomplete", "response.failed":
 			for j, item := range m.Get("response").Get("output").Elems() {
 				if isObj(item) {
-					put(item, strconv.Itoa(j))
+					if err := put(item, strconv.Itoa(j)); err != nil {
+						return engine.Trace{}, err
+					}
 				}
 			}
 		case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta", "response.mcp_call_arguments.delta":
-			get(key(m)).args.WriteString(m.Get("delta").Text())
+			d, err := str("openai-responses-stream", "delta", m.Get("delta"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
+			get(key(m)).args.WriteString(d)
 		case "response.function_call_arguments.done", "response.mcp_call_arguments.done":
 			if s, ok := m.Get("arguments").Str(); ok {
 				get(key(m)).argsDone = &s
@@ -142,7 +156,9 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		}
 		list = append(list, responsesItem{v: it.complete(b)})
 	}
-	responsesItems(b, list)
+	if err := responsesItems("openai-responses-stream", b, list); err != nil {
+		return engine.Trace{}, err
+	}
 	return b.trace(), nil
 }
 
