@@ -118,7 +118,10 @@ func (geminiAdapter) Parse(in *Input) (engine.Trace, error) {
 				return engine.Trace{}, err
 			}
 		case isGeminiCallPart(v):
-			geminiParts(b, []jsondoc.Value{v}, "model")
+			_, _, err := geminiParts("gemini", b, []jsondoc.Value{v}, "model")
+			if err != nil {
+				return engine.Trace{}, err
+			}
 		default:
 			return engine.Trace{}, notFit("gemini", v, "expected a response with candidates, an object with contents, a Content or a functionCall part")
 		}
@@ -186,7 +189,10 @@ func geminiContent(b *builder, m jsondoc.Value, needParts bool) error {
 			return shapeErr("gemini", p, "a part must be an object, not %s", aType(p))
 		}
 	}
-	text, made := geminiParts(b, elems(parts), role)
+	text, made, err := geminiParts("gemini", b, elems(parts), role)
+	if err != nil {
+		return err
+	}
 	if role == "model" {
 		b.turn(text, made)
 	}
@@ -194,23 +200,32 @@ func geminiContent(b *builder, m jsondoc.Value, needParts bool) error {
 }
 
 // geminiParts reads parts: calls, results and the visible text of a model
-// turn. It returns the text and whether a call was made.
-func geminiParts(b *builder, parts []jsondoc.Value, role string) (string, bool) {
+// turn. It returns the text and whether a call was made; a functionCall or
+// functionResponse that is not an object, or its name or id of the wrong
+// type, is a *ShapeError of format.
+func geminiParts(format string, b *builder, parts []jsondoc.Value, role string) (string, bool, error) {
 	var text strings.Builder
 	made := false
 	for _, pm := range parts {
 		if !isObj(pm) {
 			continue
 		}
-		if fm, ok := first(pm, "functionCall", "function_call"); ok {
-			c := engine.ToolCall{Tool: fm.Get("name").Text(), ID: idString(fm.Get("id"))}
+		if fm, key, ok := firstKey(pm, "functionCall", "function_call"); ok {
+			name, id, err := geminiCallFields(format, key, fm)
+			if err != nil {
+				return "", false, err
+			}
+			c := engine.ToolCall{Tool: name, ID: id}
 			b.setArgs(&c, fm.Get("args"))
 			b.add(c)
 			made = true
 			continue
 		}
-		if fm, ok := first(pm, "functionResponse", "function_response"); ok {
-			id := idString(fm.Get("id"))
+		if fm, key, ok := firstKey(pm, "functionResponse", "function_response"); ok {
+			name, id, err := geminiCallFields(format, key, fm)
+			if err != nil {
+				return "", false, err
+			}
 			if !b.anyID {
 				id = "" // the calls carry no ids: join by name
 			}
@@ -221,7 +236,7 @@ func geminiParts(b *builder, parts []jsondoc.Value, role string) (string, bool) 
 					errText = "true"
 				}
 			}
-			b.result(id, fm.Get("name").Text(), resp, errText)
+			b.result(id, name, resp, errText)
 			continue
 		}
 		if thought, _ := pm.Get("thought").Bool(); thought {
@@ -231,7 +246,22 @@ func geminiParts(b *builder, parts []jsondoc.Value, role string) (string, bool) 
 			text.WriteString(s)
 		}
 	}
-	return text.String(), made
+	return text.String(), made, nil
+}
+
+// geminiCallFields reads the name and id of a functionCall or
+// functionResponse fm (the part's member key); fm present but not an
+// object, or a name or id of the wrong type, is a *ShapeError of format.
+// A null fm reads as a call with no name, as before.
+func geminiCallFields(format, key string, fm jsondoc.Value) (name, id string, err error) {
+	if set(fm) && !isObj(fm) {
+		return "", "", shapeErr(format, fm, "%s must be an object, not %s", key, aType(fm))
+	}
+	if name, err = str(format, "name", fm.Get("name")); err != nil {
+		return "", "", err
+	}
+	id, err = idOf(format, "id", fm.Get("id"))
+	return name, id, err
 }
 
 // geminiStreamAdapter reads a streamed Gemini response: a sequence of
@@ -270,14 +300,18 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 	var parts []jsondoc.Value
 	respID := ""
 	open := false
-	finish := func() {
+	finish := func() error {
 		// The turn is read as a candidate's Content: a part that is not
 		// an object leaves it out.
 		if open && !slices.ContainsFunc(parts, func(p jsondoc.Value) bool { return !isObj(p) }) {
-			text, made := geminiParts(b, parts, "model")
+			text, made, err := geminiParts("gemini-stream", b, parts, "model")
+			if err != nil {
+				return err
+			}
 			b.turn(text, made)
 		}
 		parts, open = nil, false
+		return nil
 	}
 	for _, m := range in.Records() {
 		if !isObj(m) {
@@ -293,7 +327,9 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		id, _ := first(m, "responseId", "response_id")
 		if s := id.Text(); s != "" {
 			if s != respID && respID != "" {
-				finish()
+				if err := finish(); err != nil {
+					return engine.Trace{}, err
+				}
 			}
 			respID = s
 		}
@@ -307,10 +343,14 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			open = true
 			parts = append(parts, elems(cm.Get("content").Get("parts"))...)
 			if fr, _ := first(cm, "finishReason", "finish_reason"); set(fr) && !(fr.Kind() == jsondoc.String && fr.Text() == "") {
-				finish()
+				if err := finish(); err != nil {
+					return engine.Trace{}, err
+				}
 			}
 		}
 	}
-	finish()
+	if err := finish(); err != nil {
+		return engine.Trace{}, err
+	}
 	return b.trace(), nil
 }

@@ -66,6 +66,11 @@ func (googleADKAdapter) Detect(in *Input) (string, bool) {
 func (googleADKAdapter) Parse(in *Input) (engine.Trace, error) {
 	evs, _, ok := adkEvents(in)
 	if !ok {
+		if m, isObject := in.Object(); isObject {
+			if _, err := str("google-adk", "author", m.Get("author")); err != nil {
+				return engine.Trace{}, err
+			}
+		}
 		return engine.Trace{}, notFit("google-adk", in.Value(), `expected a list of ADK events or a session with "events"`)
 	}
 	b := in.newBuilder()
@@ -74,6 +79,9 @@ func (googleADKAdapter) Parse(in *Input) (engine.Trace, error) {
 			return engine.Trace{}, shapeErr("google-adk", m, "an event must be an object, not %s", aType(m))
 		}
 		if !isADKEvent(m) {
+			if _, err := str("google-adk", "author", m.Get("author")); err != nil {
+				return engine.Trace{}, err
+			}
 			return engine.Trace{}, notFit("google-adk", m, `not a Google ADK event: it needs "author" and "invocationId" (or "actions")`)
 		}
 		if partial, _ := m.Get("partial").Bool(); partial {
@@ -99,7 +107,10 @@ func (googleADKAdapter) Parse(in *Input) (engine.Trace, error) {
 		if role == "" && m.Get("author").Text() != "user" {
 			role = "model"
 		}
-		text, made := geminiParts(b, elems(parts), role)
+		text, made, err := geminiParts("google-adk", b, elems(parts), role)
+		if err != nil {
+			return engine.Trace{}, err
+		}
 		if role == "model" {
 			b.turn(text, made)
 		}

@@ -118,9 +118,10 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 		key, hasID := mcpID(m.Get("id"))
 		switch method := m.Get("method").Text(); {
 		case method == "tools/call":
-			params := m.Get("params")
-			c := engine.ToolCall{Tool: params.Get("name").Text(), ID: idString(m.Get("id"))}
-			b.setArgs(&c, params.Get("arguments"))
+			var c engine.ToolCall
+			if c, err = mcpCall("mcp", b, m); err != nil {
+				return
+			}
 			k := b.add(c)
 			if hasID {
 				pending[key] = append(pending[key], k)
@@ -185,6 +186,28 @@ func (mcpAdapter) Parse(in *Input) (engine.Trace, error) {
 		return engine.Trace{}, err
 	}
 	return b.trace(), nil
+}
+
+// mcpCall reads the call of a tools/call request m (params.name,
+// params.arguments, the request's id); params that are not an object, or a
+// name or id of the wrong type, are a *ShapeError of format. Absent or null
+// params read as a call with no name and no arguments.
+func mcpCall(format string, b *builder, m jsondoc.Value) (engine.ToolCall, error) {
+	params := m.Get("params")
+	if set(params) && !isObj(params) {
+		return engine.ToolCall{}, shapeErr(format, params, "params must be an object, not %s", aType(params))
+	}
+	name, err := str(format, "name", params.Get("name"))
+	if err != nil {
+		return engine.ToolCall{}, err
+	}
+	id, err := idOf(format, "id", m.Get("id"))
+	if err != nil {
+		return engine.ToolCall{}, err
+	}
+	c := engine.ToolCall{Tool: name, ID: id}
+	b.setArgs(&c, params.Get("arguments"))
+	return c, nil
 }
 
 // isCallToolResult reports whether a response's result has the shape of a

@@ -111,9 +111,10 @@ func (mcpLogAdapter) Parse(in *Input) (engine.Trace, error) {
 		method := msg.Get("method")
 		switch {
 		case sender == "client" && method.Text() == "tools/call":
-			params := msg.Get("params")
-			c := engine.ToolCall{Tool: params.Get("name").Text(), ID: idString(msg.Get("id"))}
-			b.setArgs(&c, params.Get("arguments"))
+			c, err := mcpCall("mcp-log", b, msg)
+			if err != nil {
+				return engine.Trace{}, err
+			}
 			k := b.add(c)
 			key, hasID := mcpID(msg.Get("id"))
 			switch resp := m.Get("response"); {

@@ -358,6 +358,16 @@ func first(m jsondoc.Value, keys ...string) (jsondoc.Value, bool) {
 	return jsondoc.Value{}, false
 }
 
+// firstKey is first, also returning which of keys it found.
+func firstKey(m jsondoc.Value, keys ...string) (jsondoc.Value, string, bool) {
+	for _, k := range keys {
+		if v := m.Get(k); v.Exists() {
+			return v, k, true
+		}
+	}
+	return jsondoc.Value{}, "", false
+}
+
 // partsText concatenates the visible text of content given as a string or
 // as a list of parts: parts whose type is one of textTypes contribute their
 // "text" field, parts of type "refusal" their "refusal" field. Other parts
