@@ -209,8 +209,12 @@ func aiSDKMessage(b *builder, m jsondoc.Value) error {
 				made = true
 			}
 		case "tool-result":
+			id, err := str("ai-sdk", "toolCallId", pm.Get("toolCallId"))
+			if err != nil {
+				return err
+			}
 			res, errText := aiSDKOutput(pm)
-			b.result(pm.Get("toolCallId").Text(), "", res, errText)
+			b.result(id, "", res, errText)
 		}
 	}
 	if role == "assistant" {
@@ -225,7 +229,11 @@ func aiSDKToolCallPart(b *builder, pm jsondoc.Value) error {
 	if !ok {
 		return notFit("ai-sdk", pm, `a tool-call part needs a string "toolCallId"`)
 	}
-	c := engine.ToolCall{Tool: pm.Get("toolName").Text(), ID: id}
+	name, err := str("ai-sdk", "toolName", pm.Get("toolName"))
+	if err != nil {
+		return err
+	}
+	c := engine.ToolCall{Tool: name, ID: id}
 	args, _ := first(pm, "input", "args")
 	b.setArgs(&c, args)
 	b.add(c)
@@ -288,7 +296,10 @@ func aiSDKStep(b *builder, m jsondoc.Value) error {
 				}
 				return notFit("ai-sdk", tv, "not an AI SDK step content part type (text, reasoning, tool-call, tool-result, tool-error, ...)")
 			}
-			id := pm.Get("toolCallId").Text()
+			id, err := str("ai-sdk", "toolCallId", pm.Get("toolCallId"))
+			if err != nil {
+				return err
+			}
 			switch tv.Text() {
 			case "text":
 				text.WriteString(pm.Get("text").Text())
@@ -327,8 +338,12 @@ func aiSDKStep(b *builder, m jsondoc.Value) error {
 		if !isObj(pm) {
 			return shapeErr("ai-sdk", pm, "a tool result must be an object, not %s", aType(pm))
 		}
+		id, err := str("ai-sdk", "toolCallId", pm.Get("toolCallId"))
+		if err != nil {
+			return err
+		}
 		res, _ := first(pm, "output", "result")
-		b.result(pm.Get("toolCallId").Text(), "", res, "")
+		b.result(id, "", res, "")
 	}
 	b.turn(m.Get("text").Text(), calls.Len() > 0)
 	return nil

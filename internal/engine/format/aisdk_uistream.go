@@ -122,6 +122,11 @@ func aiSDKUIStream(in *Input) (engine.Trace, error) {
 			if m.Get("toolCallId").Kind() != jsondoc.String {
 				return engine.Trace{}, notFit("ai-sdk", m, `a %s chunk needs a string "toolCallId"`, t)
 			}
+			for _, k := range [...]string{"toolName", "inputTextDelta"} {
+				if _, err := str("ai-sdk", k, m.Get(k)); err != nil {
+					return engine.Trace{}, err
+				}
+			}
 		}
 		switch t {
 		case "start-step":

@@ -225,7 +225,15 @@ func (langSmithAdapter) Parse(in *Input) (engine.Trace, error) {
 	for _, r := range ordered {
 		switch r.get("run_type").Text() {
 		case "tool":
-			c := engine.ToolCall{Tool: r.get("name").Text(), ID: idString(r.get("extra").Get("tool_call_id"))}
+			name, err := str("langsmith", "name", r.get("name"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
+			id, err := idOf("langsmith", "tool_call_id", r.get("extra").Get("tool_call_id"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
+			c := engine.ToolCall{Tool: name, ID: id}
 			var msg jsondoc.Value // the LangChain ToolMessage the tool returned
 			if out := r.get("outputs"); isObj(out) {
 				o := out

@@ -244,17 +244,36 @@ func agentsItem(b *builder, m jsondoc.Value) error {
 			b.turn(partsText(m.Get("content"), "output_text", "text", "input_text"), false)
 		}
 	case "function_call", "custom_tool_call":
-		id, _ := first(m, "callId", "call_id")
-		c := engine.ToolCall{Tool: m.Get("name").Text(), ID: idString(id)}
+		name, err := str("openai-agents", "name", m.Get("name"))
+		if err != nil {
+			return err
+		}
+		id, err := agentsCallID(m)
+		if err != nil {
+			return err
+		}
+		c := engine.ToolCall{Tool: name, ID: id}
 		if t == "custom_tool_call" {
-			setRaw(&c, m.Get("input").Text())
+			input, err := str("openai-agents", "input", m.Get("input"))
+			if err != nil {
+				return err
+			}
+			setRaw(&c, input)
 		} else {
 			b.setArgs(&c, m.Get("arguments"))
 		}
 		b.add(c)
 		b.turn("", true)
 	case "hosted_tool_call":
-		c := engine.ToolCall{Tool: m.Get("name").Text(), ID: m.Get("id").Text()}
+		name, err := str("openai-agents", "name", m.Get("name"))
+		if err != nil {
+			return err
+		}
+		id, err := str("openai-agents", "id", m.Get("id"))
+		if err != nil {
+			return err
+		}
+		c := engine.ToolCall{Tool: name, ID: id}
 		b.setArgs(&c, m.Get("arguments"))
 		if out := m.Get("output"); out.Exists() {
 			setResult(&c, out)
@@ -264,15 +283,25 @@ func agentsItem(b *builder, m jsondoc.Value) error {
 		}
 		b.add(c)
 	case "function_call_result", "function_call_output", "custom_tool_call_output":
-		id, _ := first(m, "callId", "call_id")
+		id, err := agentsCallID(m)
+		if err != nil {
+			return err
+		}
 		res := agentsOutput(m.Get("output"))
 		errText := ""
 		if s, ok := res.Str(); ok && isAgentsErrorText(s) {
 			errText = s
 		}
-		b.result(idString(id), "", res, errText)
+		b.result(id, "", res, errText)
 	}
 	return nil
+}
+
+// agentsCallID reads an item's callId (call_id in the Python SDK's
+// items); one of the wrong type is a *ShapeError.
+func agentsCallID(m jsondoc.Value) (string, error) {
+	v, key, _ := firstKey(m, "callId", "call_id")
+	return idOf("openai-agents", key, v)
 }
 
 // agentsOutput unwraps a tool output: {type: "text", text} (and the
@@ -362,7 +391,11 @@ func agentsExport(in *Input) (engine.Trace, error) {
 		}
 		switch data.Get("type").Text() {
 		case "function":
-			c := engine.ToolCall{Tool: data.Get("name").Text()}
+			name, err := str("openai-agents", "name", data.Get("name"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
+			c := engine.ToolCall{Tool: name}
 			b.setArgs(&c, data.Get("input"))
 			setResult(&c, data.Get("output"))
 			if e := s.v.Get("error"); isObj(e) {

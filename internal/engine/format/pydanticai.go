@@ -114,7 +114,14 @@ func (pydanticAIAdapter) Parse(in *Input) (engine.Trace, error) {
 				}
 				return engine.Trace{}, notFit("pydantic-ai", pk, "not a Pydantic AI %s part kind", kind)
 			}
-			id, tool := pm.Get("tool_call_id").Text(), pm.Get("tool_name").Text()
+			id, err := str("pydantic-ai", "tool_call_id", pm.Get("tool_call_id"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
+			tool, err := str("pydantic-ai", "tool_name", pm.Get("tool_name"))
+			if err != nil {
+				return engine.Trace{}, err
+			}
 			switch pk.Text() {
 			case "text":
 				text.WriteString(pm.Get("content").Text())

@@ -96,6 +96,37 @@ func TestWrongTypedField(t *testing.T) {
 			wantPtr: "/0/id", wantErr: `mcp: /0/id: id must be a string or a number, not an object`},
 		{format: "mcp-log", auto: true, doc: `{"direction":"client_to_server","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}}`,
 			wantPtr: "/message/params", wantErr: `mcp-log: /message/params: params must be an object, not an array`},
+		{format: "langsmith", auto: true, doc: `{"run_type":"chain","inputs":{},"child_runs":[{"run_type":"tool","name":5,"inputs":{"q":1},"child_runs":[]}]}`,
+			wantPtr: "/child_runs/0/name", wantErr: `langsmith: /child_runs/0/name: name must be a string, not a number`},
+		{format: "langsmith", auto: true, doc: `{"run_type":"tool","name":"a","inputs":{},"extra":{"tool_call_id":{}}}`,
+			wantPtr: "/extra/tool_call_id", wantErr: `langsmith: /extra/tool_call_id: tool_call_id must be a string or a number, not an object`},
+
+		{format: "ai-sdk", auto: true, doc: `[{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1","toolName":5,"input":{}}]}]`,
+			wantPtr: "/0/content/0/toolName", wantErr: `ai-sdk: /0/content/0/toolName: toolName must be a string, not a number`},
+		{format: "ai-sdk", doc: `[{"role":"tool","content":[{"type":"tool-result","toolCallId":7,"toolName":"a","output":{"type":"text","value":"r"}}]}]`,
+			wantPtr: "/0/content/0/toolCallId", wantErr: `ai-sdk: /0/content/0/toolCallId: toolCallId must be a string, not a number`},
+		{format: "ai-sdk", auto: true, doc: `[{"content":[{"type":"tool-call","toolCallId":"c1","toolName":null,"input":{}},{"type":"tool-result","toolCallId":["c1"],"output":"r"}],"finishReason":"tool-calls"}]`,
+			wantPtr: "/0/content/1/toolCallId", wantErr: `ai-sdk: /0/content/1/toolCallId: toolCallId must be a string, not an array`},
+		{format: "ai-sdk", auto: true, doc: `[{"toolCalls":[{"toolCallId":"c1","toolName":"a","args":{}}],"toolResults":[{"toolCallId":1,"result":"r"}],"text":""}]`,
+			wantPtr: "/0/toolResults/0/toolCallId", wantErr: `ai-sdk: /0/toolResults/0/toolCallId: toolCallId must be a string, not a number`},
+		{format: "ai-sdk", auto: true, doc: "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"tool-input-start\",\"toolCallId\":\"c1\",\"toolName\":5}\n\n",
+			wantPtr: "/toolName", wantErr: `ai-sdk: line 3: /toolName: toolName must be a string, not a number`},
+		{format: "ai-sdk", auto: true, doc: "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"tool-input-start\",\"toolCallId\":\"c1\",\"toolName\":\"a\"}\n\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":\"c1\",\"inputTextDelta\":{}}\n\n",
+			wantPtr: "/inputTextDelta", wantErr: `ai-sdk: line 5: /inputTextDelta: inputTextDelta must be a string, not an object`},
+
+		{format: "openai-agents", auto: true, doc: `[{"type":"function_call","callId":"c1","name":5,"arguments":"{}"}]`,
+			wantPtr: "/0/name", wantErr: `openai-agents: /0/name: name must be a string, not a number`},
+		{format: "openai-agents", auto: true, doc: `[{"type":"function_call_result","callId":{},"name":"a","output":{"type":"text","text":"r"}}]`,
+			wantPtr: "/0/callId", wantErr: `openai-agents: /0/callId: callId must be a string or a number, not an object`},
+		{format: "openai-agents", auto: true, doc: `[{"type":"tool_call_item","rawItem":{"type":"function_call","callId":"c1","name":"a","arguments":"{}"}},{"type":"tool_call_output_item","rawItem":{"type":"function_call_result","callId":true,"output":"r"}}]`,
+			wantPtr: "/1/rawItem/callId", wantErr: `openai-agents: /1/rawItem/callId: callId must be a string or a number, not a boolean`},
+		{format: "openai-agents", auto: true, doc: `{"data":[{"object":"trace.span","id":"s1","trace_id":"t1","span_data":{"type":"function","name":[],"input":"{}","output":"r"}}]}`,
+			wantPtr: "/data/0/span_data/name", wantErr: `openai-agents: /data/0/span_data/name: name must be a string, not an array`},
+
+		{format: "pydantic-ai", auto: true, doc: `[{"kind":"response","parts":[{"part_kind":"tool-call","tool_name":5,"args":{},"tool_call_id":"c1"}]}]`,
+			wantPtr: "/0/parts/0/tool_name", wantErr: `pydantic-ai: /0/parts/0/tool_name: tool_name must be a string, not a number`},
+		{format: "pydantic-ai", auto: true, doc: `[{"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"a","content":"r","tool_call_id":1}]}]`,
+			wantPtr: "/0/parts/0/tool_call_id", wantErr: `pydantic-ai: /0/parts/0/tool_call_id: tool_call_id must be a string, not a number`},
 	}
 	for _, tt := range tests {
 		formats := []string{tt.format}
