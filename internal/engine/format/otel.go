@@ -112,12 +112,16 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 		seen[k] = struct{}{}
 		return false
 	}
-	otlp := func(m jsondoc.Value) {
+	otlp := func(m jsondoc.Value) error {
+		if err := checkOTLPSpan(m); err != nil {
+			return err
+		}
 		if repeated(m.Get("traceId"), m.Get("spanId")) {
-			return
+			return nil
 		}
 		collect(otlpSpan(p, m, seq))
 		seq++
+		return nil
 	}
 	for _, m := range in.Records() {
 		if !isObj(m) {
@@ -133,7 +137,9 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 			continue
 		}
 		if m.Get("spanId").Exists() {
-			otlp(m)
+			if err := otlp(m); err != nil {
+				return err
+			}
 			continue
 		}
 		if isPySpan(m) {
@@ -149,6 +155,33 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 	return nil
 }
 
+// checkOTLPSpan reports, as a *ShapeError, an OTLP/JSON span whose name
+// (a tool's name when no attribute gives one) or attributes (the calls,
+// their arguments and ids) have the wrong JSON type: attributes must be an
+// array of objects with a string key. Absent or null members read as
+// none.
+func checkOTLPSpan(m jsondoc.Value) error {
+	if _, err := str("otel", "name", m.Get("name")); err != nil {
+		return err
+	}
+	attrs := m.Get("attributes")
+	if !set(attrs) {
+		return nil
+	}
+	if !isArr(attrs) {
+		return shapeErr("otel", attrs, "attributes must be an array, not %s", aType(attrs))
+	}
+	for _, am := range attrs.Elems() {
+		if !isObj(am) {
+			return shapeErr("otel", am, "an attribute must be an object, not %s", aType(am))
+		}
+		if _, err := str("otel", "key", am.Get("key")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // spanKey identifies a span within a document: its trace id and span id
 // as written.
 type spanKey struct{ trace, span string }
@@ -156,7 +189,7 @@ type spanKey struct{ trace, span string }
 // otelExport gives collect every span of an export's resourceSpans list.
 // Each level must be an object and each list an array; empty lists may be
 // left out, as OTLP/JSON allows.
-func otelExport(list jsondoc.Value, collect func(jsondoc.Value)) error {
+func otelExport(list jsondoc.Value, collect func(jsondoc.Value) error) error {
 	for _, rm := range list.Elems() {
 		if !isObj(rm) {
 			return shapeErr("otel", rm, "a ResourceSpans must be an object, not %s", aType(rm))
@@ -177,7 +210,9 @@ func otelExport(list jsondoc.Value, collect func(jsondoc.Value)) error {
 				if !isObj(s) {
 					return shapeErr("otel", s, "a span must be an object, not %s", aType(s))
 				}
-				collect(s)
+				if err := collect(s); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -127,6 +127,14 @@ func TestWrongTypedField(t *testing.T) {
 			wantPtr: "/0/parts/0/tool_name", wantErr: `pydantic-ai: /0/parts/0/tool_name: tool_name must be a string, not a number`},
 		{format: "pydantic-ai", auto: true, doc: `[{"kind":"request","parts":[{"part_kind":"tool-return","tool_name":"a","content":"r","tool_call_id":1}]}]`,
 			wantPtr: "/0/parts/0/tool_call_id", wantErr: `pydantic-ai: /0/parts/0/tool_call_id: tool_call_id must be a string, not a number`},
+		{format: "otel", auto: true, doc: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"01","name":"execute_tool a","attributes":"x"}]}]}]}`,
+			wantPtr: "/resourceSpans/0/scopeSpans/0/spans/0/attributes", wantErr: `otel: /resourceSpans/0/scopeSpans/0/spans/0/attributes: attributes must be an array, not a string`},
+		{format: "otel", auto: true, doc: `[{"spanId":"01","name":"execute_tool a","attributes":["gen_ai.tool.name"]}]`,
+			wantPtr: "/0/attributes/0", wantErr: `otel: /0/attributes/0: an attribute must be an object, not a string`},
+		{format: "otel", auto: true, doc: `[{"spanId":"01","name":"execute_tool a","attributes":[{"key":5,"value":{"stringValue":"a"}}]}]`,
+			wantPtr: "/0/attributes/0/key", wantErr: `otel: /0/attributes/0/key: key must be a string, not a number`},
+		{format: "otel", auto: true, doc: `[{"spanId":"01","name":{},"attributes":[]}]`,
+			wantPtr: "/0/name", wantErr: `otel: /0/name: name must be a string, not an object`},
 	}
 	for _, tt := range tests {
 		formats := []string{tt.format}
