@@ -388,6 +388,7 @@ func TestBadInput(t *testing.T) {
 	badRegex := path("bad-regex.json", `{"contract_version": 2, "required": [{"tool": "a", "args": {"q": {"$regex": "("}}}]}`)
 	wrongShape := path("wrong-shape.json", `"just a string"`)
 	unknownFormat := path("unknown.json", `{"hello": "world"}`)
+	wrongName := path("wrong-name.json", `[{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":5,"arguments":"{}"}}]}]`)
 	badTrace := path("bad-trace.json", "[{\"tool\": \"a\"}\n")
 	negativeContract := path("negative.json", `{"contract_version": 2, "required": [{"tool": "a"}], "weights": {"argument_f1": -1}}`)
 	// Control characters from a trace stay on the error's one line: a
@@ -471,6 +472,10 @@ func TestBadInput(t *testing.T) {
 			missing + ": no such file or directory\n"},
 		{"doctor without --contract", "", []string{"doctor"},
 			"doctor needs --contract FILE or --suite FILE\n"},
+		{"wrong-typed tool name", "", []string{"eval", contract, wrongName},
+			wrongName + ": invalid trace: openai: /0/tool_calls/0/function/name: name must be a string, not a number\n"},
+		{"inspect wrong-typed tool name", "", []string{"inspect", wrongName},
+			wrongName + ": invalid trace: openai: /0/tool_calls/0/function/name: name must be a string, not a number\n"},
 		{"inspect unknown format", "", []string{"inspect", unknownFormat},
 			unknownFormat + ": invalid trace: no known format fits the document (a JSON object with keys hello) (tried " + strings.Join(format.Names(), ", ") + ")\n"},
 		{"inspect unknown --format", "", []string{"inspect", "--format", "xml", trace},
