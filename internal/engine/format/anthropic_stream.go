@@ -105,7 +105,11 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 			// blocks (an SDK that builds its snapshot on the event's own
 			// message object): each is a stand-in, at its index, for the
 			// block the content_block_start of that index streams.
-			for _, bm := range m.Get("message").Get("content").Elems() {
+			content := m.Get("message").Get("content")
+			if set(content) && !isArr(content) {
+				return engine.Trace{}, shapeErr("anthropic-stream", content, "content must be an array of blocks, not %s", aType(content))
+			}
+			for _, bm := range content.Elems() {
 				if isObj(bm) {
 					if err := checkStreamBlock(bm); err != nil {
 						return engine.Trace{}, err
@@ -116,6 +120,9 @@ func (anthropicStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		case "content_block_start":
 			open = true
 			bm := m.Get("content_block")
+			if set(bm) && !isObj(bm) {
+				return engine.Trace{}, shapeErr("anthropic-stream", bm, "content_block must be an object, not %s", aType(bm))
+			}
 			if !isObj(bm) {
 				bm = jsondoc.Value{}
 			}

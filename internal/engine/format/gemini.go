@@ -341,7 +341,15 @@ func (geminiStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 				continue
 			}
 			open = true
-			parts = append(parts, elems(cm.Get("content").Get("parts"))...)
+			cc := cm.Get("content")
+			if set(cc) && !isObj(cc) {
+				return engine.Trace{}, shapeErr("gemini-stream", cc, "content must be an object, not %s", aType(cc))
+			}
+			cp := cc.Get("parts")
+			if set(cp) && !isArr(cp) {
+				return engine.Trace{}, shapeErr("gemini-stream", cp, "parts must be an array, not %s", aType(cp))
+			}
+			parts = append(parts, elems(cp)...)
 			if fr, _ := first(cm, "finishReason", "finish_reason"); set(fr) && !(fr.Kind() == jsondoc.String && fr.Text() == "") {
 				if err := finish(); err != nil {
 					return engine.Trace{}, err

@@ -106,13 +106,21 @@ func (responsesStreamAdapter) Parse(in *Input) (engine.Trace, error) {
 		case "response.created":
 			resp++
 		case "response.output_item.added", "response.output_item.done":
-			if item := m.Get("item"); isObj(item) {
+			item := m.Get("item")
+			if set(item) && !isObj(item) {
+				return engine.Trace{}, shapeErr("openai-responses-stream", item, "item must be an object, not %s", aType(item))
+			}
+			if isObj(item) {
 				if err := put(item, idString(m.Get("output_index"))); err != nil {
 					return engine.Trace{}, err
 				}
 			}
 		case "response.completed", "response.incomplete", "response.failed":
-			for j, item := range m.Get("response").Get("output").Elems() {
+			out := m.Get("response").Get("output")
+			if set(out) && !isArr(out) {
+				return engine.Trace{}, shapeErr("openai-responses-stream", out, "output must be an array of items, not %s", aType(out))
+			}
+			for j, item := range out.Elems() {
 				if isObj(item) {
 					if err := put(item, strconv.Itoa(j)); err != nil {
 						return engine.Trace{}, err

@@ -135,6 +135,18 @@ func TestWrongTypedField(t *testing.T) {
 			wantPtr: "/0/attributes/0/key", wantErr: `otel: /0/attributes/0/key: key must be a string, not a number`},
 		{format: "otel", auto: true, doc: `[{"spanId":"01","name":{},"attributes":[]}]`,
 			wantPtr: "/0/name", wantErr: `otel: /0/name: name must be a string, not an object`},
+		{format: "openai-responses-stream", auto: true, doc: "data: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":\"x\"}\n\n",
+			wantPtr: "/item", wantErr: `openai-responses-stream: line 1: /item: item must be an object, not a string`},
+		{format: "openai-responses-stream", auto: true, doc: "data: {\"type\":\"response.completed\",\"response\":{\"output\":{}}}\n\n",
+			wantPtr: "/response/output", wantErr: `openai-responses-stream: line 1: /response/output: output must be an array of items, not an object`},
+		{format: "anthropic-stream", auto: true, doc: "{\"type\":\"message_start\",\"message\":{\"role\":\"assistant\",\"content\":[]}}\n{\"type\":\"content_block_start\",\"index\":0,\"content_block\":\"tool_use\"}\n",
+			wantPtr: "/content_block", wantErr: `anthropic-stream: line 2: /content_block: content_block must be an object, not a string`},
+		{format: "anthropic-stream", auto: true, doc: "{\"type\":\"message_start\",\"message\":{\"role\":\"assistant\",\"content\":{}}}\n",
+			wantPtr: "/message/content", wantErr: `anthropic-stream: /message/content: content must be an array of blocks, not an object`},
+		{format: "gemini-stream", auto: true, doc: `[{"candidates":[{"content":{"role":"model","parts":{}},"finishReason":"STOP"}]}]`,
+			wantPtr: "/0/candidates/0/content/parts", wantErr: `gemini-stream: /0/candidates/0/content/parts: parts must be an array, not an object`},
+		{format: "gemini-stream", auto: true, doc: `[{"candidates":[{"content":"x","finishReason":"STOP"}]}]`,
+			wantPtr: "/0/candidates/0/content", wantErr: `gemini-stream: /0/candidates/0/content: content must be an object, not a string`},
 	}
 	for _, tt := range tests {
 		formats := []string{tt.format}
