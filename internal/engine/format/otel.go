@@ -143,6 +143,9 @@ func collectSpans(in *Input, p *jsondoc.Parser, collect func(genSpan)) error {
 			continue
 		}
 		if isPySpan(m) {
+			if err := checkPySpan(m); err != nil {
+				return err
+			}
 			if ctx := m.Get("context"); repeated(ctx.Get("trace_id"), ctx.Get("span_id")) {
 				continue
 			}
@@ -175,8 +178,61 @@ func checkOTLPSpan(m jsondoc.Value) error {
 		if !isObj(am) {
 			return shapeErr("otel", am, "an attribute must be an object, not %s", aType(am))
 		}
-		if _, err := str("otel", "key", am.Get("key")); err != nil {
+		k, err := str("otel", "key", am.Get("key"))
+		if err != nil {
 			return err
+		}
+		if isNameAttr(k) {
+			v := am.Get("value")
+			if set(v) && !isObj(v) && v.Kind() != jsondoc.String {
+				return shapeErr("otel", v, "the %s attribute must be a string, not %s", k, aType(v))
+			}
+			if kind, x := anyValueMember(v); kind != "" && kind != "stringValue" {
+				return shapeErr("otel", v, "the %s attribute must be a string, not %s", k, anyValueType(kind, x))
+			} else if kind == "stringValue" && x.Kind() != jsondoc.String {
+				return shapeErr("otel", x, "the %s attribute must be a string, not %s", k, aType(x))
+			}
+		}
+	}
+	return nil
+}
+
+// isNameAttr reports whether an attribute names a call's tool or gives
+// its id in the conventions toolscore reads: its value must be a string.
+func isNameAttr(k string) bool {
+	switch k {
+	case "gen_ai.tool.name", "gen_ai.tool.call.id", "ai.toolCall.name", "ai.toolCall.id",
+		"tool.name", "tool.id", "tool_call.id", "traceloop.entity.name":
+		return true
+	}
+	return false
+}
+
+// anyValueType names the JSON type an AnyValue member holds, for errors:
+// an intValue is "a number", a kvlistValue "an object".
+func anyValueType(kind string, x jsondoc.Value) string {
+	switch kind {
+	case "intValue", "doubleValue":
+		return "a number"
+	case "boolValue":
+		return "a boolean"
+	case "arrayValue":
+		return "an array"
+	case "kvlistValue":
+		return "an object"
+	case "bytesValue":
+		return "bytes"
+	}
+	return aType(x)
+}
+
+// checkPySpan reports, as a *ShapeError, a Python SDK span whose
+// attributes name a tool or give a call id (isNameAttr) with a value
+// that is not a string.
+func checkPySpan(m jsondoc.Value) error {
+	for k, v := range m.Get("attributes").Members() {
+		if isNameAttr(k) && set(v) && v.Kind() != jsondoc.String {
+			return shapeErr("otel", v, "the %s attribute must be a string, not %s", k, aType(v))
 		}
 	}
 	return nil

@@ -147,6 +147,12 @@ func TestWrongTypedField(t *testing.T) {
 			wantPtr: "/0/candidates/0/content/parts", wantErr: `gemini-stream: /0/candidates/0/content/parts: parts must be an array, not an object`},
 		{format: "gemini-stream", auto: true, doc: `[{"candidates":[{"content":"x","finishReason":"STOP"}]}]`,
 			wantPtr: "/0/candidates/0/content", wantErr: `gemini-stream: /0/candidates/0/content: content must be an object, not a string`},
+		{format: "otel", auto: true, doc: `[{"spanId":"01","name":"execute_tool a","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"intValue":"5"}}]}]`,
+			wantPtr: "/0/attributes/1/value", wantErr: `otel: /0/attributes/1/value: the gen_ai.tool.name attribute must be a string, not a number`},
+		{format: "otel", auto: true, doc: `[{"spanId":"01","name":"t","attributes":[{"key":"tool.id","value":{"stringValue":{}}}]}]`,
+			wantPtr: "/0/attributes/0/value/stringValue", wantErr: `otel: /0/attributes/0/value/stringValue: the tool.id attribute must be a string, not an object`},
+		{format: "otel", auto: true, doc: `[{"name":"execute_tool a","context":{"trace_id":"0x1","span_id":"0x2"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":["a"]}}]`,
+			wantPtr: "/0/attributes/gen_ai.tool.name", wantErr: `otel: /0/attributes/gen_ai.tool.name: the gen_ai.tool.name attribute must be a string, not an array`},
 	}
 	for _, tt := range tests {
 		formats := []string{tt.format}
