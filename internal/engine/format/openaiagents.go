@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -342,7 +343,12 @@ func agentsStream(in *Input) (engine.Trace, error) {
 	if items == 0 && len(raw) > 0 {
 		// Only the model's own events were kept: read them as a Responses
 		// stream.
-		return responsesStreamAdapter{}.Parse(&Input{Form: FormJSONLines, recs: raw, src: in.src})
+		t, err := responsesStreamAdapter{}.Parse(&Input{Form: FormJSONLines, recs: raw, src: in.src})
+		var se *ShapeError
+		if errors.As(err, &se) {
+			se.Format = "openai-agents" // the format read, not the one lent
+		}
+		return t, err
 	}
 	return b.trace(), nil
 }

@@ -153,6 +153,8 @@ func TestWrongTypedField(t *testing.T) {
 			wantPtr: "/0/attributes/0/value/stringValue", wantErr: `otel: /0/attributes/0/value/stringValue: the tool.id attribute must be a string, not an object`},
 		{format: "otel", auto: true, doc: `[{"name":"execute_tool a","context":{"trace_id":"0x1","span_id":"0x2"},"attributes":{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":["a"]}}]`,
 			wantPtr: "/0/attributes/gen_ai.tool.name", wantErr: `otel: /0/attributes/gen_ai.tool.name: the gen_ai.tool.name attribute must be a string, not an array`},
+		{format: "openai-agents", auto: true, doc: "{\"type\":\"raw_model_stream_event\",\"data\":{\"type\":\"model\",\"event\":{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc\",\"call_id\":\"c\",\"name\":5,\"arguments\":\"\"}}}}\n",
+			wantPtr: "/data/event/item/name", wantErr: `openai-agents: /data/event/item/name: name must be a string, not a number`},
 	}
 	for _, tt := range tests {
 		formats := []string{tt.format}
