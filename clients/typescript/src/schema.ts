@@ -2195,7 +2195,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Invalid fields, contract, trace or options, with JSON pointers in errors. */
+        /** @description Invalid fields (a member the body's top-level object gives twice among them), contract, trace or options, with JSON pointers in errors. */
         Unprocessable: {
             headers: {
                 [name: string]: unknown;
