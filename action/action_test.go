@@ -382,6 +382,7 @@ func TestActionOddInputs(t *testing.T) {
 	r.copy("examples/contracts/contract.json", "my agent/contract.json")
 	r.copy("examples/contracts/trace.json", "my runs/good trace.json")
 	r.copy("examples/contracts/trace.json", "runs/b.json")
+	r.copy("examples/contracts/trace.json", "runs/c.json")
 	code, log := r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "my runs/good trace.json\n  runs/b.json  \n"})
 	if code != 0 {
 		t.Fatalf("paths with spaces: exit %d\n%s", code, log)
@@ -390,7 +391,7 @@ func TestActionOddInputs(t *testing.T) {
 		t.Errorf("job summary:\n%s", summary)
 	}
 	// Several paths on one line are still split at white space.
-	code, log = r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "runs/b.json runs/b.json"})
+	code, log = r.run(map[string]string{"expectation": "my agent/contract.json", "traces": "runs/b.json runs/c.json"})
 	if code != 0 || !strings.HasPrefix(r.stepSummary(), "## toolscore: PASS, 2/2 traces passed") {
 		t.Fatalf("two paths on a line: exit %d\n%s", code, log)
 	}
