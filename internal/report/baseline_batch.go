@@ -1,8 +1,11 @@
 package report
 
 import (
+	"encoding/json"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/jsondoc"
@@ -56,6 +59,195 @@ type lightDoc struct {
 	} `json:"checks"`
 }
 
+// read reads d from root, a saved result check has checked, as
+// json.Unmarshal of its text would decode it, without decoding the text
+// again (ReadSavedValues has read it into root). It reads the members
+// by their exact names and is false, leaving d partly read, when root
+// holds anything encoding/json might read otherwise or reject: a
+// repeated key, a key that matches a member's name only in another case
+// ("Score"), a value of another type than d's field or a number out of
+// its range. SavedValue.Decode then reads the value and places its
+// error. Only contract_metrics, a few counts and the scores of the
+// alternatives' combinations, is decoded from its own text by
+// encoding/json.
+func (d *lightDoc) read(root jsondoc.Value) bool {
+	if root.Kind() != jsondoc.Object || root.HasRepeatedKey() {
+		return false
+	}
+	for k, m := range root.Members() {
+		ok := true
+		switch k {
+		case "score":
+			ok = readFloat(m, &d.Score)
+		case "grade":
+			var s string
+			ok = readString(m, &s)
+			d.Grade = engine.Grade(s)
+		case "passed":
+			ok = readBool(m, &d.Passed)
+		case "metrics":
+			ok = d.readMetrics(m)
+		case "expected_calls":
+			ok = readElems(m, &d.ExpectedCalls, func(e jsondoc.Value, c *struct {
+				Tool string `json:"tool"`
+			}) bool {
+				return readMembers(e, []string{"tool"}, func(_ string, t jsondoc.Value) bool { return readString(t, &c.Tool) })
+			})
+		case "checks":
+			ok = readMembers(m, []string{"items"}, func(_ string, items jsondoc.Value) bool {
+				return readElems(items, &d.Checks.Items, func(e jsondoc.Value, it *struct {
+					Name   string             `json:"name"`
+					Status engine.CheckStatus `json:"status"`
+				}) bool {
+					return readMembers(e, []string{"name", "status"}, func(k string, x jsondoc.Value) bool {
+						if k == "name" {
+							return readString(x, &it.Name)
+						}
+						var s string
+						ok := readString(x, &s)
+						it.Status = engine.CheckStatus(s)
+						return ok
+					})
+				})
+			})
+		default:
+			ok = !foldsTo(k, lightNames)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// lightNames are the names of lightDoc's members.
+var lightNames = []string{"score", "grade", "passed", "metrics", "expected_calls", "checks"}
+
+// readMetrics reads lightDoc's metrics from m (see lightDoc.read).
+func (d *lightDoc) readMetrics(m jsondoc.Value) bool {
+	return readMembers(m, []string{"contract_metrics", "weights"}, func(k string, x jsondoc.Value) bool {
+		if k == "weights" {
+			w := &d.Metrics.Weights
+			fields := []*float64{&w.SelectionAccuracy, &w.ArgumentF1, &w.SequenceAccuracy, &w.RedundantRate, &w.RequiredCallRecall}
+			// engine.WeightNames are in the order of Weights's fields.
+			return readMembers(x, engine.WeightNames, func(k string, n jsondoc.Value) bool {
+				return readFloat(n, fields[slices.Index(engine.WeightNames, k)])
+			})
+		}
+		switch x.Kind() {
+		case jsondoc.Null:
+			return true
+		case jsondoc.Object:
+			d.Metrics.Contract = new(engine.ContractMetrics)
+			return json.Unmarshal([]byte(x.Raw()), d.Metrics.Contract) == nil
+		}
+		return false
+	})
+}
+
+// readMembers reads the object v (null reads as nothing) member by
+// member, in document order, calling fn with each member named one of
+// names; other members are skipped, unless a name matches theirs in
+// another case (see lightDoc.read). It is false when v is of another
+// kind or fn is false.
+func readMembers(v jsondoc.Value, names []string, fn func(string, jsondoc.Value) bool) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		return true
+	case jsondoc.Object:
+	default:
+		return false
+	}
+	for k, m := range v.Members() {
+		if slices.Contains(names, k) {
+			if !fn(k, m) {
+				return false
+			}
+		} else if foldsTo(k, names) {
+			return false
+		}
+	}
+	return true
+}
+
+// readElems reads the array v into *out, one element of it per element
+// (null reads as a nil slice, as encoding/json reads it), each with fn;
+// it is false when v is of another kind or fn is false.
+func readElems[T any](v jsondoc.Value, out *[]T, fn func(jsondoc.Value, *T) bool) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		*out = nil
+		return true
+	case jsondoc.Array:
+	default:
+		return false
+	}
+	s := make([]T, v.Len())
+	for i, e := range v.Elems() {
+		if !fn(e, &s[i]) {
+			return false
+		}
+	}
+	*out = s
+	return true
+}
+
+// foldsTo reports whether k is one of names in another case, which
+// encoding/json would decode into the field (it compares keys as
+// strings.EqualFold does).
+func foldsTo(k string, names []string) bool {
+	for _, n := range names {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// readFloat reads the number v into *f as encoding/json does; null reads
+// as nothing. It is false for another kind or a number out of range.
+func readFloat(v jsondoc.Value, f *float64) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		return true
+	case jsondoc.Number:
+		n, _ := v.Num()
+		x, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return false
+		}
+		*f = x
+		return true
+	}
+	return false
+}
+
+// readString reads the string v into *s; null reads as nothing. It is
+// false for another kind.
+func readString(v jsondoc.Value, s *string) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		return true
+	case jsondoc.String:
+		*s = v.Text()
+		return true
+	}
+	return false
+}
+
+// readBool reads true or false into *b; null reads as nothing. It is
+// false for another kind.
+func readBool(v jsondoc.Value, b *bool) bool {
+	switch v.Kind() {
+	case jsondoc.Null:
+		return true
+	case jsondoc.Bool:
+		*b, _ = v.Bool()
+		return true
+	}
+	return false
+}
+
 // ReadBatchBaseline reads a baseline of many traces from r and checks that
 // every entry was graded against c (identity sha, name expName; see
 // CheckExpectation). Entries are keyed by their source; a file whose
@@ -70,8 +262,11 @@ func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expNam
 			return v.Err
 		}
 		var d lightDoc
-		if err := v.Decode(&d); err != nil {
-			return err
+		if !d.read(v.Value) {
+			d = lightDoc{}
+			if err := v.Decode(&d); err != nil {
+				return err
+			}
 		}
 		h := v.Header
 		switch {
