@@ -235,7 +235,8 @@ func TestEvalReportFiles(t *testing.T) {
 
 // TestHarnessBaseline compares a harness run with its saved report: the
 // same run does not regress, a task that now fails does (exit 1), and a
-// report of another suite is refused (exit 2).
+// report of another suite or a member of another type is refused (exit
+// 2), the member placed in the file.
 func TestHarnessBaseline(t *testing.T) {
 	suite := writeFile(t, "suite.json", harnessSuite)
 	url := testAgent(t, "abc", "")
@@ -266,5 +267,11 @@ func TestHarnessBaseline(t *testing.T) {
 	r = runCLI(t, "", "harness", suite, "--agent-url", url, "--baseline", other)
 	if want := "toolscore: --baseline: " + other + ": is a report of suite \"other\", not \"cli\"\n"; r.code != exitError || r.stderr != want {
 		t.Errorf("other suite: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+	// A task's outcome of another type is placed in the file.
+	bad := writeFile(t, "bad.json", strings.Replace(string(mustRead(t, base)), `"outcome": "pass"`, `"outcome": 1`, 1))
+	r = runCLI(t, "", "harness", suite, "--agent-url", url, "--baseline", bad)
+	if !strings.Contains(r.stderr, ": /tasks/0/outcome: must be a string, got number\n") || !strings.HasPrefix(r.stderr, "toolscore: --baseline: "+bad+": line ") || r.code != exitError {
+		t.Errorf("bad outcome: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolscore/toolscore/internal/engine"
 	"github.com/toolscore/toolscore/internal/harness"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // HarnessBaseline is a harness report read back as a baseline: each
@@ -37,11 +38,11 @@ type TaskSide struct {
 	Passed bool         `json:"passed"`
 }
 
-// harnessDoc is the part of a harness report a baseline reads.
+// harnessDoc is the part of a harness report a baseline reads (its
+// format_version is read from the tree).
 type harnessDoc struct {
-	FormatVersionRaw json.RawMessage `json:"format_version"`
-	Suite            *string         `json:"suite"`
-	Tasks            []struct {
+	Suite *string `json:"suite"`
+	Tasks []struct {
 		ID      string          `json:"id"`
 		Outcome harness.Outcome `json:"outcome"`
 		Result  *struct {
@@ -57,27 +58,50 @@ type harnessDoc struct {
 }
 
 // ReadHarnessBaseline reads a harness report (`toolscore harness --json`)
-// as the baseline of a run of suite. A report of another suite, of a newer
-// format_version, or a file that is not a harness report is a
+// as the baseline of a run of suite. A file that is not JSON, a member
+// of another type than a report's, a format_version this toolscore does
+// not read, or a task in the report twice is a *SavedError placing what
+// is wrong in file by line, column and JSON pointer, as ReadSavedValues
+// places a saved result's errors ("r.json: line 3:18: /tasks/0/outcome:
+// must be a string, got number"); a report of another suite, an eval
+// result, or a file that is not a harness report at all is a
 // *BaselineError naming file.
 func ReadHarnessBaseline(r io.Reader, file, suite string) (*HarnessBaseline, error) {
-	var d harnessDoc
-	if err := json.NewDecoder(r).Decode(&d); err != nil {
-		if err == io.EOF {
-			return nil, &BaselineError{file, "file is empty"}
-		}
-		return nil, &BaselineError{file, "not a harness report: " + jsonErrorText(err)}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &BaselineError{file, err.Error()}
 	}
-	v := 1
-	if len(d.FormatVersionRaw) > 0 {
-		var err error
-		if v, err = strconv.Atoi(string(d.FormatVersionRaw)); err != nil || v < 1 {
-			return nil, &BaselineError{file, fmt.Sprintf("format_version %s is not a version number", d.FormatVersionRaw)}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &BaselineError{file, "file is empty"}
+	}
+	root, err := jsondoc.Parse(data)
+	if err != nil {
+		var se *jsondoc.SyntaxError
+		if !errors.As(err, &se) {
+			return nil, &SavedError{File: file, Msg: err.Error()}
 		}
+		return nil, &SavedError{File: file, Line: se.Line, Column: se.Column, Pointer: se.Pointer, Msg: se.Msg}
+	}
+	// The report is the whole file: places in it are the file's.
+	v := &SavedValue{File: file, Line: 1, Column: 1, Value: root, col0: 1}
+	if root.Kind() != jsondoc.Object {
+		return nil, v.Errorf(root, false, "not a harness report: a JSON %s, want an object", root.Kind())
+	}
+	ver := 1
+	if fv := root.Get("format_version"); fv.Exists() {
+		n, ok := fv.Num()
+		if ver, err = strconv.Atoi(n); !ok || err != nil || ver < 1 {
+			return nil, v.Errorf(fv, false, "format_version %s is not a version number", fv.Raw())
+		}
+		if ver > harness.ReportFormatVersion {
+			return nil, v.Errorf(fv, false, "format_version %d was written by a newer toolscore (this one reads up to %d): upgrade toolscore", ver, harness.ReportFormatVersion)
+		}
+	}
+	var d harnessDoc
+	if err := v.Decode(&d); err != nil {
+		return nil, err
 	}
 	switch {
-	case v > harness.ReportFormatVersion:
-		return nil, &BaselineError{file, fmt.Sprintf("format_version %d was written by a newer toolscore (this one reads up to %d): upgrade toolscore", v, harness.ReportFormatVersion)}
 	case d.Suite == nil && d.Grade != nil:
 		return nil, &BaselineError{file, "is an eval result, not a harness report (use it with toolscore eval --baseline)"}
 	case d.Suite == nil || d.Tasks == nil:
@@ -86,9 +110,9 @@ func ReadHarnessBaseline(r io.Reader, file, suite string) (*HarnessBaseline, err
 		return nil, &BaselineError{file, fmt.Sprintf("is a report of suite %q, not %q", *d.Suite, suite)}
 	}
 	b := &HarnessBaseline{File: file, Suite: *d.Suite, tasks: map[string]*taskEntry{}}
-	for _, t := range d.Tasks {
+	for i, t := range d.Tasks {
 		if _, dup := b.tasks[t.ID]; dup {
-			return nil, &BaselineError{file, fmt.Sprintf("task %q is in the report twice", t.ID)}
+			return nil, v.Errorf(root.Get("tasks").Index(i).Get("id"), true, "task %q is in the report twice", t.ID)
 		}
 		e := &taskEntry{side: TaskSide{Outcome: t.Outcome}}
 		if t.Result != nil {
@@ -190,24 +214,4 @@ func outcomeWord(o harness.Outcome) string {
 		return "FAIL"
 	}
 	return "ERROR"
-}
-
-// jsonErrorText is a decoding error's text, with the offset of a syntax
-// error.
-func jsonErrorText(err error) string {
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "the file ends inside a JSON document (cut short?)"
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field == "" {
-			return fmt.Sprintf("a JSON %s, want an object", te.Value)
-		}
-		return fmt.Sprintf("%s is a JSON %s, want %s", te.Field, te.Value, te.Type)
-	}
-	return err.Error()
 }

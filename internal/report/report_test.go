@@ -432,9 +432,18 @@ func TestReadHarnessBaselineErrors(t *testing.T) {
 	for _, tc := range []struct{ name, data, err string }{
 		{"another suite", `{"suite": "other", "tasks": []}`, `r.json: is a report of suite "other", not "flight-booking"`},
 		{"eval result", string(line), "r.json: is an eval result, not a harness report (use it with toolscore eval --baseline)"},
-		{"newer", `{"format_version": 2, "suite": "flight-booking", "tasks": []}`, "r.json: format_version 2 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"},
+		{"newer", `{"format_version": 2, "suite": "flight-booking", "tasks": []}`, "r.json: line 1:20: format_version 2 was written by a newer toolscore (this one reads up to 1): upgrade toolscore"},
+		{"version as a string", `{"format_version": "1", "suite": "flight-booking", "tasks": []}`, `r.json: line 1:20: format_version "1" is not a version number`},
 		{"legacy", `{"suite": "flight-booking", "tasks": [{"id": "a", "outcome": "pass", "result": {"score": 1, "grade": "A", "passed": true}}]}`, ""},
-		{"twice", `{"suite": "flight-booking", "tasks": [{"id": "a", "outcome": "error"}, {"id": "a", "outcome": "error"}]}`, `r.json: task "a" is in the report twice`},
+		{"twice", `{"suite": "flight-booking", "tasks": [{"id": "a", "outcome": "error"}, {"id": "a", "outcome": "error"}]}`, `r.json: line 1:79: /tasks/1/id: task "a" is in the report twice`},
+		{"empty", " \n", "r.json: file is empty"},
+		{"not JSON", "{\"suite\": \"flight-booking\",\n  \"tasks\": [x]}", "r.json: line 2:13: /tasks/0: invalid character 'x' looking for beginning of value"},
+		{"cut short", `{"suite": "flight-booking", "tasks": [`, "r.json: line 1:39: /tasks: unexpected end of JSON input"},
+		{"two reports", `{"suite": "flight-booking", "tasks": []} {}`, "r.json: line 1:42: invalid character '{' after top-level value"},
+		{"an array", `[{"suite": "flight-booking", "tasks": []}]`, "r.json: line 1:1: not a harness report: a JSON array, want an object"},
+		{"outcome a number", "{\"suite\": \"flight-booking\", \"tasks\": [\n  {\"id\": \"a\", \"outcome\": 3}\n]}", "r.json: line 2:26: /tasks/0/outcome: must be a string, got number"},
+		{"score a string", `{"suite": "flight-booking", "tasks": [{"id": "a", "outcome": "pass", "result": {"score": "1"}}]}`, "r.json: line 1:90: /tasks/0/result/score: must be a number, got string"},
+		{"tasks an object", `{"suite": "flight-booking", "tasks": {}}`, "r.json: line 1:38: /tasks: must be an array, got object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadHarnessBaseline(strings.NewReader(tc.data), "r.json", "flight-booking")
