@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,6 +161,46 @@ func TestBatchBaseline(t *testing.T) {
 			filepath.Join(abs, "a.json") + "): grade them under the names they had when it was saved, or save a new baseline\n"
 		if r.code != exitError || r.stderr != want {
 			t.Errorf("renamed traces: exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+		}
+	})
+	t.Run("a bad line", func(t *testing.T) {
+		// A line of the baseline that is not a saved result is named, the
+		// others still compared (its trace counts as new), exit 2: as
+		// regrade reads such a file (TestRegradeMixedLines).
+		t.Chdir(t.TempDir())
+		if err := os.Mkdir("runs", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"runs/a.json", "runs/b.json", "runs/c.json"} {
+			if err := os.WriteFile(n, good, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := runBatchCLI(t, "", "eval", "--json", contract, "runs")
+		lines := strings.SplitAfter(r.stdout, "\n")
+		lines[1] = "{bad}\n"
+		lines[2] = strings.Replace(lines[2], `"weights":{"selection_accuracy":`, `"weights":{"selection_accuracy":"x","was":`, 1)
+		if err := os.WriteFile("base.jsonl", []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runBatchCLI(t, "", "eval", "--baseline", "base.jsonl", contract, "runs")
+		col := strings.Index(lines[2], `"x"`) + 1
+		want := "toolscore: --baseline: base.jsonl: line 2:2: invalid character 'b' looking for beginning of object key string\n" +
+			"toolscore: --baseline: base.jsonl: line 3:" + strconv.Itoa(col) + ": /metrics/weights/selection_accuracy: must be a number, got string\n" +
+			"toolscore: --baseline: 2 of 3 results of base.jsonl could not be read: the traces they are of were compared as new\n"
+		if r.code != exitError || r.stderr != want {
+			t.Errorf("exit %d, stderr %q\nwant %q", r.code, r.stderr, want)
+		}
+		if want := "1 matched, 2 new, 0 missing"; !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+		// A baseline none of whose lines reads is refused before grading.
+		if err := os.WriteFile("bad.jsonl", []byte(lines[2]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runBatchCLI(t, "", "eval", "--baseline", "bad.jsonl", contract, "runs")
+		if want := "toolscore: --baseline: bad.jsonl: line 1:" + strconv.Itoa(col) + ": /metrics/weights/selection_accuracy: must be a number, got string\n"; r.code != exitError || r.stderr != want || r.stdout != "" {
+			t.Errorf("no line reads: exit %d, stderr %q, stdout %q\nwant %q", r.code, r.stderr, r.stdout, want)
 		}
 	})
 	t.Run("one trace", func(t *testing.T) {

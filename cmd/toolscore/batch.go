@@ -819,8 +819,22 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 	if runErr != nil {
 		return failf("run interrupted after %d traces: %v", sum.Traces, runErr)
 	}
+	var lines []string
+	if base != nil && base.Unread > 0 {
+		// Values of the baseline that are not saved results: the others
+		// were compared (the traces of these count as new), and the run
+		// is an error, as regrade's results that could not be regraded.
+		for _, e := range base.UnreadErrors {
+			lines = append(lines, "--baseline: "+e.Error())
+		}
+		more := ""
+		if base.Unread > len(base.UnreadErrors) {
+			more = fmt.Sprintf(" (the first %d above)", len(base.UnreadErrors))
+		}
+		n := base.Unread + base.Traces
+		lines = append(lines, fmt.Sprintf("--baseline: %d of %d results of %s could not be read%s: the traces they are of were compared as new", base.Unread, n, base.File, more))
+	}
 	if sum.Failures > 0 {
-		lines := make([]string, 0, len(sum.Errors)+1)
 		for _, e := range sum.Errors {
 			lines = append(lines, e.Source+": "+e.Error)
 		}
@@ -829,6 +843,8 @@ func runBatch(ctx context.Context, s stdio, expPath string, traceArgs []string, 
 			more = fmt.Sprintf(" (the first %d above)", len(sum.Errors))
 		}
 		lines = append(lines, fmt.Sprintf("%d of %d traces could not be graded%s", sum.Failures, sum.Traces, more))
+	}
+	if len(lines) > 0 {
 		return &runError{lines: lines}
 	}
 	if d := sum.Diff; d != nil {

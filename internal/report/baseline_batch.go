@@ -27,7 +27,12 @@ type BatchBaseline struct {
 	ScoreSum                 float64
 	// FirstSource is the source of the file's first entry.
 	FirstSource string
-	entries     map[string]*baseEntry
+	// Unread counts the values of the file that are not saved results
+	// (see ReadBatchBaseline); UnreadErrors are the first MaxChanges of
+	// their errors, each a *SavedError placing the value.
+	Unread       int
+	UnreadErrors []error
+	entries      map[string]*baseEntry
 }
 
 // baseEntry is what a batch comparison keeps of one baseline trace.
@@ -253,19 +258,30 @@ func readBool(v jsondoc.Value, b *bool) bool {
 // CheckExpectation). Entries are keyed by their source; a file whose
 // entries have none (one trace's result) is an error, as are two entries
 // with one source. The file is read by ReadSavedValues, one line at a
-// time when it is JSON Lines. Errors are *SavedError placing the entry in
-// file, or *BaselineError naming file.
+// time when it is JSON Lines. A value that is not a saved result (a line
+// that is not JSON, a member of another type, no grade and metrics) is
+// counted in Unread and the others still read, as regrade reads such a
+// file; a file none of whose values reads is refused with the first
+// one's error. Errors are *SavedError placing the entry in file, or
+// *BaselineError naming file.
 func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expName string) (*BatchBaseline, error) {
 	b := &BatchBaseline{File: file, entries: map[string]*baseEntry{}}
+	unread := func(err error) error {
+		b.Unread++
+		if len(b.UnreadErrors) < MaxChanges {
+			b.UnreadErrors = append(b.UnreadErrors, err)
+		}
+		return nil
+	}
 	err := ReadSavedValues(r, file, func(v *SavedValue) error {
 		if v.Err != nil {
-			return v.Err
+			return unread(v.Err)
 		}
 		var d lightDoc
 		if !d.read(v.Value) {
 			d = lightDoc{}
 			if err := v.Decode(&d); err != nil {
-				return err
+				return unread(err)
 			}
 		}
 		h := v.Header
@@ -273,7 +289,7 @@ func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expNam
 		case h.Source == "":
 			return v.Errorf(jsondoc.Value{}, false, "has no source: it is one trace's result; a baseline of many traces is the output of toolscore eval --json over many traces")
 		case h.Error == "" && (!slices.Contains(Grades, d.Grade) || d.Metrics.Weights == (engine.Weights{})):
-			return v.Errorf(jsondoc.Value{}, false, "not a saved result: no grade and metrics (want the output of toolscore eval --json)")
+			return unread(v.Errorf(jsondoc.Value{}, false, "not a saved result: no grade and metrics (want the output of toolscore eval --json)"))
 		}
 		if _, dup := b.entries[h.Source]; dup {
 			return v.Errorf(v.Value.Get("source"), true, "trace %s is in the file twice", h.Source)
@@ -313,6 +329,10 @@ func ReadBatchBaseline(r io.Reader, file, sha string, c *engine.Contract, expNam
 	})
 	if err != nil {
 		return nil, err
+	}
+	if b.Traces == 0 && b.Unread > 0 {
+		// Nothing to compare with: the file is refused as a whole.
+		return nil, b.UnreadErrors[0]
 	}
 	return b, nil
 }
