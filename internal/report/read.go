@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -96,47 +95,8 @@ func (v *SavedValue) Decode(out any) error {
 	if !errors.As(err, &te) {
 		return v.Errorf(jsondoc.Value{}, false, "not a saved result: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	at := valueAt(v.Value, v.Value.Offset()+int(te.Offset)-1)
-	return v.Errorf(at, true, "must be %s, got %s", typeName(te.Type), at.Kind())
-}
-
-// valueAt returns the innermost value of root's subtree that holds byte
-// off of the document's text (root itself when none inside it does).
-func valueAt(root jsondoc.Value, off int) jsondoc.Value {
-	at := root
-	var w jsondoc.Walker
-	w.Reset(root)
-	for step := w.Next(); step != jsondoc.StepDone; step = w.Next() {
-		if step != jsondoc.StepValue {
-			continue
-		}
-		if x := w.Value(); x.Offset() <= off && off < x.Offset()+len(x.Raw()) {
-			at = x
-		}
-	}
-	return at
-}
-
-// typeName names what a Go type decodes from: "a number", "an object".
-func typeName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Pointer:
-		return typeName(t.Elem())
-	}
-	return "a JSON value of type " + t.String()
+	at, msg := jsondoc.TypeError(v.Value, v.Value.Offset(), te)
+	return v.Errorf(at, true, "%s", msg)
 }
 
 // savedKinds are the kinds of a saved result's members (null is always
