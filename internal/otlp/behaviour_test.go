@@ -119,9 +119,9 @@ func TestExportHTTP(t *testing.T) {
 		msg                string
 	}{
 		{"bad protobuf", pb, "", []byte{0x0a, 0xff, 0x01}, 400, "malformed protobuf ExportTraceServiceRequest"},
-		{"bad JSON", "application/json", "", []byte(`{"resourceSpans": [`), 400, "malformed OTLP/JSON: unexpected end of the body"},
+		{"bad JSON", "application/json", "", []byte(`{"resourceSpans": [`), 400, "malformed OTLP/JSON: line 1:20: unexpected end of JSON input (at /resourceSpans)"},
 		{"JSON id not hex", "application/json", "", []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`), 400, `malformed OTLP/JSON: trace or span id "zz" is not hex`},
-		{"JSON wrong type", "application/json", "", []byte(`{"resourceSpans":{}}`), 400, "malformed OTLP/JSON at byte 18"},
+		{"JSON wrong type", "application/json", "", []byte(`{"resourceSpans":{}}`), 400, "malformed OTLP/JSON: line 1:18: /resourceSpans: must be an array, got object"},
 		{"bad gzip", pb, "gzip", []byte("not gzip"), 400, "gzip:"},
 		{"media type", "text/plain", "", []byte("x"), 415, "unsupported media type: Content-Type text/plain"},
 		{"encoding", pb, "br", []byte("x"), 415, `unsupported content encoding: Content-Encoding "br"`},

@@ -16,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/toolscore/toolscore/internal/engine"
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // Rule is a parsed grading rule: which traces it matches and how they are
@@ -172,7 +173,7 @@ func ParseRule(data []byte) (*Rule, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &RuleError{Errors: []engine.FieldError{{Pointer: "", Message: jsonMessage(err)}}}
+		return nil, &RuleError{Errors: []engine.FieldError{ruleJSONError(data, err)}}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &RuleError{Errors: []engine.FieldError{{Pointer: "", Message: "unexpected data after the rule document"}}}
@@ -272,16 +273,30 @@ func ParseRule(data []byte) (*Rule, error) {
 	return r, nil
 }
 
-func jsonMessage(err error) string {
-	var se *json.SyntaxError
+// ruleJSONError places encoding/json's error decoding the rule document
+// data: a syntax error by line and column, at the pointer of the value it
+// is in ("not JSON: line 1:15: invalid character '}' looking for
+// beginning of value"), a member of another type at the member ("line
+// 1:14: must be an integer, got string" at /priority), as jsondoc places
+// them; any other error (an unknown field) at the document.
+func ruleJSONError(data []byte, err error) engine.FieldError {
 	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Sprintf("not JSON at byte %d: %v", se.Offset, se)
-	case errors.As(err, &te):
-		return fmt.Sprintf("%s must be %s, not %s", te.Field, te.Type, te.Value)
+	var jse *jsondoc.SyntaxError
+	s := string(data)
+	end, ok := jsondoc.SkipValue(s, jsondoc.SkipSpace(s, 0))
+	if !ok {
+		end = len(s)
 	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	root, perr := jsondoc.ParseString(s[:end])
+	switch {
+	case errors.As(perr, &jse):
+		return engine.FieldError{Pointer: jse.Pointer, Message: fmt.Sprintf("not JSON: line %d:%d: %s", jse.Line, jse.Column, jse.Msg)}
+	case perr == nil && errors.As(err, &te):
+		at, msg := jsondoc.TypeError(root, 0, te)
+		line, col := jsondoc.LineCol(s, at.Offset())
+		return engine.FieldError{Pointer: at.Pointer(), Message: fmt.Sprintf("line %d:%d: %s", line, col, msg)}
+	}
+	return engine.FieldError{Pointer: "", Message: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

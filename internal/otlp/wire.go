@@ -151,7 +151,8 @@ func DecodeRequest(body []byte, enc Encoding) (*coltracepb.ExportTraceServiceReq
 		return nil, jsonError(body, err)
 	}
 	if dec.More() {
-		return nil, badRequest("malformed OTLP/JSON at byte %d: unexpected data after the request", dec.InputOffset())
+		// Something follows the request: jsondoc says what and where.
+		return nil, jsonError(body, errAfterRequest)
 	}
 	req.ResourceSpans = make([]*tracepb.ResourceSpans, len(doc.ResourceSpans))
 	for i := range doc.ResourceSpans {
@@ -160,23 +161,66 @@ func DecodeRequest(body []byte, enc Encoding) (*coltracepb.ExportTraceServiceReq
 	return req, nil
 }
 
-// jsonError locates an encoding/json error in body.
+// jsonError places an encoding/json error in body by line and column
+// (jsondoc.LineCol's): a syntax error, the body cut short, or data after
+// the request as jsondoc's parser words and places it, with the JSON
+// pointer of the value it is in ("malformed OTLP/JSON: line 3:15:
+// invalid character '}' looking for beginning of value (at
+// /resourceSpans/0)"); a member of another type at the member ("line
+// 1:18: /resourceSpans: must be an array, got object"). A
+// *BadRequestError of a member's own decoding is returned as it is.
 func jsonError(body []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
 	var be *BadRequestError
-	switch {
-	case errors.As(err, &be):
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &be) {
 		return be
-	case errors.As(err, &se):
-		return badRequest("malformed OTLP/JSON at byte %d: %v", se.Offset, se)
-	case errors.As(err, &te):
-		return badRequest("malformed OTLP/JSON at byte %d: %s must be %s, not %s", te.Offset, te.Field, te.Type, te.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return badRequest("malformed OTLP/JSON: unexpected end of the body (%d bytes)", len(body))
 	}
-	return badRequest("malformed OTLP/JSON: %v", err)
+	if errors.As(err, &te) {
+		// The request read: place the error in its value (what follows
+		// it, if anything, is not read here).
+		s := string(body)
+		end, ok := jsondoc.SkipValue(s, jsondoc.SkipSpace(s, 0))
+		if !ok {
+			end = len(s) // past jsondoc's limits: ParseString says which
+		}
+		root, perr := jsondoc.ParseString(s[:end])
+		var jse *jsondoc.SyntaxError
+		switch {
+		case perr == nil:
+			at, msg := jsondoc.TypeError(root, 0, te)
+			line, col := jsondoc.LineCol(s, at.Offset())
+			ptr := ""
+			if p := at.Pointer(); p != "" {
+				ptr = jsondoc.ShortPointer(p) + ": "
+			}
+			return badRequest("malformed OTLP/JSON: line %d:%d: %s%s", line, col, ptr, msg)
+		case errors.As(perr, &jse):
+			// Past one of jsondoc's limits (MaxDepth, MaxNumberLen).
+			return badRequest("malformed OTLP/JSON: %v", jse)
+		}
+		return badRequest("malformed OTLP/JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	var jse *jsondoc.SyntaxError
+	if _, perr := jsondoc.Parse(body); errors.As(perr, &jse) {
+		// encoding/json's offset is just past the byte jsondoc's is at.
+		var se *json.SyntaxError
+		if !errors.As(err, &se) || se.Offset-1 == int64(jse.Offset) {
+			return badRequest("malformed OTLP/JSON: %v", jse)
+		}
+		// jsondoc stopped elsewhere (at one of its limits): encoding/json's
+		// error, placed without a pointer.
+		line, col := jsondoc.LineCol(string(body), int(se.Offset)-1)
+		return badRequest("malformed OTLP/JSON: line %d:%d: %v", line, col, se)
+	}
+	if errors.Is(err, errAfterRequest) {
+		return badRequest("malformed OTLP/JSON: %v", err)
+	}
+	return badRequest("malformed OTLP/JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
 }
+
+// errAfterRequest is DecodeRequest's error for a body with more than
+// white space after the request, which jsondoc places.
+var errAfterRequest = errors.New("unexpected data after the request")
 
 // EncodeResponse encodes an ExportTraceServiceResponse: empty (full
 // success) when rejected is 0 and msg is "", else with partial_success.

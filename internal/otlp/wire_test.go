@@ -2,12 +2,16 @@ package otlp
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/toolscore/toolscore/internal/jsondoc"
 )
 
 // seedExports are OTLP/JSON export requests from the format testdata.
@@ -117,4 +121,48 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		Split(req, nil)
 	})
+}
+
+// TestDecodeRequestJSONErrors pins the messages of OTLP/JSON bodies that
+// do not read: each placed by line and column, with the JSON pointer of
+// the value (the member of another type, the value a syntax error is in).
+func TestDecodeRequestJSONErrors(t *testing.T) {
+	deep := strings.Repeat("[", jsondoc.MaxDepth+1) + strings.Repeat("]", jsondoc.MaxDepth+1)
+	for _, tc := range []struct{ body, msg string }{
+		{``, "malformed OTLP/JSON: line 1:1: empty document"},
+		{`{"resourceSpans": [`, "malformed OTLP/JSON: line 1:20: unexpected end of JSON input (at /resourceSpans)"},
+		{`{"resourceSpans": [}`, "malformed OTLP/JSON: line 1:20: invalid character '}' looking for beginning of value (at /resourceSpans/0)"},
+		{`{"resourceSpans":[]} {}`, "malformed OTLP/JSON: line 1:22: invalid character '{' after top-level value"},
+		{`{"resourceSpans":{}}`, "malformed OTLP/JSON: line 1:18: /resourceSpans: must be an array, got object"},
+		{"{\n \"resourceSpans\": [\n  {\"scopeSpans\": [{\"spans\": [{\"name\": 5}]}]}\n ]\n}", "malformed OTLP/JSON: line 3:39: /resourceSpans/0/scopeSpans/0/spans/0/name: must be a string, got number"},
+		{`{"resourceSpans":[{"scopeSpans":[{"spans":[{"flags": -1}]}]}]}`, "malformed OTLP/JSON: line 1:54: /resourceSpans/0/scopeSpans/0/spans/0/flags: must be an unsigned 32-bit integer, got number"},
+		{`[1]`, "malformed OTLP/JSON: line 1:1: must be an object, got array"},
+		{deep, "malformed OTLP/JSON: line 1:1001: exceeded max depth of 1000 nested arrays and objects (at /0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0…/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0)"},
+		{`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz"}]}]}]}`, `malformed OTLP/JSON: trace or span id "zz" is not hex`},
+	} {
+		_, err := DecodeRequest([]byte(tc.body), JSON)
+		var be *BadRequestError
+		if !errors.As(err, &be) || be.Msg != tc.msg {
+			t.Errorf("%.40q: %v\nwant %s", tc.body, err, tc.msg)
+		}
+	}
+}
+
+// TestParseRuleJSONErrors pins the errors of rule documents that do not
+// decode: placed at the member of another type with its line and column,
+// a syntax error at the value it is in.
+func TestParseRuleJSONErrors(t *testing.T) {
+	for _, tc := range []struct{ rule, err string }{
+		{`{"contract": "a", "priority": "x"}`, "invalid grading rule: /priority: line 1:31: must be an integer, got string"},
+		{`{"contract": "a", "match": [{"attribute": 1}]}`, "invalid grading rule: /match/0/attribute: line 1:43: must be a string, got number"},
+		{"{\"contract\": \"a\",\n \"labels\": {\"k\": 1}}", "invalid grading rule: /labels/k: line 2:18: must be a string, got number"},
+		{`{"contract": "a",}`, "invalid grading rule: /: not JSON: line 1:18: invalid character '}' looking for beginning of object key string"},
+		{`{"match": [{"attribute": "a",]}`, "invalid grading rule: /match/0: not JSON: line 1:30: invalid character ']' looking for beginning of object key string"},
+		{`{"contract": "a", "bogus": 1}`, `invalid grading rule: /: unknown field "bogus"`},
+	} {
+		_, err := ParseRule([]byte(tc.rule))
+		if err == nil || err.Error() != tc.err {
+			t.Errorf("%s: %v\nwant %s", tc.rule, err, tc.err)
+		}
+	}
 }
