@@ -311,15 +311,7 @@ func syntaxError(data []byte, off int64, msg string) error {
 	if off > int64(len(data)) {
 		off = int64(len(data))
 	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+	line, col := jsondoc.LineCol(string(data), int(off))
 	se := &engine.SyntaxError{Offset: int(off), Line: line, Column: col, Msg: msg}
 	var jse *jsondoc.SyntaxError
 	_, err := jsondoc.Parse(data) // only on this error path
