@@ -211,3 +211,23 @@ func TestRenderValue(t *testing.T) {
 		t.Errorf("renderValue(long) = %q, want at most %d bytes then …", long, maxValueText)
 	}
 }
+
+// TestWrongToolFixGold checks the fix of an unexpected tool names what
+// the expectation can do: a contract can list the call as optional, a
+// gold file (which has no optional calls) can only list it.
+func TestWrongToolFixGold(t *testing.T) {
+	const trace = `[{"tool": "search", "args": {"q": "LIS"}}, {"tool": "get_weather", "args": {"city": "Lisbon"}}]`
+	for _, tc := range []struct{ name, expectation, fix string }{
+		{"gold file", `[{"tool": "search", "args": {"q": "LIS"}}]`,
+			"Remove the call to `get_weather`, or add it to the gold file"},
+		{"contract", `{"contract_version": 2, "required": [{"tool": "search", "args": {"q": "LIS"}}]}`,
+			"Remove the call to `get_weather`, or list it among the contract's optional calls"},
+	} {
+		res := evaluateOK(t, tc.expectation, trace, Options{SecretScanner: testSecrets})
+		want := []Issue{{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: "get_weather",
+			Problem: "`get_weather` is not an expected tool", Fix: tc.fix, Calls: []int{1}}}
+		if diff := cmp.Diff(want, res.Issues); diff != "" {
+			t.Errorf("%s: issues mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
