@@ -436,13 +436,15 @@ type shownArgsCache struct {
 }
 
 // shownEntry is an argument map of a contract as a result shows it (see
-// shownArgsCache), and the issue text of what is shown (textArena.shown
-// of shownArgs of it), rendered on first use: most arguments of a
-// contract are never shown in an issue, and a contract read for one
-// evaluation renders none it does not show.
+// shownArgsCache), and the issue texts of what is shown (textArena.shown
+// of shownArgs of it; appendArgsWords of it, for a missing call's fix),
+// each rendered on first use: most arguments of a contract are never
+// shown in an issue, and a contract read for one evaluation renders none
+// it does not show.
 type shownEntry struct {
 	shown Args
 	text  sharedText
+	words sharedText
 }
 
 // contractText returns the shared issue text slot of sa, which
@@ -450,8 +452,26 @@ type shownEntry struct {
 // when sa is them, else nil (sa holds a secret detected in the trace, or
 // a is no argument map of the contract).
 func (r *redactor) contractText(a, sa Args) *sharedText {
-	if e, ok := r.contractShown[a.a]; ok && sa.a != nil && sa.same(e.shown) {
+	if e := r.contractEntry(a, sa); e != nil {
 		return &e.text
+	}
+	return nil
+}
+
+// contractWords is contractText for the words of the arguments
+// (appendArgsWords).
+func (r *redactor) contractWords(a, sa Args) *sharedText {
+	if e := r.contractEntry(a, sa); e != nil {
+		return &e.words
+	}
+	return nil
+}
+
+// contractEntry returns the contract's entry of a when sa, which
+// expectedArgs(a) returned, is its shown arguments, else nil.
+func (r *redactor) contractEntry(a, sa Args) *shownEntry {
+	if e, ok := r.contractShown[a.a]; ok && sa.a != nil && sa.same(e.shown) {
+		return e
 	}
 	return nil
 }

@@ -155,7 +155,7 @@ func TestResultHidesSecrets(t *testing.T) {
 			Calls:   []int{2}},
 		{Kind: IssueMissingCall, Severity: SeverityHigh, Tool: "deploy",
 			Problem: "`deploy` was not called",
-			Fix:     "Call `deploy` with {\"key_id\":\"[REDACTED:aws-access-token]\"}",
+			Fix:     "Call `deploy` with `key_id` = \"[REDACTED:aws-access-token]\"",
 			Calls:   []int{}},
 		{Kind: IssueArguments, Severity: SeverityMedium, Tool: "login",
 			Problem: "`login` called with wrong arguments (mismatched: note (expected \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn [REDACTED:aws-acce…, got \"wrong\"))",

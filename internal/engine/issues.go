@@ -206,9 +206,9 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 			continue
 		}
 		id := ev.expTool[i]
-		var shown string
+		var words string
 		if g.Args.Checked() {
-			shown = ev.shownText(g.Args)
+			words = ev.shownWords(g.Args)
 		}
 		t.start()
 		t.s("`")
@@ -224,7 +224,7 @@ func (ev *evaluation) missingIssues(out []Issue) []Issue {
 		problem := t.end()
 		fix := t.str("Call `", g.Tool, "`")
 		if g.Args.Checked() {
-			fix = t.str("Call `", g.Tool, "` with ", shown)
+			fix = t.str("Call `", g.Tool, "` with ", words)
 		}
 		out = append(out, Issue{
 			Kind: IssueMissingCall, Severity: SeverityHigh, Tool: g.Tool,
@@ -606,6 +606,33 @@ func (ev *evaluation) shownText(a Args) string {
 	if st != nil {
 		// The shared copy is the string's own: ev.text's blocks belong to
 		// this evaluation's result.
+		c := strings.Clone(s)
+		st.Store(&c)
+	}
+	return s
+}
+
+// shownWords returns expected arguments a as a missing call's fix words
+// them, appendArgsWords(shownArgs(red.expectedArgs(a))), from the same
+// redacted copy as shownText and shared the same way: the contract's
+// text when the arguments shown are the contract's (shownEntry.words,
+// rendered by the first evaluation that shows them), else rendered into
+// ev.text.
+func (ev *evaluation) shownWords(a Args) string {
+	red := ev.redactor()
+	sa := red.expectedArgs(a)
+	st := red.contractWords(a, sa)
+	if st != nil {
+		if s := st.Load(); s != nil {
+			return *s
+		}
+	}
+	t := &ev.text
+	t.start()
+	t.room(256)
+	t.buf = appendArgsWords(t.buf, shownArgs(sa))
+	s := t.end()
+	if st != nil {
 		c := strings.Clone(s)
 		st.Store(&c)
 	}

@@ -73,7 +73,7 @@ func TestIssueRanking(t *testing.T) {
 			Fix:     "Pass a reference to a stored credential (such as an environment variable name) instead of the secret, and rotate the exposed secret",
 			Calls:   []int{5}},
 		{Kind: IssueMissingCall, Severity: SeverityHigh, Tool: "send_email",
-			Problem: "`send_email` was not called", Fix: "Call `send_email` with {\"to\":\"ana@example.com\"}", Calls: []int{}},
+			Problem: "`send_email` was not called", Fix: "Call `send_email` with `to` = \"ana@example.com\"", Calls: []int{}},
 		{Kind: IssueWrongTool, Severity: SeverityHigh, Tool: "serch_flights",
 			Problem: "`serch_flights` is not an expected tool; did you mean `search_flights`?",
 			Fix:     "Call `search_flights` instead of `serch_flights`", Calls: []int{2}},

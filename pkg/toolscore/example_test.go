@@ -117,7 +117,7 @@ func ExampleEvaluateTrace() {
 	}
 	// Output:
 	// Grade F FAIL (38.3%)
-	// high missing-call: Call `book_flight` with {"flight_id":"FL-204"}
+	// high missing-call: Call `book_flight` with `flight_id` = "FL-204"
 	// high wrong-tool: Remove the call to `get_weather`, or add it to the gold file
 	// high wrong-tool: Remove the call to `reserve_seat`, or add it to the gold file
 	// low arguments: In the call to `search_flights`: drop `date`
